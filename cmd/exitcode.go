@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes. They are documented in the README and in `analyst --help`;
+// scripts depend on them, so they never change meaning.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1   // the command failed (kernel exec: the code raised)
+	ExitUsage       = 2   // bad flags or arguments
+	ExitBadData     = 3   // the dataset is missing, unreadable or malformed
+	ExitModel       = 4   // the model server is unreachable or refused us
+	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image
+	ExitBelowTarget = 6   // analyst eval scored below --min-score
+	ExitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+const exitCodeHelp = `Exit codes:
+  0    success
+  1    the command failed (kernel exec: the code raised an error or timed out)
+  2    usage error: bad flags or arguments
+  3    bad data: the dataset is missing, unreadable or malformed
+  4    model error: the model server is unreachable or refused the request
+  5    sandbox error: podman, the OCI runtime or the kernel image is not usable
+  6    eval score below the threshold
+  130  interrupted (Ctrl-C or SIGTERM)`
+
+// ExitError carries an exit code with the error that caused it.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ExitError{Code: code, Err: err}
+}
+
+func usageErrorf(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// silentError ends a command with a code after it has printed its own report.
+type silentError struct{ code int }
+
+func (e silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// exitCode maps an error from a command to the process exit code.
+func exitCode(err error) int {
+	var ee *ExitError
+	var se silentError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.As(err, &se):
+		return se.code
+	case errors.As(err, &ee):
+		return ee.Code
+	default:
+		return ExitFailure
+	}
+}

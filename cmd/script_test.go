@@ -1,0 +1,85 @@
+package cmd_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/analyst-cli/analyst/cmd"
+	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/analyst-cli/analyst/kernel/image"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"analyst": func() {
+			os.Exit(cmd.Main())
+		},
+	})
+}
+
+// TestScripts runs the CLI end to end: testdata/script/*.txtar. Scripts that
+// start kernels need the image built (make test builds it).
+func TestScripts(t *testing.T) {
+	cacheDir, err := image.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// Each script gets its own home and config; the kernel image
+			// cache is shared, since building it takes minutes.
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("ANALYST_CACHE_DIR", cacheDir)
+			env.Setenv("PATH", os.Getenv("PATH")+":/usr/sbin:/sbin")
+			return os.MkdirAll(home, 0o755)
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "image":
+				_, err := image.Lookup(cacheDir, image.DefaultRecipe())
+				if err != nil && !testing.Short() {
+					t.Fatalf("the CLI tests need the kernel image (make kernel): %v", err)
+				}
+				return err == nil, nil
+			case "root":
+				return os.Geteuid() == 0, nil
+			}
+			return false, nil
+		},
+	})
+}
+
+// Run must map errors to the documented exit codes without a process.
+func TestRunExitCodes(t *testing.T) {
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"version"}, cmd.ExitOK},
+		{[]string{"nosuch"}, cmd.ExitUsage},
+		{[]string{"version", "--nosuch"}, cmd.ExitUsage},
+		{[]string{"kernel", "exec"}, cmd.ExitUsage},
+		{[]string{"kernel", "exec", "-c", "1", "file.py"}, cmd.ExitUsage},
+	}
+	for _, tt := range tests {
+		io, _, _, _ := iostreams.Test()
+		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+		if got := cmd.Run(context.Background(), cmd.NewFactory(io), tt.args); got != tt.want {
+			t.Errorf("analyst %v: exit %d, want %d", tt.args, got, tt.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	io, _, _, _ := iostreams.Test()
+	if got := cmd.Run(ctx, cmd.NewFactory(io), []string{"version"}); got != cmd.ExitInterrupted {
+		t.Errorf("cancelled context: exit %d, want %d", got, cmd.ExitInterrupted)
+	}
+}

@@ -1,0 +1,45 @@
+// Command gensales writes the synthetic sales CSV used by the demo and the
+// benchmarks: go run ./examples/gensales -rows 1000000 -o sales.csv
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/analyst-cli/analyst/examples"
+)
+
+func main() {
+	rows := flag.Int("rows", 1000, "number of orders")
+	seed := flag.Uint64("seed", 1, "random seed")
+	out := flag.String("o", "", "output file (default: standard output)")
+	flag.Parse()
+	if err := run(*rows, *seed, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gensales:", err)
+		os.Exit(1)
+	}
+}
+
+func run(rows int, seed uint64, out string) error {
+	if out == "" {
+		return examples.WriteSales(os.Stdout, rows, seed)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".gensales-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := examples.WriteSales(tmp, rows, seed); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
+}

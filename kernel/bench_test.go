@@ -1,0 +1,210 @@
+package kernel
+
+// Benchmarks of the kernel against the baselines its design is measured by.
+// Each benchmark times the kernel and its baseline side by side in one run,
+// interleaved, and reports medians and their ratio. `make bench` runs them;
+// docs/benchmarks.md has the figures.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/examples"
+	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/kernel/host"
+	"github.com/analyst-cli/analyst/kernel/image"
+)
+
+func benchOptions(b *testing.B) Options {
+	b.Helper()
+	rootfs := os.Getenv("ANALYST_TEST_ROOTFS")
+	cacheDir, err := image.DefaultCacheDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if rootfs == "" {
+		img, err := image.Lookup(cacheDir, image.DefaultRecipe())
+		if err != nil {
+			b.Fatalf("benchmarks need the kernel image: %v", err)
+		}
+		rootfs = img.RootFS
+	}
+	info, err := host.Probe(context.Background(), command.Exec{}, rootfs, cacheDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return Options{RootFS: rootfs, Runtime: info.Runtime, Rootless: info.Rootless,
+		CgroupLimits: info.Enforced.Memory && info.Enforced.Pids}
+}
+
+// bareRun runs python code in a throw-away container with the kernel's
+// flags and mounts, the way a fresh-process-per-task agent would.
+func bareRun(b *testing.B, opts Options, code string) time.Duration {
+	b.Helper()
+	k := &Kernel{opts: opts, limits: opts.Limits.withDefaults(), name: namePrefix + "bare-" + randomHex(4)}
+	if err := k.prepareMounts(); err != nil {
+		b.Fatal(err)
+	}
+	defer k.cleanupFiles()
+	args, err := k.sandboxArgs(false, "python3", "-c", code)
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := slices.Index(args, "run")
+	args = slices.Insert(args, i+1, "--rm")
+	start := time.Now()
+	if out, err := exec.Command("podman", args...).CombinedOutput(); err != nil {
+		b.Fatalf("bare run: %v\n%s", err, out)
+	}
+	return time.Since(start)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// The matplotlib font cache is built into the image; the driver copies it
+// to the writable /tmp first. The baseline does the same, or it would pay
+// for rebuilding the cache and flatter the kernel.
+const seedFontCache = "import shutil; shutil.copytree('/usr/local/share/analyst/matplotlib', '/tmp/matplotlib'); "
+
+// BenchmarkKernelReady: Start (container up, driver ready with pandas and
+// matplotlib imported) vs a bare podman run that imports the same.
+func BenchmarkKernelReady(b *testing.B) {
+	opts := benchOptions(b)
+	ctx := context.Background()
+	var ready, bare []time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		k, err := Start(ctx, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ready = append(ready, time.Since(start))
+		b.StopTimer()
+		k.Close()
+		bare = append(bare, bareRun(b, opts, seedFontCache+"import pandas, matplotlib.pyplot"))
+		b.StartTimer()
+	}
+	b.ReportMetric(ms(median(ready)), "ready-ms")
+	b.ReportMetric(ms(median(bare)), "bare-ms")
+	b.ReportMetric(float64(median(ready))/float64(median(bare)), "ratio")
+}
+
+// BenchmarkCellRoundTrip: a trivial cell, request to status.
+func BenchmarkCellRoundTrip(b *testing.B) {
+	k, err := Start(context.Background(), benchOptions(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Close()
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		ex, err := k.Execute(context.Background(), "x = 1", ExecOptions{})
+		if err != nil || ex.Status != StatusOK {
+			b.Fatalf("%v %v", err, ex)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	b.StopTimer() // not the deferred Close
+	slices.Sort(ds)
+	b.ReportMetric(ms(median(ds)), "median-ms")
+	b.ReportMetric(ms(ds[len(ds)*95/100]), "p95-ms")
+}
+
+const twelveBars = `fig, ax = plt.subplots()
+ax.bar(['Jan','Feb','Mar','Apr','May','Jun','Jul','Aug','Sep','Oct','Nov','Dec'],
+       [12, 15, 11, 18, 21, 19, 25, 27, 22, 30, 41, 45])
+ax.set_title('Revenue by month'); ax.set_xlabel('month'); ax.set_ylabel('revenue')
+`
+
+// BenchmarkChartCapture: a 12-bar chart captured as an output (PNG and
+// description) vs the same figure saved to a BytesIO in the same kernel.
+func BenchmarkChartCapture(b *testing.B) {
+	k, err := Start(context.Background(), benchOptions(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Close()
+	run := func(code string) time.Duration {
+		start := time.Now()
+		ex, err := k.Execute(context.Background(), code, ExecOptions{})
+		if err != nil || ex.Status != StatusOK {
+			b.Fatalf("%v %+v", err, ex)
+		}
+		return time.Since(start)
+	}
+	capture := twelveBars + "plt.show()"
+	savefig := "import io\n" + twelveBars + "buf = io.BytesIO()\nfig.savefig(buf, format='png', bbox_inches='tight')\nplt.close(fig)"
+	run(capture) // warm matplotlib's caches for both
+	run(savefig)
+	var cap, save []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cap = append(cap, run(capture))
+		save = append(save, run(savefig))
+	}
+	b.StopTimer()
+	b.ReportMetric(ms(median(cap)), "capture-ms")
+	b.ReportMetric(ms(median(save)), "savefig-ms")
+	b.ReportMetric(float64(median(cap))/float64(median(save)), "ratio")
+}
+
+const monthlyRevenue = `m = df.groupby(df['date'].dt.to_period('M'))['revenue'].sum()
+fig, ax = plt.subplots(figsize=(10, 4))
+m.plot.bar(ax=ax, title='Revenue by month')
+`
+
+// BenchmarkFollowUp: a follow-up question (monthly revenue groupby and bar
+// chart) in a warm kernel that holds the 1,000,000-row frame, vs a fresh
+// container per question that imports, reads the CSV and draws.
+func BenchmarkFollowUp(b *testing.B) {
+	opts := benchOptions(b)
+	data := filepath.Join(b.TempDir(), "sales.csv")
+	f, err := os.Create(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := examples.WriteSales(f, 1_000_000, 1); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	opts.Data = data
+	k, err := Start(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Close()
+	load := "df = pd.read_csv('/data/sales.csv', parse_dates=['date'])"
+	if ex, err := k.Execute(context.Background(), load, ExecOptions{Timeout: 5 * time.Minute}); err != nil || ex.Status != StatusOK {
+		b.Fatalf("load: %v %+v", err, ex)
+	}
+	fresh := seedFontCache + "import pandas as pd, matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n" +
+		load + "\n" + monthlyRevenue + "fig.savefig('/tmp/chart.png', bbox_inches='tight')"
+	var warm, cold []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		ex, err := k.Execute(context.Background(), monthlyRevenue+"plt.show()", ExecOptions{})
+		if err != nil || ex.Status != StatusOK || len(ex.Charts()) != 1 {
+			b.Fatalf("%v %+v", err, ex)
+		}
+		warm = append(warm, time.Since(start))
+		cold = append(cold, bareRun(b, opts, fresh))
+	}
+	b.StopTimer()
+	b.ReportMetric(ms(median(warm)), "warm-ms")
+	b.ReportMetric(ms(median(cold)), "fresh-ms")
+	b.ReportMetric(float64(median(cold))/float64(median(warm)), "speedup")
+}

@@ -1,0 +1,694 @@
+"""analyst kernel driver.
+
+Runs inside the sandbox as the container's first process and speaks JSON lines:
+requests on stdin, replies on stdout. It is embedded in the analyst binary and
+mounted read-only, so binary and driver never drift.
+
+Requests:  {"type": "execute", "id": ..., "code": ...}
+           {"type": "interrupt", "reason": "timeout" | "cancel"}
+           {"type": "info"}
+           {"type": "shutdown"}
+Replies:   {"type": "ready", ...} once, after the preloads are imported;
+           {"type": "output", "id": ..., "output": <nbformat output>} per output;
+           {"type": "status", "id": ..., "status": "ok"|"error"|"interrupted", ...}
+           {"type": "info", "id": ..., "versions": {...}}
+
+The user's code never sees the protocol: stdin is /dev/null to it, and file
+descriptors 1 and 2 are pipes whose text becomes stream outputs.
+"""
+
+import ast
+import base64
+import io
+import json
+import linecache
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import traceback
+
+DRIVER_PID = os.getpid()
+DRIVER_FILE = os.path.abspath(__file__)
+sys.path.insert(0, os.path.dirname(DRIVER_FILE))
+
+# Take the protocol channels before anything else can write to them.
+_proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
+_proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="replace")
+_proto_lock = threading.Lock()
+_devnull = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_devnull, 0)
+os.close(_devnull)
+
+
+def send(msg):
+    # A process forked by user code must never speak for the kernel.
+    if os.getpid() != DRIVER_PID:
+        return
+    line = json.dumps(msg, allow_nan=False, default=_json_default, separators=(",", ":"))
+    with _proto_lock:
+        _proto_out.write(line + "\n")
+        _proto_out.flush()
+
+
+def _json_default(o):
+    try:
+        import numpy as np
+
+        if isinstance(o, np.generic):
+            return o.item()
+    except Exception:
+        pass
+    return str(o)
+
+
+def _finite(o):
+    """Replace NaN and infinities (not valid JSON) with None, recursively."""
+    if isinstance(o, float):
+        return o if o == o and o not in (float("inf"), float("-inf")) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    return o
+
+
+class OutputLimitExceeded(Exception):
+    """Raised into user code that keeps writing far past the output cap."""
+
+
+class Cell:
+    """Collects one cell's outputs in order, under the caps."""
+
+    def __init__(self, cfg):
+        self.outputs = []
+        self.stream_limit = cfg["stream_limit"]
+        self.stop_limit = cfg["stream_stop_limit"]
+        self.image_limit = cfg["image_limit"]
+        self.html_limit = cfg["html_limit"]
+        self.max_displays = cfg["max_displays"]
+        self.stream_bytes = 0
+        self.dropped = 0
+        self.displays = 0
+        self.lock = threading.Lock()
+
+    def stream(self, name, text):
+        if not text:
+            return
+        with self.lock:
+            n = len(text.encode("utf-8", "replace"))
+            room = self.stream_limit - self.stream_bytes
+            self.stream_bytes += n
+            if room <= 0:
+                self.dropped += n
+            else:
+                if n > room:
+                    self.dropped += n - room
+                    text = text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
+                last = self.outputs[-1] if self.outputs else None
+                if last and last["output_type"] == "stream" and last["name"] == name:
+                    last["text"] += text
+                else:
+                    self.outputs.append({"output_type": "stream", "name": name, "text": text})
+            over = self.stream_bytes > self.stop_limit
+        if over and threading.current_thread() is threading.main_thread():
+            raise OutputLimitExceeded(
+                "the cell wrote more than %d bytes of output; it was stopped. "
+                "Print summaries (head(), describe(), value_counts()) instead of whole data."
+                % self.stop_limit
+            )
+
+    def display(self, output):
+        with self.lock:
+            self.displays += 1
+            if self.displays > self.max_displays:
+                if self.displays == self.max_displays + 1:
+                    self.outputs.append(_marker_stream(
+                        "[analyst: more than %d rich outputs in one cell; the rest were dropped]"
+                        % self.max_displays))
+                return
+            self.outputs.append(output)
+
+    def finish(self):
+        if self.dropped:
+            self.outputs.append(_marker_stream(
+                "[analyst: output truncated: %d more bytes not shown]" % self.dropped))
+        return self.outputs
+
+
+def _marker_stream(text):
+    return {"output_type": "stream", "name": "stderr", "text": "\n" + text + "\n"}
+
+
+_cell = None  # the running Cell, shared with the stream threads
+
+
+class CaptureStream(io.TextIOBase):
+    """sys.stdout / sys.stderr for user code: text goes to the running cell."""
+
+    def __init__(self, name, fd):
+        self.name_ = name
+        self.fd = fd
+
+    @property
+    def name(self):
+        return "<%s>" % self.name_
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        # Code that writes to the descriptor (subprocess, C code) lands in the pipe.
+        return self.fd
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str, not %s" % type(s).__name__)
+        cell = _cell
+        if cell is not None and os.getpid() == DRIVER_PID:
+            cell.stream(self.name_, s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+_capture_out = CaptureStream("stdout", 1)
+_capture_err = CaptureStream("stderr", 2)
+
+
+def _drain(fd, name):
+    """Copies what is written to descriptor 1 or 2 into the running cell."""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        cell = _cell
+        if cell is not None:
+            cell.stream(name, data.decode("utf-8", "replace"))
+
+
+def _redirect_fd(fd, name):
+    r, w = os.pipe()
+    os.dup2(w, fd)
+    os.close(w)
+    threading.Thread(target=_drain, args=(r, name), daemon=True).start()
+
+
+# ---- rich output ----------------------------------------------------------
+
+_pretty = None
+
+
+def _text_plain(obj):
+    global _pretty
+    if _pretty is None:
+        try:
+            from IPython.lib.pretty import pretty as _p  # what Jupyter shows
+        except Exception:
+            _p = repr
+        _pretty = _p
+    try:
+        return _pretty(obj)
+    except Exception:
+        return object.__repr__(obj)
+
+
+def mime_bundle(obj, cell):
+    """The nbformat data dict for obj, as Jupyter would show it."""
+    data = {"text/plain": _text_plain(obj)}
+    mod = type(obj).__module__ or ""
+    if mod.startswith("pandas"):
+        try:
+            import pandas as pd
+
+            if isinstance(obj, pd.Series):
+                html = obj.to_frame()._repr_html_()
+            else:
+                html = obj._repr_html_() if hasattr(obj, "_repr_html_") else None
+            if html:
+                data["text/html"] = html
+        except Exception:
+            pass
+    elif mod.startswith("plotly") and hasattr(obj, "to_plotly_json"):
+        fig = _plotly_dict(obj)
+        data["application/vnd.plotly.v1+json"] = fig
+        data["application/vnd.analyst.chart+json"] = _cap_description(_describe_plotly(fig), CHART_LIMIT)
+    else:
+        for meth, mime in (("_repr_html_", "text/html"), ("_repr_markdown_", "text/markdown"),
+                           ("_repr_latex_", "text/latex"), ("_repr_svg_", "image/svg+xml"),
+                           ("_repr_png_", "image/png"), ("_repr_json_", "application/json")):
+            fn = getattr(obj, meth, None)
+            if not callable(fn):
+                continue
+            try:
+                val = fn()
+            except Exception:
+                continue
+            if val is None:
+                continue
+            if isinstance(val, tuple):
+                val = val[0]
+            if mime == "image/png" and isinstance(val, bytes):
+                val = base64.b64encode(val).decode("ascii")
+            data[mime] = val
+    html = data.get("text/html")
+    if isinstance(html, str) and len(html) > cell.html_limit:
+        del data["text/html"]
+        data["text/plain"] += "\n[analyst: HTML view dropped: %d bytes over the %d byte cap]" % (
+            len(html), cell.html_limit)
+    return _finite(data)
+
+
+def _plotly_dict(fig):
+    d = fig.to_plotly_json()
+    # Round trip through plotly's own encoder: numpy arrays, dates and NaN become JSON.
+    try:
+        import plotly.io as pio
+
+        return json.loads(pio.to_json(d, validate=False))
+    except Exception:
+        return json.loads(json.dumps(d, default=_json_default))
+
+
+def _describe_plotly(fig_dict):
+    try:
+        import analyst_charts
+
+        return _finite(analyst_charts.describe_plotly(fig_dict))
+    except Exception as e:
+        return {"kind": "unknown", "error": "chart description failed: %s" % e}
+
+
+def figure_output(fig, cell):
+    """A matplotlib figure as Jupyter's inline backend renders it, plus its description."""
+    buf = io.BytesIO()
+    # Same call as IPython's print_figure (inline backend), so re-running the
+    # notebook in Jupyter gives the same bytes; the PNG carries no timestamp.
+    fig.canvas.print_figure(buf, format="png", facecolor=fig.get_facecolor(),
+                            edgecolor=fig.get_edgecolor(), dpi=fig.dpi, bbox_inches="tight")
+    png = buf.getvalue()
+    data = {"text/plain": "<Figure size %gx%g with %d Axes>" % (
+        fig.bbox.width, fig.bbox.height, len(fig.axes))}
+    metadata = {}
+    if len(png) > cell.image_limit:
+        data["text/plain"] += "\n[analyst: image dropped: %d bytes over the %d byte cap]" % (
+            len(png), cell.image_limit)
+    else:
+        data["image/png"] = base64.b64encode(png).decode("ascii")
+        w, h = _png_size(png)
+        if w:
+            metadata["image/png"] = {"width": w, "height": h}
+    try:
+        import analyst_charts
+
+        desc = _finite(analyst_charts.describe_figure(fig))
+    except Exception as e:
+        desc = {"kind": "unknown", "error": str(e)}
+    data["application/vnd.analyst.chart+json"] = _cap_description(desc, CHART_LIMIT)
+    return {"output_type": "display_data", "data": data, "metadata": metadata}
+
+
+CHART_LIMIT = 512 << 10
+
+
+def _cap_description(desc, limit):
+    """Keeps a chart description under limit bytes: past it, series keep their
+    labels and kinds but lose their data, and the description says so."""
+    if len(json.dumps(desc, default=_json_default)) <= limit:
+        return desc
+    for ax in desc.get("axes", []):
+        for i, series in enumerate(ax.get("series", [])):
+            ax["series"][i] = {k: v for k, v in series.items() if isinstance(v, str)}
+    desc["truncated"] = True
+    desc["note"] = "series data dropped: the description was over %d bytes" % limit
+    return desc
+
+
+def _png_size(png):
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return 0, 0
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def flush_figures():
+    """Every open matplotlib figure becomes an output, then is closed."""
+    if "matplotlib.pyplot" not in sys.modules or _cell is None:
+        return
+    plt = sys.modules["matplotlib.pyplot"]
+    for num in plt.get_fignums():
+        fig = plt.figure(num)
+        try:
+            _cell.display(figure_output(fig, _cell))
+        except Exception as e:
+            _cell.stream("stderr", "[analyst: could not render figure %s: %s]\n" % (num, e))
+        finally:
+            plt.close(fig)
+
+
+def display(*objs, **kwargs):
+    """Show objects as rich outputs, like IPython's display()."""
+    for obj in objs:
+        if _cell is None:
+            continue
+        if type(obj).__module__.startswith("matplotlib") and hasattr(obj, "canvas"):
+            _cell.display(figure_output(obj, _cell))
+            continue
+        _cell.display({"output_type": "display_data", "data": mime_bundle(obj, _cell),
+                       "metadata": {}})
+
+
+def _show(*args, **kwargs):
+    flush_figures()
+
+
+def _patch_plotly(basedatatypes):
+    def show(fig, *args, **kwargs):
+        display(fig)
+
+    basedatatypes.BaseFigure.show = show
+
+
+class _PlotlyHook:
+    """Routes plotly's fig.show() to display() as soon as plotly is imported."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "plotly.basedatatypes":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        orig = loader.exec_module
+
+        def exec_module(module):
+            orig(module)
+            _patch_plotly(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+# ---- running cells --------------------------------------------------------
+
+_running = False
+_interrupt_reason = None
+_user_ns = {"__name__": "__main__", "__builtins__": __builtins__, "display": display}
+_execution_count = 0
+
+
+def _on_sigint(signum, frame):
+    if _running:
+        raise KeyboardInterrupt
+
+
+def _cell_filename(n):
+    return "<cell-%d>" % n
+
+
+def _traceback_lines(etype, value, tb):
+    # Drop the driver's own frames: the traceback starts in the user's cell.
+    while tb is not None and tb.tb_frame.f_code.co_filename == DRIVER_FILE:
+        tb = tb.tb_next
+    return traceback.format_exception(etype, value, tb)
+
+
+def error_output(etype, value, tb):
+    lines = _traceback_lines(etype, value, tb)
+    text = "".join(lines).rstrip("\n")
+    return {
+        "output_type": "error",
+        "ename": etype.__name__,
+        "evalue": str(value),
+        "traceback": text.split("\n"),
+    }
+
+
+def run_cell(code):
+    """Runs code in the user namespace; returns the status."""
+    global _execution_count, _running
+    _execution_count += 1
+    n = _execution_count
+    filename = _cell_filename(n)
+    lines = code.splitlines(keepends=True)
+    linecache.cache[filename] = (len(code), None, lines, filename)
+    try:
+        tree = ast.parse(code, filename=filename, mode="exec")
+    except (SyntaxError, ValueError, OverflowError):
+        etype, value, _ = sys.exc_info()
+        _cell.display(error_output(etype, value, None))
+        return "error", n
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    status = "ok"
+    _running = True
+    try:
+        if tree.body:
+            exec(compile(tree, filename, "exec"), _user_ns)
+        if last is not None:
+            value = eval(compile(last, filename, "eval"), _user_ns)
+            if value is not None:
+                _user_ns["_"] = value
+                _cell.display({"output_type": "execute_result", "execution_count": n,
+                               "data": mime_bundle(value, _cell), "metadata": {}})
+    except KeyboardInterrupt:
+        _running = False
+        if os.getpid() != DRIVER_PID:
+            os._exit(0)
+        status = "interrupted"
+        etype, value, tb = sys.exc_info()
+        _cell.display(error_output(etype, value, tb))
+    except BaseException:
+        _running = False
+        if os.getpid() != DRIVER_PID:
+            os._exit(1)
+        etype, value, tb = sys.exc_info()
+        if etype is SystemExit:
+            value = SystemExit("the code called exit(); the kernel keeps running")
+        status = "error"
+        _cell.display(error_output(etype, value, tb))
+    finally:
+        _running = False
+        if os.getpid() != DRIVER_PID:
+            # A child forked by user code that fell back into the driver.
+            os._exit(0)
+    try:
+        flush_figures()
+    except KeyboardInterrupt:
+        status = "interrupted"
+    return status, n
+
+
+def _reap_strays():
+    """Kills processes the cell left behind and reaps zombies (we are PID 1).
+
+    kill(-1) reaches every process in the container but us; a fork bomb may
+    still be forking while it runs, so repeat until nothing is left.
+    """
+    if os.getpid() != 1:
+        return 0
+    killed = set()
+    for _ in range(200):
+        _reap_zombies()
+        others = [p for p in os.listdir("/proc") if p.isdigit() and p != "1"]
+        if not others:
+            break
+        killed.update(others)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        time.sleep(0.005)
+    _reap_zombies()
+    return len(killed)
+
+
+def _reap_zombies():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def execute(req, cfg):
+    global _cell, _interrupt_reason
+    _interrupt_reason = None
+    cell = Cell(cfg)
+    _cell = cell
+    # Earlier cells may have replaced or closed these (exit() closes stdin).
+    sys.stdout, sys.stderr = _capture_out, _capture_err
+    if sys.stdin is None or sys.stdin.closed:
+        sys.stdin = open(os.devnull)
+    start = time.monotonic()
+    try:
+        status, n = run_cell(req.get("code", ""))
+    except KeyboardInterrupt:
+        status, n = "interrupted", _execution_count
+    except OutputLimitExceeded as e:
+        cell.outputs.append(_marker_stream(str(e)))
+        status, n = "error", _execution_count
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    time.sleep(0)  # let the pipe readers catch up with fd-level writes
+    strays = _reap_strays()
+    _cell = None
+    duration = time.monotonic() - start
+    for out in cell.finish():
+        send({"type": "output", "id": req.get("id"), "output": out})
+    reply = {"type": "status", "id": req.get("id"), "status": status,
+             "execution_count": n, "duration_ms": round(duration * 1000, 3)}
+    if status == "interrupted" and _interrupt_reason:
+        reply["reason"] = _interrupt_reason
+    if strays:
+        reply["killed_processes"] = strays
+    send(reply)
+
+
+def package_versions():
+    from importlib import metadata
+
+    names = ["pandas", "numpy", "scipy", "matplotlib", "seaborn", "plotly", "statsmodels",
+             "scikit-learn", "openpyxl", "ipython", "ipykernel", "nbformat", "nbconvert"]
+    out = {"python": sys.version.split()[0]}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except Exception:
+            out[name] = None
+    return out
+
+
+def apply_rlimits(limits):
+    import resource
+
+    applied = {}
+    names = {"as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC,
+             "nofile": resource.RLIMIT_NOFILE, "fsize": resource.RLIMIT_FSIZE}
+    for key, value in (limits or {}).items():
+        res = names.get(key)
+        if res is None or not value:
+            continue
+        try:
+            resource.setrlimit(res, (value, value))
+            applied[key] = value
+        except (ValueError, OSError) as e:
+            applied[key] = "failed: %s" % e
+    return applied
+
+
+def _reader(q):
+    global _interrupt_reason
+    for line in _proto_in:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            send({"type": "protocol_error", "error": "not JSON: %r" % line[:200]})
+            continue
+        if msg.get("type") == "interrupt":
+            if _running:
+                _interrupt_reason = msg.get("reason") or "interrupt"
+                os.kill(DRIVER_PID, signal.SIGINT)
+            continue
+        q.put(msg)
+    q.put({"type": "shutdown"})
+
+
+DEFAULT_CONFIG = {
+    "stream_limit": 1 << 20,
+    "stream_stop_limit": 64 << 20,
+    "image_limit": 8 << 20,
+    "html_limit": 1 << 20,
+    "max_displays": 50,
+    "rlimits": {},
+    "preload": True,
+}
+
+
+def _seed_matplotlib_cache():
+    """Copies the font cache built into the image, so import does not rebuild it."""
+    src = "/usr/local/share/analyst/matplotlib"
+    dst = os.environ.get("MPLCONFIGDIR")
+    if dst and os.path.isdir(src) and not os.path.exists(dst):
+        import shutil
+
+        try:
+            shutil.copytree(src, dst)
+        except OSError:
+            pass
+
+
+def main():
+    cfg = dict(DEFAULT_CONFIG)
+    first = _proto_in.readline()
+    if first.strip():
+        msg = json.loads(first)
+        cfg.update({k: v for k, v in msg.items() if k in DEFAULT_CONFIG})
+
+    signal.signal(signal.SIGINT, _on_sigint)
+    os.register_at_fork(after_in_child=lambda: None)  # children are detected by pid
+    _redirect_fd(1, "stdout")
+    _redirect_fd(2, "stderr")
+    sys.stdout, sys.stderr = _capture_out, _capture_err
+    sys.stdin = open(os.devnull)
+    sys.meta_path.insert(0, _PlotlyHook())
+
+    started = time.monotonic()
+    _seed_matplotlib_cache()
+    if cfg["preload"]:
+        import numpy  # noqa: F401
+        import pandas  # noqa: F401
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        plt.show = _show
+        _user_ns.update({"np": numpy, "pd": pandas, "plt": plt})
+    applied = apply_rlimits(cfg.get("rlimits"))
+
+    q = queue.Queue()
+    threading.Thread(target=_reader, args=(q,), daemon=True).start()
+    send({"type": "ready", "pid": os.getpid(), "uid": os.getuid(),
+          "python": sys.version.split()[0], "rlimits": applied,
+          "preload_ms": round((time.monotonic() - started) * 1000, 3)})
+    while True:
+        msg = q.get()
+        kind = msg.get("type")
+        if kind == "shutdown":
+            break
+        if kind == "execute":
+            execute(msg, cfg)
+        elif kind == "info":
+            send({"type": "info", "id": msg.get("id"), "versions": package_versions()})
+        else:
+            send({"type": "protocol_error", "id": msg.get("id"),
+                  "error": "unknown request type %r" % kind})
+
+
+if __name__ == "__main__":
+    main()

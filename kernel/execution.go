@@ -1,0 +1,142 @@
+package kernel
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Status is how a cell ended.
+type Status string
+
+const (
+	StatusOK      Status = "ok"
+	StatusError   Status = "error"   // the code raised; the traceback is in Error
+	StatusTimeout Status = "timeout" // interrupted at the cell timeout
+	// StatusInterrupted: stopped by the caller (its context ended).
+	StatusInterrupted Status = "interrupted"
+	// StatusDied: the kernel process ended (out of memory, crash, killed).
+	StatusDied Status = "died"
+)
+
+// Output is one cell output in nbformat 4 shape: stream, display_data,
+// execute_result or error. Data values are kept as raw JSON so that the
+// notebook gets exactly what the kernel produced.
+type Output struct {
+	OutputType     string                     `json:"output_type"`
+	Name           string                     `json:"name,omitempty"`
+	Text           string                     `json:"text,omitempty"`
+	Data           map[string]json.RawMessage `json:"data,omitempty"`
+	Metadata       map[string]json.RawMessage `json:"metadata,omitempty"`
+	ExecutionCount *int                       `json:"execution_count,omitempty"`
+	EName          string                     `json:"ename,omitempty"`
+	EValue         string                     `json:"evalue,omitempty"`
+	Traceback      []string                   `json:"traceback,omitempty"`
+}
+
+// DataString returns a string-valued mime entry ("text/plain", "image/png").
+func (o Output) DataString(mime string) (string, bool) {
+	raw, ok := o.Data[mime]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Mime types the driver produces beyond Jupyter's usual ones.
+const (
+	MimeChart  = "application/vnd.analyst.chart+json"
+	MimePlotly = "application/vnd.plotly.v1+json"
+	MimePNG    = "image/png"
+)
+
+// ExecError is the exception a cell raised.
+type ExecError struct {
+	Name      string
+	Value     string
+	Traceback []string
+}
+
+func (e *ExecError) Error() string { return e.Name + ": " + e.Value }
+
+// Chart is a figure the cell produced: its PNG (when rendered) and its
+// structured description (kind, title, axes, series).
+type Chart struct {
+	PNG         []byte
+	Description json.RawMessage
+	// Kind and Title are read from Description for convenience.
+	Kind  string
+	Title string
+}
+
+// Execution is the result of running one cell.
+type Execution struct {
+	Code           string
+	Status         Status
+	ExecutionCount int
+	Outputs        []Output
+	Duration       time.Duration
+	// Error is set when the cell raised (also for timeouts: KeyboardInterrupt).
+	Error *ExecError
+	// StateLost is true when the kernel had to be killed or died: variables
+	// from earlier cells are gone and the kernel cannot run more cells.
+	StateLost bool
+	// Cause explains a died kernel or a kill ("out of memory", ...).
+	Cause string
+	// KilledProcesses counts processes the cell left running that the
+	// driver killed after it.
+	KilledProcesses int
+}
+
+// Stdout is everything the cell wrote to standard output.
+func (e *Execution) Stdout() string { return e.stream("stdout") }
+
+// Stderr is everything the cell wrote to standard error.
+func (e *Execution) Stderr() string { return e.stream("stderr") }
+
+func (e *Execution) stream(name string) string {
+	var b strings.Builder
+	for _, o := range e.Outputs {
+		if o.OutputType == "stream" && o.Name == name {
+			b.WriteString(o.Text)
+		}
+	}
+	return b.String()
+}
+
+// Text is the text/plain of the cell's last expression, "" if none.
+func (e *Execution) Text() string {
+	for _, o := range e.Outputs {
+		if o.OutputType == "execute_result" {
+			s, _ := o.DataString("text/plain")
+			return s
+		}
+	}
+	return ""
+}
+
+// Charts returns the figures the cell produced, in order.
+func (e *Execution) Charts() []Chart {
+	var charts []Chart
+	for _, o := range e.Outputs {
+		desc, ok := o.Data[MimeChart]
+		if !ok {
+			continue
+		}
+		c := Chart{Description: desc}
+		if s, ok := o.DataString(MimePNG); ok {
+			c.PNG, _ = base64.StdEncoding.DecodeString(s)
+		}
+		var head struct{ Kind, Title string }
+		if json.Unmarshal(desc, &head) == nil {
+			c.Kind, c.Title = head.Kind, head.Title
+		}
+		charts = append(charts, c)
+	}
+	return charts
+}

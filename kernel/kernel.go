@@ -1,0 +1,558 @@
+// Package kernel runs Python code in a sandboxed, persistent kernel: one
+// rootless-capable Podman container per kernel, started once, with an embedded
+// driver that speaks JSON lines over the container's stdin and stdout.
+package kernel
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/analyst-cli/analyst/internal/command"
+)
+
+// Labels put on every kernel container, so leftovers can be found (Prune).
+const (
+	LabelKernel = "io.analyst.kernel"
+	LabelOwner  = "io.analyst.owner-pid"
+	namePrefix  = "analyst-kernel-"
+)
+
+// maxLine bounds one protocol line (an 8 MiB PNG is about 11 MiB of base64).
+const maxLine = 64 << 20
+
+// ErrDead is returned by Execute once the kernel has died or been killed.
+var ErrDead = errors.New("kernel is not running")
+
+// Kernel is a running sandboxed Python kernel. Its methods are safe for
+// concurrent use; cells run one at a time.
+type Kernel struct {
+	opts   Options
+	limits Limits
+	name   string
+	runner command.Runner
+	podman string
+	tmpDir string
+
+	cmd     *exec.Cmd
+	args    []string
+	stdin   io.WriteCloser
+	stderr  *tailBuffer
+	lines   chan []byte
+	exited  chan struct{} // closed when the podman process has exited
+	waitErr error
+
+	ready readyMsg
+
+	mu      sync.Mutex // one cell at a time
+	deadMu  sync.Mutex
+	dead    error // set once the kernel can no longer run cells
+	closeMu sync.Mutex
+	closed  bool
+	seq     int
+}
+
+type readyMsg struct {
+	PID       int            `json:"pid"`
+	UID       int            `json:"uid"`
+	Python    string         `json:"python"`
+	RLimits   map[string]any `json:"rlimits"`
+	PreloadMS float64        `json:"preload_ms"`
+}
+
+// message is any line the driver sends.
+type message struct {
+	Type            string          `json:"type"`
+	ID              string          `json:"id"`
+	Output          json.RawMessage `json:"output"`
+	Status          string          `json:"status"`
+	Reason          string          `json:"reason"`
+	ExecutionCount  int             `json:"execution_count"`
+	DurationMS      float64         `json:"duration_ms"`
+	KilledProcesses int             `json:"killed_processes"`
+	Versions        map[string]any  `json:"versions"`
+	Error           string          `json:"error"`
+}
+
+// Start starts a kernel and waits until the driver has imported pandas and
+// matplotlib and is ready for code.
+func Start(ctx context.Context, opts Options) (*Kernel, error) {
+	if opts.RootFS == "" {
+		return nil, errors.New("starting kernel: no kernel image given (run: analyst kernel build)")
+	}
+	if _, err := os.Stat(filepath.Join(opts.RootFS, "usr", "bin", "python3")); err != nil {
+		return nil, fmt.Errorf("starting kernel: %s is not a kernel image (no usr/bin/python3); run: analyst kernel build", opts.RootFS)
+	}
+	k := &Kernel{
+		opts:   opts,
+		limits: opts.Limits.withDefaults(),
+		name:   namePrefix + randomHex(6),
+		runner: opts.Runner,
+		podman: opts.Podman,
+		stderr: &tailBuffer{max: 16 << 10},
+		lines:  make(chan []byte, 64),
+		exited: make(chan struct{}),
+	}
+	if k.runner == nil {
+		k.runner = command.Exec{}
+	}
+	if k.podman == "" {
+		k.podman = "podman"
+	}
+	startTimeout := opts.StartTimeout
+	if startTimeout == 0 {
+		startTimeout = 90 * time.Second
+	}
+	if err := k.prepareMounts(); err != nil {
+		k.cleanupFiles()
+		return nil, err
+	}
+	args, err := k.podmanArgs()
+	if err != nil {
+		k.cleanupFiles()
+		return nil, err
+	}
+	k.args = args
+	// The container outlives any one call's ctx; Close ends it.
+	cmd := k.runner.Command(context.Background(), k.podman, args...)
+	// Own process group: a Ctrl-C at the terminal reaches analyst, which
+	// then stops the kernel in order, not podman directly.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = k.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		k.cleanupFiles()
+		return nil, fmt.Errorf("starting kernel: %w", err)
+	}
+	k.stdin, err = cmd.StdinPipe()
+	if err != nil {
+		k.cleanupFiles()
+		return nil, fmt.Errorf("starting kernel: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		k.cleanupFiles()
+		return nil, k.startError(fmt.Errorf("running podman: %w", err))
+	}
+	k.cmd = cmd
+	go k.readLines(stdout)
+	go func() {
+		k.waitErr = cmd.Wait()
+		close(k.exited)
+	}()
+
+	cfg := map[string]any{
+		"preload":           !opts.NoPreload,
+		"stream_limit":      k.limits.StreamBytes,
+		"stream_stop_limit": k.limits.StreamStopBytes,
+		"image_limit":       k.limits.ImageBytes,
+		"html_limit":        k.limits.HTMLBytes,
+		"max_displays":      k.limits.MaxDisplays,
+		"rlimits":           k.rlimits(),
+	}
+	if err := k.send(cfg); err != nil {
+		k.Close()
+		return nil, k.startError(err)
+	}
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case line, ok := <-k.lines:
+			if !ok {
+				<-k.exited
+				k.Close()
+				return nil, k.startError(errors.New("the kernel exited before it was ready"))
+			}
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil || m.Type != "ready" {
+				continue
+			}
+			if err := json.Unmarshal(line, &k.ready); err != nil {
+				k.Close()
+				return nil, k.startError(fmt.Errorf("reading ready message: %w", err))
+			}
+			return k, nil
+		case <-timer.C:
+			k.Close()
+			return nil, k.startError(fmt.Errorf("the kernel was not ready after %s", startTimeout))
+		case <-ctx.Done():
+			k.Close()
+			return nil, fmt.Errorf("starting kernel: %w", ctx.Err())
+		}
+	}
+}
+
+func (k *Kernel) startError(err error) error {
+	return fmt.Errorf("starting kernel: %w\ncommand: %s\n%s", err, command.Line(append([]string{k.podman}, k.args...)...), strings.TrimSpace(k.stderr.String()))
+}
+
+// Name is the container's name.
+func (k *Kernel) Name() string { return k.name }
+
+// Python is the kernel's Python version.
+func (k *Kernel) Python() string { return k.ready.Python }
+
+// UID is the user id the driver runs as inside the container.
+func (k *Kernel) UID() int { return k.ready.UID }
+
+// PreloadTime is how long the driver took to import pandas and matplotlib.
+func (k *Kernel) PreloadTime() time.Duration {
+	return time.Duration(k.ready.PreloadMS * float64(time.Millisecond))
+}
+
+// RLimits are the rlimits the driver applied (memory/pids fallback).
+func (k *Kernel) RLimits() map[string]any { return k.ready.RLimits }
+
+// Options returns the options the kernel was started with.
+func (k *Kernel) Options() Options { return k.opts }
+
+// Limits returns the limits in force, defaults filled in.
+func (k *Kernel) Limits() Limits { return k.limits }
+
+// ExecOptions tune one Execute call.
+type ExecOptions struct {
+	// Timeout for this cell; zero means Limits.CellTimeout.
+	Timeout time.Duration
+}
+
+// Execute runs code in the kernel and returns its outputs. A cell that raises
+// is not an error: see Execution.Status and Execution.Error. The error is for
+// a kernel that cannot run code (ErrDead) or a ctx that ended; in the latter
+// case the partial Execution is returned too.
+func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Execution, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err := k.deadErr(); err != nil {
+		return nil, err
+	}
+	timeout := eo.Timeout
+	if timeout == 0 {
+		timeout = k.limits.CellTimeout
+	}
+	k.seq++
+	id := strconv.Itoa(k.seq)
+	ex := &Execution{Code: code}
+	start := time.Now()
+	defer func() { ex.Duration = time.Since(start) }()
+
+	if err := k.send(map[string]any{"type": "execute", "id": id, "code": code}); err != nil {
+		return k.died(ex, fmt.Errorf("sending cell: %w", err)), nil
+	}
+	cellTimer := time.NewTimer(timeout)
+	defer cellTimer.Stop()
+	var graceC <-chan time.Time
+	var interrupted Status // why we interrupted, if we did
+	var ctxErr error
+	ctxDone := ctx.Done()
+
+	interrupt := func(why Status, reason string) {
+		interrupted = why
+		_ = k.send(map[string]any{"type": "interrupt", "reason": reason})
+		grace := k.opts.InterruptGrace
+		if grace == 0 {
+			grace = 5 * time.Second
+		}
+		graceC = time.After(grace)
+	}
+
+	for {
+		select {
+		case line, ok := <-k.lines:
+			if !ok {
+				<-k.exited
+				k.died(ex, nil)
+				if interrupted != "" {
+					ex.Status = interrupted
+				}
+				return ex, ctxErr
+			}
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil {
+				continue
+			}
+			if m.ID != id {
+				continue
+			}
+			switch m.Type {
+			case "output":
+				var o Output
+				if err := json.Unmarshal(m.Output, &o); err == nil {
+					ex.Outputs = append(ex.Outputs, o)
+					if o.OutputType == "error" {
+						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
+					}
+				}
+			case "status":
+				ex.Status = Status(m.Status)
+				ex.ExecutionCount = m.ExecutionCount
+				ex.KilledProcesses = m.KilledProcesses
+				if ex.Status == StatusInterrupted && interrupted != "" {
+					ex.Status = interrupted
+				}
+				return ex, ctxErr
+			}
+		case <-cellTimer.C:
+			if interrupted == "" {
+				interrupt(StatusTimeout, "timeout")
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			ctxErr = ctx.Err()
+			if interrupted == "" {
+				interrupt(StatusInterrupted, "cancel")
+			}
+		case <-graceC:
+			// The code ignored the interrupt: only killing the kernel stops it.
+			ex.Status = interrupted
+			ex.StateLost = true
+			ex.Cause = "the cell did not stop after an interrupt; the kernel was killed and its state (variables, loaded data) is lost"
+			k.markDead(fmt.Errorf("%w: %s", ErrDead, ex.Cause))
+			_ = k.remove()
+			return ex, ctxErr
+		}
+	}
+}
+
+// died records that the kernel process ended during ex.
+func (k *Kernel) died(ex *Execution, sendErr error) *Execution {
+	cause := k.exitCause()
+	if sendErr != nil && cause == "" {
+		cause = sendErr.Error()
+	}
+	ex.Status = StatusDied
+	ex.StateLost = true
+	ex.Cause = cause
+	k.markDead(fmt.Errorf("%w: %s", ErrDead, cause))
+	return ex
+}
+
+// exitCause explains why the container ended, from podman's record of it.
+func (k *Kernel) exitCause() string {
+	select {
+	case <-k.exited:
+	case <-time.After(10 * time.Second):
+		return "the kernel stopped answering"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	out, err := k.runner.Run(ctx, k.podman, "inspect", "--format", "{{.State.OOMKilled}} {{.State.ExitCode}}", k.name)
+	oom, code := false, -1
+	if err == nil {
+		f := strings.Fields(string(out))
+		if len(f) == 2 {
+			oom = f[0] == "true"
+			code, _ = strconv.Atoi(f[1])
+		}
+	} else if c := command.ExitCode(k.waitErr); c >= 0 {
+		code = c
+	}
+	switch {
+	case oom || (code == 137 && k.opts.CgroupLimits):
+		return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost", HumanBytes(k.limits.MemoryBytes))
+	case code > 128:
+		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128)
+	case code >= 0:
+		return fmt.Sprintf("the kernel exited with code %d; its state is lost%s", code, stderrTail(k.stderr.String()))
+	default:
+		return "the kernel exited; its state is lost" + stderrTail(k.stderr.String())
+	}
+}
+
+func stderrTail(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if len(s) > 500 {
+		s = "..." + s[len(s)-500:]
+	}
+	return " (" + s + ")"
+}
+
+// Versions asks the kernel for its Python and library versions.
+func (k *Kernel) Versions(ctx context.Context) (map[string]string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err := k.deadErr(); err != nil {
+		return nil, err
+	}
+	k.seq++
+	id := strconv.Itoa(k.seq)
+	if err := k.send(map[string]any{"type": "info", "id": id}); err != nil {
+		return nil, fmt.Errorf("asking kernel for versions: %w", err)
+	}
+	for {
+		select {
+		case line, ok := <-k.lines:
+			if !ok {
+				return nil, fmt.Errorf("asking kernel for versions: %w", ErrDead)
+			}
+			var m message
+			if json.Unmarshal(line, &m) != nil || m.ID != id || m.Type != "info" {
+				continue
+			}
+			out := map[string]string{}
+			for name, v := range m.Versions {
+				if s, ok := v.(string); ok {
+					out[name] = s
+				}
+			}
+			return out, nil
+		case <-ctx.Done():
+			return nil, fmt.Errorf("asking kernel for versions: %w", ctx.Err())
+		}
+	}
+}
+
+// Close stops the kernel and removes its container. It is safe to call more
+// than once and from another goroutine while a cell runs (the cell then ends
+// with StatusDied).
+func (k *Kernel) Close() error {
+	k.closeMu.Lock()
+	defer k.closeMu.Unlock()
+	if k.closed {
+		return nil
+	}
+	k.closed = true
+	k.markDead(fmt.Errorf("%w: closed", ErrDead))
+	if k.cmd != nil {
+		_ = k.send(map[string]any{"type": "shutdown"})
+		_ = k.stdin.Close()
+		select {
+		case <-k.exited:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	err := k.remove()
+	if k.cmd != nil {
+		select {
+		case <-k.exited:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}
+	k.restoreOutputOwner()
+	k.cleanupFiles()
+	return err
+}
+
+// kill stops the container at once, keeping the record for exitCause.
+func (k *Kernel) kill() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = k.runner.Run(ctx, k.podman, "kill", "--signal", "KILL", k.name)
+}
+
+// remove deletes the container, running or not.
+func (k *Kernel) remove() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := k.runner.Run(ctx, k.podman, "rm", "--force", "--time", "0", "--ignore", k.name)
+	if err != nil {
+		return fmt.Errorf("removing kernel container %s: %w", k.name, err)
+	}
+	return nil
+}
+
+func (k *Kernel) markDead(err error) {
+	k.deadMu.Lock()
+	defer k.deadMu.Unlock()
+	if k.dead == nil {
+		k.dead = err
+	}
+}
+
+func (k *Kernel) deadErr() error {
+	k.deadMu.Lock()
+	defer k.deadMu.Unlock()
+	return k.dead
+}
+
+func (k *Kernel) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = k.stdin.Write(append(b, '\n'))
+	return err
+}
+
+func (k *Kernel) readLines(r io.Reader) {
+	defer close(k.lines)
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			k.lines <- line
+		}
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				// A driver that breaks the protocol cannot be trusted further.
+				k.markDead(fmt.Errorf("%w: protocol line over %d bytes", ErrDead, maxLine))
+				k.kill()
+				_, _ = io.Copy(io.Discard, br)
+			}
+			return
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxLine {
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimRight(buf, "\n"), err
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// tailBuffer keeps the last max bytes written (podman's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

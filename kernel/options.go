@@ -1,0 +1,201 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/analyst-cli/analyst/internal/command"
+)
+
+// Options configure one kernel: which image, what it may see, and its limits.
+type Options struct {
+	// RootFS is the kernel image: a root filesystem folder (see kernel/image).
+	RootFS string
+	// Runtime is the OCI runtime podman should use ("runc"); empty means
+	// podman's default.
+	Runtime string
+	// Data is a file or folder mounted read-only at /data. A file keeps its
+	// name: /data/NAME.
+	Data string
+	// OutputDir, if set, is mounted read-write at /output.
+	OutputDir string
+	// Limits bound the kernel's resources.
+	Limits Limits
+	// CgroupLimits says the host enforces --memory, --pids-limit and --cpus.
+	// When false (rootless on cgroup v1) the driver sets rlimits instead.
+	CgroupLimits bool
+	// Rootless says podman runs without root; the container user is then the
+	// caller's own uid (--userns=keep-id), so files in /output are theirs.
+	Rootless bool
+	// Runner runs podman; nil means command.Exec{}.
+	Runner command.Runner
+	// StartTimeout bounds container start plus the driver's imports.
+	StartTimeout time.Duration
+	// InterruptGrace is how long a cell may take to stop after an interrupt
+	// before the kernel is killed.
+	InterruptGrace time.Duration
+	// NoPreload skips importing pandas and matplotlib at start (benchmarks).
+	NoPreload bool
+	// Podman is the podman binary; empty means "podman".
+	Podman string
+}
+
+// Limits are the sandbox's resource limits.
+type Limits struct {
+	MemoryBytes int64   // address space when enforced by rlimit
+	Pids        int     // processes and threads
+	CPUs        float64 // CPU share (cgroups only)
+	TmpBytes    int64   // size of the /tmp tmpfs
+	NoFile      int     // open files
+	// Output caps per cell, enforced by the driver.
+	StreamBytes     int // stream text kept; the rest is dropped with a marker
+	StreamStopBytes int // stream text after which the cell is stopped
+	ImageBytes      int // largest PNG kept
+	HTMLBytes       int // largest HTML view kept
+	MaxDisplays     int // rich outputs kept per cell
+	// CellTimeout is the default per-cell timeout.
+	CellTimeout time.Duration
+}
+
+// DefaultLimits are the limits used unless the caller sets others.
+func DefaultLimits() Limits {
+	return Limits{
+		MemoryBytes:     2 << 30,
+		Pids:            256,
+		CPUs:            2,
+		TmpBytes:        256 << 20,
+		NoFile:          1024,
+		StreamBytes:     1 << 20,
+		StreamStopBytes: 64 << 20,
+		ImageBytes:      8 << 20,
+		HTMLBytes:       1 << 20,
+		MaxDisplays:     50,
+		CellTimeout:     60 * time.Second,
+	}
+}
+
+// withDefaults fills zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = d.MemoryBytes
+	}
+	if l.Pids == 0 {
+		l.Pids = d.Pids
+	}
+	if l.CPUs == 0 {
+		l.CPUs = d.CPUs
+	}
+	if l.TmpBytes == 0 {
+		l.TmpBytes = d.TmpBytes
+	}
+	if l.NoFile == 0 {
+		l.NoFile = d.NoFile
+	}
+	if l.StreamBytes == 0 {
+		l.StreamBytes = d.StreamBytes
+	}
+	if l.StreamStopBytes == 0 {
+		l.StreamStopBytes = d.StreamStopBytes
+	}
+	if l.ImageBytes == 0 {
+		l.ImageBytes = d.ImageBytes
+	}
+	if l.HTMLBytes == 0 {
+		l.HTMLBytes = d.HTMLBytes
+	}
+	if l.MaxDisplays == 0 {
+		l.MaxDisplays = d.MaxDisplays
+	}
+	if l.CellTimeout == 0 {
+		l.CellTimeout = d.CellTimeout
+	}
+	return l
+}
+
+// Enforced describes, for a run manifest, how each limit is enforced.
+type Enforced struct {
+	Memory  string `json:"memory"`
+	Pids    string `json:"pids"`
+	CPUs    string `json:"cpus"`
+	Tmp     string `json:"tmp"`
+	NoFile  string `json:"nofile"`
+	Network string `json:"network"`
+}
+
+// Enforcement reports how the limits in o are enforced on this host.
+func (o Options) Enforcement() Enforced {
+	l := o.Limits.withDefaults()
+	e := Enforced{
+		Tmp:     fmt.Sprintf("tmpfs size %s", HumanBytes(l.TmpBytes)),
+		NoFile:  fmt.Sprintf("rlimit %d", l.NoFile),
+		Network: "none (no network namespace interfaces but loopback)",
+	}
+	if o.CgroupLimits {
+		e.Memory = fmt.Sprintf("cgroup %s", HumanBytes(l.MemoryBytes))
+		e.Pids = fmt.Sprintf("cgroup %d", l.Pids)
+		e.CPUs = fmt.Sprintf("cgroup %g", l.CPUs)
+	} else {
+		e.Memory = fmt.Sprintf("rlimit address space %s (host does not enforce cgroup limits)", HumanBytes(l.MemoryBytes))
+		e.Pids = fmt.Sprintf("rlimit nproc %d (host does not enforce cgroup limits)", l.Pids)
+		e.CPUs = "not enforced (host does not enforce cgroup limits)"
+	}
+	return e
+}
+
+// HumanBytes renders n as KiB/MiB/GiB.
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.4g %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// sandboxUID is the container user when podman runs as root: not root, and
+// not a uid a desktop user is likely to have.
+const sandboxUID = 10001
+
+func isRoot() bool { return os.Geteuid() == 0 }
+
+// ParseBytes reads a size such as "512MiB", "2g", "1.5GB" or "1048576".
+// Units are binary (k = KiB), as podman reads them.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffixes []string
+		mult     int64
+	}{
+		{[]string{"tib", "tb", "t"}, 1 << 40},
+		{[]string{"gib", "gb", "g"}, 1 << 30},
+		{[]string{"mib", "mb", "m"}, 1 << 20},
+		{[]string{"kib", "kb", "k"}, 1 << 10},
+		{[]string{"b"}, 1},
+	} {
+		found := false
+		for _, suf := range u.suffixes {
+			if strings.HasSuffix(t, suf) {
+				t, mult, found = strings.TrimSpace(strings.TrimSuffix(t, suf)), u.mult, true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 || f*float64(mult) > float64(math.MaxInt64) {
+		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit, like 512MiB or 2GiB", s)
+	}
+	return int64(f * float64(mult)), nil
+}

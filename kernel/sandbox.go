@@ -1,0 +1,242 @@
+package kernel
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed driver/*.py
+var driverFS embed.FS
+
+// Paths inside the container.
+const (
+	DataMount   = "/data"
+	OutputMount = "/output"
+	driverMount = "/opt/analyst"
+	driverPath  = driverMount + "/analyst_driver.py"
+)
+
+// DriverHash identifies the embedded driver: it is in `analyst version` and
+// in run manifests, so a run names the exact driver that produced it.
+func DriverHash() string {
+	h := sha256.New()
+	names := driverFiles()
+	for _, n := range names {
+		b, _ := driverFS.ReadFile(n)
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func driverFiles() []string {
+	var names []string
+	_ = fs.WalkDir(driverFS, "driver", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), "test_") {
+			names = append(names, p)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	return names
+}
+
+// Environment is the complete environment of the kernel: nothing from the
+// host's environment reaches it.
+func (k *Kernel) environment() []string {
+	threads := strconv.Itoa(int(max(1, min(k.limits.CPUs, float64(runtime.NumCPU())))))
+	return []string{
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"HOME=/tmp",
+		"LANG=C.UTF-8",
+		"MPLCONFIGDIR=/tmp/matplotlib",
+		"PYTHONDONTWRITEBYTECODE=1",
+		"PYTHONHASHSEED=0",
+		"PYTHONUNBUFFERED=1",
+		"OPENBLAS_NUM_THREADS=" + threads,
+		"OMP_NUM_THREADS=" + threads,
+		"MKL_NUM_THREADS=" + threads,
+	}
+}
+
+// EnvironmentKeys are the names of the only variables a kernel has: ours,
+// and HOSTNAME, which podman sets even with --unsetenv-all.
+func EnvironmentKeys() []string {
+	k := &Kernel{limits: DefaultLimits()}
+	keys := []string{"HOSTNAME"}
+	for _, kv := range k.environment() {
+		keys = append(keys, strings.SplitN(kv, "=", 2)[0])
+	}
+	return keys
+}
+
+// prepareMounts writes the driver and an empty resolv.conf to a private
+// folder, and makes the output folder writable by the sandbox user.
+func (k *Kernel) prepareMounts() error {
+	dir, err := os.MkdirTemp("", "analyst-kernel-")
+	if err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
+	k.tmpDir = dir
+	drv := filepath.Join(dir, "driver")
+	if err := os.Mkdir(drv, 0o755); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
+	for _, name := range driverFiles() {
+		b, err := driverFS.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("starting kernel: reading embedded driver: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(drv, filepath.Base(name)), b, 0o444); err != nil {
+			return fmt.Errorf("starting kernel: writing driver: %w", err)
+		}
+	}
+	// The host's resolver address is nobody's business inside the sandbox.
+	if err := os.WriteFile(filepath.Join(dir, "resolv.conf"), nil, 0o444); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
+	// Rootless podman maps the caller's uid in; it must be able to read.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
+	if k.opts.Data != "" {
+		if _, err := os.Stat(k.opts.Data); err != nil {
+			return fmt.Errorf("starting kernel: data: %w", err)
+		}
+	}
+	if k.opts.OutputDir != "" {
+		if err := os.MkdirAll(k.opts.OutputDir, 0o755); err != nil {
+			return fmt.Errorf("starting kernel: output folder: %w", err)
+		}
+		if !k.opts.Rootless && isRoot() {
+			// Rootful: the sandbox user is sandboxUID; it needs to write here.
+			if err := os.Chown(k.opts.OutputDir, sandboxUID, sandboxUID); err != nil {
+				return fmt.Errorf("starting kernel: output folder: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// restoreOutputOwner gives the files the kernel wrote back to the caller.
+func (k *Kernel) restoreOutputOwner() {
+	if k.opts.OutputDir == "" || k.opts.Rootless || !isRoot() {
+		return
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	_ = filepath.WalkDir(k.opts.OutputDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			_ = os.Lchown(p, uid, gid)
+		}
+		return nil
+	})
+}
+
+func (k *Kernel) cleanupFiles() {
+	if k.tmpDir != "" {
+		_ = os.RemoveAll(k.tmpDir)
+	}
+}
+
+// rlimits are the limits the driver sets itself: always the open-files cap,
+// and memory and process caps where cgroups do not enforce them.
+func (k *Kernel) rlimits() map[string]int64 {
+	r := map[string]int64{"nofile": int64(k.limits.NoFile)}
+	if !k.opts.CgroupLimits {
+		r["as"] = k.limits.MemoryBytes
+		r["nproc"] = int64(k.limits.Pids)
+	}
+	return r
+}
+
+// podmanArgs is the whole podman command line after "podman" for the driver.
+func (k *Kernel) podmanArgs() ([]string, error) {
+	return k.sandboxArgs(false, "python3", "-X", "utf8", driverPath)
+}
+
+// sandboxArgs is a podman command line that runs entry in the sandbox.
+func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
+	l := k.limits
+	var args []string
+	if k.opts.Runtime != "" {
+		args = append(args, "--runtime", k.opts.Runtime)
+	}
+	args = append(args, "run", "--interactive")
+	if tty {
+		args = append(args, "--tty")
+	}
+	args = append(args,
+		"--name", k.name,
+		"--hostname", "analyst-kernel",
+		"--label", LabelKernel+"=1",
+		"--label", LabelOwner+"="+strconv.Itoa(os.Getpid()),
+		"--network=none",
+		"--no-hosts",
+		"--http-proxy=false",
+		"--cap-drop=all",
+		"--security-opt=no-new-privileges",
+		"--read-only",
+		"--read-only-tmpfs=false",
+		"--tmpfs", fmt.Sprintf("/tmp:rw,nosuid,nodev,size=%d,mode=1777", l.TmpBytes),
+		"--log-driver=none",
+		"--unsetenv-all",
+		"--ulimit", fmt.Sprintf("nofile=%d:%d", l.NoFile, l.NoFile),
+		// Rootful podman's default nproc rlimit fails to apply here; the pids
+		// limit (or the driver's rlimit) is what bounds processes.
+		"--ulimit", fmt.Sprintf("nproc=%d:%d", 4*l.Pids, 4*l.Pids),
+		"--workdir", "/tmp",
+		"--volume", k.tmpDir+"/driver:"+driverMount+":ro",
+		"--volume", k.tmpDir+"/resolv.conf:/etc/resolv.conf:ro",
+	)
+	if k.opts.CgroupLimits {
+		args = append(args,
+			"--memory", strconv.FormatInt(l.MemoryBytes, 10),
+			"--memory-swap", strconv.FormatInt(l.MemoryBytes, 10),
+			"--pids-limit", strconv.Itoa(l.Pids),
+			"--cpus", strconv.FormatFloat(l.CPUs, 'f', -1, 64),
+		)
+	}
+	if k.opts.Rootless {
+		args = append(args, "--userns=keep-id")
+	} else {
+		args = append(args, "--user", fmt.Sprintf("%d:%d", sandboxUID, sandboxUID))
+	}
+	for _, kv := range k.environment() {
+		args = append(args, "--env", kv)
+	}
+	if k.opts.Data != "" {
+		abs, err := filepath.Abs(k.opts.Data)
+		if err != nil {
+			return nil, fmt.Errorf("starting kernel: data: %w", err)
+		}
+		target := DataMount
+		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			target = DataMount + "/" + filepath.Base(abs)
+		}
+		if strings.ContainsAny(abs, ",:") {
+			return nil, fmt.Errorf("starting kernel: data path %q contains ',' or ':', which podman cannot mount; copy or link it to a plain path", abs)
+		}
+		args = append(args, "--volume", abs+":"+target+":ro")
+	}
+	if k.opts.OutputDir != "" {
+		abs, err := filepath.Abs(k.opts.OutputDir)
+		if err != nil {
+			return nil, fmt.Errorf("starting kernel: output folder: %w", err)
+		}
+		if strings.ContainsAny(abs, ",:") {
+			return nil, fmt.Errorf("starting kernel: output path %q contains ',' or ':', which podman cannot mount", abs)
+		}
+		args = append(args, "--volume", abs+":"+OutputMount+":rw")
+	}
+	args = append(args, "--rootfs", k.opts.RootFS)
+	return append(args, entry...), nil
+}

@@ -1,0 +1,16 @@
+// Package llm holds the model clients: a small, provider-neutral layer over a
+// local Ollama server (github.com/ollama/ollama/api) and OpenAI-compatible
+// servers (github.com/openai/openai-go/v3).
+//
+// A [Client] streams one chat turn at a time ([Client.Chat]) and reports what
+// the model can do ([Client.Model]). The conversation is the caller's: it
+// sends the whole history each turn, and the package checks the protocol
+// rules providers reject requests for (one tool message per tool call id,
+// straight after the assistant message that made the calls; images only on
+// user messages), so a mistake surfaces as a clear error rather than a 400.
+//
+// Both providers share one retry policy (retry.go): exponential backoff with
+// jitter on 429, 408, 5xx and dropped connections, honouring Retry-After.
+// Failures are *[Error] values whose Kind is one of [ErrUnreachable],
+// [ErrUnauthorized], [ErrUnknownModel] or [ErrRateLimited], for errors.Is.
+package llm

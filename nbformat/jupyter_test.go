@@ -1,0 +1,291 @@
+package nbformat_test
+
+// These tests check notebooks with Jupyter's own tools (nbformat 5.5's
+// validator and writer, nbconvert with ipykernel) inside the real kernel
+// sandbox. They need the kernel image: ANALYST_TEST_ROOTFS.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// testKernelOptions are the options for a kernel on this host, as in the
+// kernel package's tests. The image comes from ANALYST_TEST_ROOTFS, which
+// `make test` sets after building it.
+func testKernelOptions(t *testing.T) kernel.Options {
+	t.Helper()
+	rootfs := os.Getenv("ANALYST_TEST_ROOTFS")
+	if rootfs == "" {
+		if testing.Short() {
+			t.Skip("sandbox tests need the kernel image: set ANALYST_TEST_ROOTFS (make test does)")
+		}
+		t.Fatal("ANALYST_TEST_ROOTFS is not set: build the image (make kernel) or run make test")
+	}
+	rootless := os.Geteuid() != 0
+	return kernel.Options{RootFS: rootfs, Runtime: "runc", Rootless: rootless, CgroupLimits: !rootless}
+}
+
+func startKernel(t *testing.T, opts kernel.Options) *kernel.Kernel {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	k, err := kernel.Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("starting kernel: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Close(); err != nil {
+			t.Errorf("closing kernel: %v", err)
+		}
+	})
+	return k
+}
+
+// mustRun runs code and fails the test unless the cell succeeded.
+func mustRun(t *testing.T, k *kernel.Kernel, code string, timeout time.Duration) *kernel.Execution {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
+	defer cancel()
+	ex, err := k.Execute(ctx, code, kernel.ExecOptions{Timeout: timeout})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if ex.Status != kernel.StatusOK {
+		t.Fatalf("cell failed: status %s, error %v\ncode:\n%s\nstdout: %s\nstderr: %s", ex.Status, ex.Error, code, ex.Stdout(), ex.Stderr())
+	}
+	return ex
+}
+
+// dataDir is a folder the sandbox user can read, to mount at /data.
+func dataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// validateCode reads, validates and re-writes a notebook with nbformat, and
+// prints "valid", any warnings, and whether nbformat's own writer gives our
+// bytes back.
+const validateCode = `
+import difflib, sys, warnings
+import nbformat
+path = %q
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+print("valid", nbformat.__version__)
+for w in caught:
+    print("WARNING", w.category.__name__, w.message, file=sys.stderr)
+raw = open(path, encoding="utf-8").read()
+again = nbformat.writes(nb)
+if not again.endswith("\n"):
+    again += "\n"
+if again == raw:
+    print("same bytes")
+else:
+    print("".join(difflib.unified_diff(raw.splitlines(True), again.splitlines(True), "analyst", "nbformat", n=2))[:8000])
+`
+
+func validateInSandbox(t *testing.T, k *kernel.Kernel, path string) {
+	t.Helper()
+	ex := mustRun(t, k, fmt.Sprintf(validateCode, path), 2*time.Minute)
+	out := ex.Stdout()
+	if !strings.HasPrefix(out, "valid ") {
+		t.Fatalf("nbformat did not validate %s:\n%s", path, out)
+	}
+	if ex.Stderr() != "" {
+		t.Errorf("nbformat warned about %s:\n%s", path, ex.Stderr())
+	}
+	if !strings.Contains(out, "same bytes\n") {
+		t.Errorf("nbformat.writes gives other bytes than ours for %s:\n%s", path, out)
+	}
+}
+
+// TestJupyterValidates validates the golden sample with Jupyter's nbformat
+// and checks that nbformat's own writer produces exactly our bytes.
+func TestJupyterValidates(t *testing.T) {
+	opts := testKernelOptions(t)
+	dir := dataDir(t)
+	b := mustMarshal(t, sampleNotebook())
+	if err := os.WriteFile(filepath.Join(dir, "sample.ipynb"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Data = dir
+	k := startKernel(t, opts)
+	validateInSandbox(t, k, "/data/sample.ipynb")
+}
+
+// TestJupyterReexecutes runs cells in the kernel, writes the notebook from
+// their real outputs, and has Jupyter (nbconvert --execute with ipykernel)
+// run it again: the notebook is valid, re-executes without error, and gives
+// the same text and the same chart.
+func TestJupyterReexecutes(t *testing.T) {
+	opts := testKernelOptions(t)
+	dir := dataDir(t)
+	outDir := filepath.Join(t.TempDir(), "out")
+	opts.Data, opts.OutputDir = dir, outDir
+	k := startKernel(t, opts)
+
+	nb := nbformat.New()
+	nb.Metadata.LanguageInfo.Version = k.Python()
+	nb.SetProvenance("test", t.Name())
+	nb.AddMarkdown("# Re-execution check\n\n$$\\bar{x} = \\frac{1}{n}\\sum x_i$$")
+	cells := []string{
+		"import numpy as np\nimport pandas as pd\nimport matplotlib.pyplot as plt",
+		"print('hello from the kernel')\nprint('ünïcode', 1 + 1)",
+		"df = pd.DataFrame({'month': ['Jan', 'Feb', 'Mar'], 'revenue': [10.0, 30.5, 20.25]})\ndf",
+		"df['revenue'].describe()",
+		"plt.bar(df['month'], df['revenue'])\nplt.title('Revenue by month')\nplt.xlabel('month')\nplt.ylabel('revenue')\nplt.show()",
+	}
+	for _, code := range cells {
+		nb.AddExecution(mustRun(t, k, code, time.Minute))
+	}
+	if err := nbformat.WriteFile(filepath.Join(dir, "x.ipynb"), nb); err != nil {
+		t.Fatal(err)
+	}
+	// Real kernel outputs round-trip too.
+	first := mustMarshal(t, nb)
+	back, err := nbformat.Read(bytes.NewReader(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second := mustMarshal(t, back); !bytes.Equal(first, second) {
+		t.Errorf("Marshal(Read(Marshal(nb))) differs for real kernel outputs:\n%s", cmp.Diff(string(first), string(second)))
+	}
+	validateInSandbox(t, k, "/data/x.ipynb")
+
+	// Jupyter's inline backend is chosen by ipykernel only when MPLBACKEND
+	// is unset; the sandbox sets MPLBACKEND=Agg for the driver, which a
+	// user's Jupyter does not have.
+	ex := mustRun(t, k, `
+import os, subprocess
+env = dict(os.environ)
+env.pop("MPLBACKEND", None)
+r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
+                    "--ExecutePreprocessor.timeout=120", "--output-dir", "/output",
+                    "--output", "out", "/data/x.ipynb"],
+                   env=env, capture_output=True, text=True, timeout=150)
+print("exit", r.returncode)
+if r.returncode:
+    print(r.stdout[-4000:], r.stderr[-4000:])
+`, 3*time.Minute)
+	if !strings.HasPrefix(ex.Stdout(), "exit 0") {
+		t.Fatalf("nbconvert --execute failed:\n%s", ex.Stdout())
+	}
+	jupyterBytes, err := os.ReadFile(filepath.Join(outDir, "out.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := nbformat.Read(bytes.NewReader(jupyterBytes))
+	if err != nil {
+		t.Fatalf("reading nbconvert's notebook: %v", err)
+	}
+	// A notebook Jupyter wrote reads and writes back to the same bytes, but
+	// for one deliberate difference: IPython 8.5 ends base64 images with a
+	// newline (binascii.b2a_base64), which we strip.
+	want := regexp.MustCompile(`("image/png": "[A-Za-z0-9+/=]+)\\n"`).ReplaceAll(jupyterBytes, []byte(`$1"`))
+	if bytes.Equal(want, jupyterBytes) {
+		t.Logf("Jupyter's image/png has no trailing newline (this IPython no longer adds one)")
+	}
+	if b := mustMarshal(t, again); !bytes.Equal(b, want) {
+		t.Errorf("Marshal(Read(nbconvert's notebook)) differs from it:\n%s", cmp.Diff(string(want), string(b)))
+	}
+	if len(again.Cells) != len(nb.Cells) {
+		t.Fatalf("nbconvert's notebook has %d cells, ours %d", len(again.Cells), len(nb.Cells))
+	}
+	for i, ours := range nb.Cells {
+		theirs := again.Cells[i]
+		if theirs.ID != ours.ID || theirs.Source != ours.Source {
+			t.Errorf("cell %d: id/source changed: %q/%q vs %q/%q", i, ours.ID, ours.Source, theirs.ID, theirs.Source)
+		}
+		if ours.CellType != nbformat.Code {
+			continue
+		}
+		// nbclient records when it ran each cell: these outputs are Jupyter's own.
+		if _, ok := theirs.Metadata.Extra["execution"]; !ok {
+			t.Errorf("cell %d: no execution timing: did nbconvert run it?", i)
+		}
+		if got, want := describeOutputs(theirs.Outputs), describeOutputs(ours.Outputs); got != want {
+			t.Errorf("cell %d: Jupyter's outputs differ from ours:\nours:\n%s\nJupyter's:\n%s", i, want, got)
+		}
+		comparePNGs(t, i, ours.Outputs, theirs.Outputs)
+	}
+}
+
+// describeOutputs lists the outputs' types, stream text and text/plain.
+func describeOutputs(outs []nbformat.Output) string {
+	var b strings.Builder
+	for _, o := range outs {
+		b.WriteString(o.OutputType)
+		switch o.OutputType {
+		case nbformat.OutputStream:
+			b.WriteString(" " + o.Name + ": " + o.Text)
+		case nbformat.OutputError:
+			b.WriteString(" " + o.EName + ": " + o.EValue)
+		default:
+			s, _ := o.DataString("text/plain")
+			b.WriteString(" text/plain: " + s)
+			if _, ok := o.Data["image/png"]; ok {
+				b.WriteString(" +image/png")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// comparePNGs reports whether the kernel's chart and Jupyter's are the
+// same bytes.
+func comparePNGs(t *testing.T, cell int, ours, theirs []nbformat.Output) {
+	t.Helper()
+	a, b := pngs(t, ours), pngs(t, theirs)
+	if len(a) != len(b) {
+		t.Errorf("cell %d: %d images from the kernel, %d from Jupyter", cell, len(a), len(b))
+		return
+	}
+	for i := range a {
+		if bytes.Equal(a[i], b[i]) {
+			t.Logf("cell %d image %d: PNG bytes identical (%d bytes)", cell, i, len(a[i]))
+			continue
+		}
+		ca, _ := png.DecodeConfig(bytes.NewReader(a[i]))
+		cb, _ := png.DecodeConfig(bytes.NewReader(b[i]))
+		t.Errorf("cell %d image %d: PNG bytes differ: kernel %d bytes %dx%d, Jupyter %d bytes %dx%d",
+			cell, i, len(a[i]), ca.Width, ca.Height, len(b[i]), cb.Width, cb.Height)
+	}
+}
+
+func pngs(t *testing.T, outs []nbformat.Output) [][]byte {
+	t.Helper()
+	var all [][]byte
+	for _, o := range outs {
+		s, ok := o.DataString("image/png")
+		if !ok {
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			t.Fatalf("image/png is not base64: %v", err)
+		}
+		all = append(all, b)
+	}
+	return all
+}
