@@ -1,4 +1,4 @@
-package kernel
+package kernel_test
 
 // Benchmarks of the kernel against the baselines its design is measured by.
 // Each benchmark times the kernel and its baseline side by side in one run,
@@ -15,48 +15,19 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/examples"
-	"github.com/analyst-cli/analyst/internal/command"
-	"github.com/analyst-cli/analyst/kernel/host"
-	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
-
-func benchOptions(b *testing.B) Options {
-	b.Helper()
-	rootfs := os.Getenv("ANALYST_TEST_ROOTFS")
-	cacheDir, err := image.DefaultCacheDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if rootfs == "" {
-		img, err := image.Lookup(cacheDir, image.DefaultRecipe())
-		if err != nil {
-			b.Fatalf("benchmarks need the kernel image: %v", err)
-		}
-		rootfs = img.RootFS
-	}
-	info, err := host.Probe(context.Background(), command.Exec{}, rootfs, cacheDir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return Options{RootFS: rootfs, Runtime: info.Runtime, Rootless: info.Rootless,
-		CgroupLimits: info.Enforced.Memory && info.Enforced.Pids}
-}
 
 // bareRun runs python code in a throw-away container with the kernel's
 // flags and mounts, the way a fresh-process-per-task agent would.
-func bareRun(b *testing.B, opts Options, code string) time.Duration {
+func bareRun(b *testing.B, opts kernel.Options, code string) time.Duration {
 	b.Helper()
-	k := &Kernel{opts: opts, limits: opts.Limits.withDefaults(), name: namePrefix + "bare-" + randomHex(4)}
-	if err := k.prepareMounts(); err != nil {
-		b.Fatal(err)
-	}
-	defer k.cleanupFiles()
-	args, err := k.sandboxArgs(false, "python3", "-c", code)
+	args, cleanup, err := kernel.SandboxArgs(opts, false, "python3", "-c", code)
 	if err != nil {
 		b.Fatal(err)
 	}
-	i := slices.Index(args, "run")
-	args = slices.Insert(args, i+1, "--rm")
+	defer cleanup()
 	start := time.Now()
 	if out, err := exec.Command("podman", args...).CombinedOutput(); err != nil {
 		b.Fatalf("bare run: %v\n%s", err, out)
@@ -80,12 +51,12 @@ const seedFontCache = "import shutil; shutil.copytree('/usr/local/share/analyst/
 // BenchmarkKernelReady: Start (container up, driver ready with pandas and
 // matplotlib imported) vs a bare podman run that imports the same.
 func BenchmarkKernelReady(b *testing.B) {
-	opts := benchOptions(b)
+	opts := kerneltest.Options(b)
 	ctx := context.Background()
 	var ready, bare []time.Duration
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		k, err := Start(ctx, opts)
+		k, err := kernel.Start(ctx, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,7 +73,7 @@ func BenchmarkKernelReady(b *testing.B) {
 
 // BenchmarkCellRoundTrip: a trivial cell, request to status.
 func BenchmarkCellRoundTrip(b *testing.B) {
-	k, err := Start(context.Background(), benchOptions(b))
+	k, err := kernel.Start(context.Background(), kerneltest.Options(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,8 +82,8 @@ func BenchmarkCellRoundTrip(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		ex, err := k.Execute(context.Background(), "x = 1", ExecOptions{})
-		if err != nil || ex.Status != StatusOK {
+		ex, err := k.Execute(context.Background(), "x = 1", kernel.ExecOptions{})
+		if err != nil || ex.Status != kernel.StatusOK {
 			b.Fatalf("%v %v", err, ex)
 		}
 		ds = append(ds, time.Since(start))
@@ -132,15 +103,15 @@ ax.set_title('Revenue by month'); ax.set_xlabel('month'); ax.set_ylabel('revenue
 // BenchmarkChartCapture: a 12-bar chart captured as an output (PNG and
 // description) vs the same figure saved to a BytesIO in the same kernel.
 func BenchmarkChartCapture(b *testing.B) {
-	k, err := Start(context.Background(), benchOptions(b))
+	k, err := kernel.Start(context.Background(), kerneltest.Options(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer k.Close()
 	run := func(code string) time.Duration {
 		start := time.Now()
-		ex, err := k.Execute(context.Background(), code, ExecOptions{})
-		if err != nil || ex.Status != StatusOK {
+		ex, err := k.Execute(context.Background(), code, kernel.ExecOptions{})
+		if err != nil || ex.Status != kernel.StatusOK {
 			b.Fatalf("%v %+v", err, ex)
 		}
 		return time.Since(start)
@@ -170,7 +141,7 @@ m.plot.bar(ax=ax, title='Revenue by month')
 // chart) in a warm kernel that holds the 1,000,000-row frame, vs a fresh
 // container per question that imports, reads the CSV and draws.
 func BenchmarkFollowUp(b *testing.B) {
-	opts := benchOptions(b)
+	opts := kerneltest.Options(b)
 	data := filepath.Join(b.TempDir(), "sales.csv")
 	f, err := os.Create(data)
 	if err != nil {
@@ -181,13 +152,13 @@ func BenchmarkFollowUp(b *testing.B) {
 	}
 	f.Close()
 	opts.Data = data
-	k, err := Start(context.Background(), opts)
+	k, err := kernel.Start(context.Background(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer k.Close()
 	load := "df = pd.read_csv('/data/sales.csv', parse_dates=['date'])"
-	if ex, err := k.Execute(context.Background(), load, ExecOptions{Timeout: 5 * time.Minute}); err != nil || ex.Status != StatusOK {
+	if ex, err := k.Execute(context.Background(), load, kernel.ExecOptions{Timeout: 5 * time.Minute}); err != nil || ex.Status != kernel.StatusOK {
 		b.Fatalf("load: %v %+v", err, ex)
 	}
 	fresh := seedFontCache + "import pandas as pd, matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n" +
@@ -196,8 +167,8 @@ func BenchmarkFollowUp(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		ex, err := k.Execute(context.Background(), monthlyRevenue+"plt.show()", ExecOptions{})
-		if err != nil || ex.Status != StatusOK || len(ex.Charts()) != 1 {
+		ex, err := k.Execute(context.Background(), monthlyRevenue+"plt.show()", kernel.ExecOptions{})
+		if err != nil || ex.Status != kernel.StatusOK || len(ex.Charts()) != 1 {
 			b.Fatalf("%v %+v", err, ex)
 		}
 		warm = append(warm, time.Since(start))

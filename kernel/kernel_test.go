@@ -14,27 +14,6 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 )
 
-// startKernel starts a kernel for a test and closes it when the test ends.
-func startKernel(t *testing.T, mod func(*kernel.Options)) *kernel.Kernel {
-	t.Helper()
-	opts := testOptions(t)
-	if mod != nil {
-		mod(&opts)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	k, err := kernel.Start(ctx, opts)
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return k
-}
-
 func run(t *testing.T, k *kernel.Kernel, code string) *kernel.Execution {
 	t.Helper()
 	return runTimeout(t, k, code, 0)

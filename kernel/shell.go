@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/analyst-cli/analyst/internal/command"
 )
@@ -15,32 +16,19 @@ const shellPreload = "import numpy as np, pandas as pd, matplotlib; matplotlib.u
 // mounts as a kernel, attached to the given streams, until it exits. It is
 // for debugging what the kernel sees; nothing is captured.
 func Shell(ctx context.Context, opts Options, tty bool, in io.Reader, out, errOut io.Writer) error {
-	k := &Kernel{opts: opts, limits: opts.Limits.withDefaults(), name: namePrefix + "shell-" + randomHex(4), runner: opts.Runner, podman: opts.Podman}
-	if k.runner == nil {
-		k.runner = command.Exec{}
-	}
-	if k.podman == "" {
-		k.podman = "podman"
-	}
-	if err := k.prepareMounts(); err != nil {
-		k.cleanupFiles()
-		return err
-	}
-	defer k.cleanupFiles()
-	defer k.restoreOutputOwner()
-	args, err := k.sandboxArgs(tty, "ipython3", "--no-banner", "--no-confirm-exit", "--quick", "-i", "-c", shellPreload)
+	args, cleanup, err := SandboxArgs(opts, tty, "ipython3", "--no-banner", "--no-confirm-exit", "--quick", "-i", "-c", shellPreload)
 	if err != nil {
 		return err
 	}
-	args = append(args[:0:0], args...)
-	// --rm: the shell's container goes when the shell ends.
-	for i, a := range args {
-		if a == "run" {
-			args = append(args[:i+1], append([]string{"--rm"}, args[i+1:]...)...)
-			break
-		}
+	defer cleanup()
+	runner, podman := opts.Runner, opts.Podman
+	if runner == nil {
+		runner = command.Exec{}
 	}
-	cmd := k.runner.Command(ctx, k.podman, args...)
+	if podman == "" {
+		podman = "podman"
+	}
+	cmd := runner.Command(ctx, podman, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, errOut
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
@@ -49,4 +37,26 @@ func Shell(ctx context.Context, opts Options, tty bool, in io.Reader, out, errOu
 		return fmt.Errorf("kernel shell: %w", err)
 	}
 	return nil
+}
+
+// SandboxArgs returns podman's arguments (after "podman") to run entry once,
+// with --rm, in a sandbox with the isolation, limits and mounts a kernel with
+// these options gets; cleanup removes the files prepared for it.
+func SandboxArgs(opts Options, tty bool, entry ...string) (args []string, cleanup func(), err error) {
+	k := &Kernel{opts: opts, limits: opts.Limits.withDefaults(), name: namePrefix + "once-" + randomHex(4)}
+	cleanup = func() {
+		k.restoreOutputOwner()
+		k.cleanupFiles()
+	}
+	if err := k.prepareMounts(); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	args, err = k.sandboxArgs(tty, entry...)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	i := slices.Index(args, "run")
+	return slices.Insert(args, i+1, "--rm"), cleanup, nil
 }

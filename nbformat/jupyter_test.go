@@ -20,39 +20,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // testKernelOptions are the options for a kernel on this host, as in the
 // kernel package's tests. The image comes from ANALYST_TEST_ROOTFS, which
 // `make test` sets after building it.
-func testKernelOptions(t *testing.T) kernel.Options {
-	t.Helper()
-	rootfs := os.Getenv("ANALYST_TEST_ROOTFS")
-	if rootfs == "" {
-		if testing.Short() {
-			t.Skip("sandbox tests need the kernel image: set ANALYST_TEST_ROOTFS (make test does)")
-		}
-		t.Fatal("ANALYST_TEST_ROOTFS is not set: build the image (make kernel) or run make test")
-	}
-	rootless := os.Geteuid() != 0
-	return kernel.Options{RootFS: rootfs, Runtime: "runc", Rootless: rootless, CgroupLimits: !rootless}
-}
-
 func startKernel(t *testing.T, opts kernel.Options) *kernel.Kernel {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	k, err := kernel.Start(ctx, opts)
-	if err != nil {
-		t.Fatalf("starting kernel: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Close(); err != nil {
-			t.Errorf("closing kernel: %v", err)
-		}
-	})
-	return k
+	return kerneltest.Start(t, func(o *kernel.Options) { *o = opts })
 }
 
 // mustRun runs code and fails the test unless the cell succeeded.
@@ -122,7 +99,7 @@ func validateInSandbox(t *testing.T, k *kernel.Kernel, path string) {
 // TestJupyterValidates validates the golden sample with Jupyter's nbformat
 // and checks that nbformat's own writer produces exactly our bytes.
 func TestJupyterValidates(t *testing.T) {
-	opts := testKernelOptions(t)
+	opts := kerneltest.Options(t)
 	dir := dataDir(t)
 	b := mustMarshal(t, sampleNotebook())
 	if err := os.WriteFile(filepath.Join(dir, "sample.ipynb"), b, 0o644); err != nil {
@@ -138,7 +115,7 @@ func TestJupyterValidates(t *testing.T) {
 // run it again: the notebook is valid, re-executes without error, and gives
 // the same text and the same chart.
 func TestJupyterReexecutes(t *testing.T) {
-	opts := testKernelOptions(t)
+	opts := kerneltest.Options(t)
 	dir := dataDir(t)
 	outDir := filepath.Join(t.TempDir(), "out")
 	opts.Data, opts.OutputDir = dir, outDir

@@ -11,16 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 0
 fi
 
-user=analyst-ci
-if ! id "$user" >/dev/null 2>&1; then
-  useradd --create-home --shell /bin/bash "$user"
-fi
-for f in /etc/subuid /etc/subgid; do
-  if ! grep -q "^$user:" "$f" 2>/dev/null; then
-    usermod --add-subuids 200000-265535 --add-subgids 200000-265535 "$user"
-    break
-  fi
-done
+user=$(scripts/rootless-user.sh)
 
 dir=$(mktemp -d /tmp/analyst-rootless.XXXXXX)
 trap 'rm -rf "$dir"' EXIT

@@ -185,10 +185,10 @@ func chooseRuntime(ctx context.Context, r command.Runner, info *Info, rootfs, ca
 	}
 	// A failure is not cached: whatever the user fixes, the next probe
 	// should see it.
+	// An unwritable cache (a shared, read-only image folder) only costs the
+	// next probe its speed.
 	if info.Runtime != "" && cacheDir != "" {
-		if err := writeCache(cachePath(cacheDir), cacheFile{key, info.Runtime, info.RuntimePath, info.RuntimeErrors}); err != nil {
-			return fmt.Errorf("caching the OCI runtime choice: %w", err)
-		}
+		_ = writeCache(cachePath(cacheDir), cacheFile{key, info.Runtime, info.RuntimePath, info.RuntimeErrors})
 	}
 	return nil
 }

@@ -1,0 +1,83 @@
+// Package kerneltest gives tests in any package a real kernel on this host,
+// found the way the CLI finds it: the cached image (or ANALYST_TEST_ROOTFS)
+// and a probe of podman for the runtime, rootless mode and enforced limits.
+package kerneltest
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/host"
+	"github.com/analyst-cli/analyst/kernel/image"
+)
+
+var (
+	once sync.Once
+	opts kernel.Options
+	err  error
+)
+
+// Options returns kernel options for this host. Without podman or an image
+// the test fails, or is skipped in -short mode (make test-unit).
+func Options(t testing.TB) kernel.Options {
+	t.Helper()
+	once.Do(func() { opts, err = probe() })
+	if err != nil {
+		if testing.Short() {
+			t.Skipf("needs podman and the kernel image (make kernel): %v", err)
+		}
+		t.Fatalf("needs podman and the kernel image (make kernel): %v", err)
+	}
+	return opts
+}
+
+func probe() (kernel.Options, error) {
+	cacheDir, err := image.DefaultCacheDir()
+	if err != nil {
+		return kernel.Options{}, err
+	}
+	rootfs := os.Getenv("ANALYST_TEST_ROOTFS")
+	if rootfs == "" {
+		img, err := image.Lookup(cacheDir, image.DefaultRecipe())
+		if err != nil {
+			return kernel.Options{}, err
+		}
+		rootfs = img.RootFS
+	}
+	info, err := host.Probe(context.Background(), nil, rootfs, cacheDir)
+	if err != nil {
+		return kernel.Options{}, err
+	}
+	runtime := info.RuntimePath
+	if runtime == "" {
+		runtime = info.Runtime
+	}
+	return kernel.Options{RootFS: rootfs, Runtime: runtime, Rootless: info.Rootless,
+		CgroupLimits: info.Enforced.Memory && info.Enforced.Pids}, nil
+}
+
+// Start starts a kernel with Options changed by mod (may be nil) and closes
+// it when the test ends.
+func Start(t testing.TB, mod func(*kernel.Options)) *kernel.Kernel {
+	t.Helper()
+	o := Options(t)
+	if mod != nil {
+		mod(&o)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	k, err := kernel.Start(ctx, o)
+	if err != nil {
+		t.Fatalf("starting kernel: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Close(); err != nil {
+			t.Errorf("closing kernel: %v", err)
+		}
+	})
+	return k
+}
