@@ -171,7 +171,7 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 			for _, n := range names {
 				fmt.Fprintf(w, "  %s\t%s\n", n, m.Packages[n])
 			}
-			fmt.Fprintf(w, "runtime:\t%s\n", setup.Options.Runtime)
+			fmt.Fprintf(w, "runtime:\t%s (%s)\n", setup.Host.Runtime, setup.Options.Runtime)
 			fmt.Fprintf(w, "rootless:\t%v\n", setup.Host.Rootless)
 			fmt.Fprintf(w, "cgroups:\t%s\n", setup.Host.CgroupVersion)
 			fmt.Fprintf(w, "driver:\t%s\n", kernel.DriverHash())

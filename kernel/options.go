@@ -133,7 +133,7 @@ func (o Options) Enforcement() Enforced {
 	e := Enforced{
 		Tmp:     fmt.Sprintf("tmpfs size %s", HumanBytes(l.TmpBytes)),
 		NoFile:  fmt.Sprintf("rlimit %d", l.NoFile),
-		Network: "none (no network namespace interfaces but loopback)",
+		Network: "none (only a loopback interface)",
 	}
 	if o.CgroupLimits {
 		e.Memory = fmt.Sprintf("cgroup %s", HumanBytes(l.MemoryBytes))
