@@ -119,6 +119,12 @@ func TestOutputShapes(t *testing.T) {
 				t.Errorf("outputs in wrong order or shape: %+v", ex.Outputs)
 			}
 		}},
+		{"raw mime bundle", "display({'application/vnd.test+json': {'a': 1}, 'text/plain': 'a=1'}, raw=True)", func(t *testing.T, ex *kernel.Execution) {
+			o := only(t, ex, "display_data")
+			if string(o.Data["application/vnd.test+json"]) != `{"a":1}` {
+				t.Errorf("raw bundle: %s", o.Data["application/vnd.test+json"])
+			}
+		}},
 		{"stdin is empty", "import sys\nsys.stdin.read()", func(t *testing.T, ex *kernel.Execution) {
 			if ex.Text() != "''" {
 				t.Errorf("stdin read %q, want ''; outputs %+v status %s", ex.Text(), ex.Outputs, ex.Status)

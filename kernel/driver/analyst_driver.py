@@ -358,10 +358,17 @@ def flush_figures():
             plt.close(fig)
 
 
-def display(*objs, **kwargs):
-    """Show objects as rich outputs, like IPython's display()."""
+def display(*objs, raw=False, metadata=None, **kwargs):
+    """Show objects as rich outputs, like IPython's display(). With raw=True
+    each object is a mime bundle already: {"mime/type": data, ...}."""
     for obj in objs:
         if _cell is None:
+            continue
+        if raw:
+            if not isinstance(obj, dict):
+                raise TypeError("display(raw=True) takes mime bundles (dicts), not %s" % type(obj).__name__)
+            _cell.display({"output_type": "display_data", "data": _finite(obj),
+                           "metadata": metadata or {}})
             continue
         if type(obj).__module__.startswith("matplotlib") and hasattr(obj, "canvas"):
             _cell.display(figure_output(obj, _cell))

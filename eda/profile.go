@@ -1,0 +1,118 @@
+// Package eda generates the code of the deterministic analysis stages —
+// setup, load, profile, distributions — as notebook cells: Python that runs
+// in the kernel, with markdown that explains it (formulas in LaTeX). Every
+// number in a report comes from a cell generated here or written by the
+// model, so the notebook alone reproduces the report.
+package eda
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// MimeProfile is the output mime type of the profile cell: the profile as
+// JSON, which the Go side reads (the report's overview, the model's prompt).
+const MimeProfile = "application/vnd.analyst.profile+json"
+
+// DataErrorName is the Python exception the load cell raises for data it
+// cannot read; its message says what is wrong and what to do.
+const DataErrorName = "AnalystDataError"
+
+// Profile describes a loaded dataset, in the manner of ydata-profiling.
+type Profile struct {
+	Rows          int      `json:"rows"`
+	Columns       int      `json:"columns"`
+	MemoryBytes   int64    `json:"memory_bytes"`
+	DuplicateRows int      `json:"duplicate_rows"`
+	Load          LoadInfo `json:"load"`
+	ColumnInfo    []Column `json:"column_info"`
+	Alerts        []Alert  `json:"alerts"`
+}
+
+// LoadInfo says how the file was read.
+type LoadInfo struct {
+	Format      string   `json:"format"`      // csv, tsv, json, jsonl, xlsx
+	Compression string   `json:"compression"` // "" or "gzip"
+	Encoding    string   `json:"encoding"`    // utf-8, utf-8-sig (BOM), latin-1
+	BOM         bool     `json:"bom"`
+	Delimiter   string   `json:"delimiter"` // csv/tsv only
+	Decimal     string   `json:"decimal"`   // "." or ","
+	Sheet       string   `json:"sheet"`     // xlsx only
+	ParsedDates []string `json:"parsed_dates"`
+	// Notes are things the reader should know ("duplicate column names
+	// renamed: a, a.1", "3 ragged rows skipped", ...).
+	Notes []string `json:"notes"`
+}
+
+// Column kinds.
+const (
+	KindNumeric     = "numeric"
+	KindCategorical = "categorical"
+	KindDatetime    = "datetime"
+	KindBoolean     = "boolean"
+	KindText        = "text"
+	KindEmpty       = "empty" // every value missing
+)
+
+// Column profiles one column.
+type Column struct {
+	Name          string     `json:"name"`
+	Dtype         string     `json:"dtype"`
+	Kind          string     `json:"kind"`
+	Missing       int        `json:"missing"`
+	MissingShare  float64    `json:"missing_share"`
+	Distinct      int        `json:"distinct"`
+	DistinctShare float64    `json:"distinct_share"`
+	Sample        []string   `json:"sample"` // a few values, as text
+	Min           *float64   `json:"min,omitempty"`
+	Max           *float64   `json:"max,omitempty"`
+	Mean          *float64   `json:"mean,omitempty"`
+	Std           *float64   `json:"std,omitempty"`
+	Skew          *float64   `json:"skew,omitempty"`
+	MinDate       string     `json:"min_date,omitempty"`
+	MaxDate       string     `json:"max_date,omitempty"`
+	Top           []TopValue `json:"top,omitempty"` // categorical: most frequent values
+	MemoryBytes   int64      `json:"memory_bytes"`
+}
+
+// TopValue is a frequent value of a column and its count.
+type TopValue struct {
+	Value string  `json:"value"`
+	Count int     `json:"count"`
+	Share float64 `json:"share"`
+}
+
+// Alert types, after ydata-profiling's.
+const (
+	AlertConstant        = "constant"
+	AlertHighMissing     = "high_missing"
+	AlertHighCardinality = "high_cardinality"
+	AlertUniqueID        = "unique_id"
+	AlertSkewed          = "skewed"
+	AlertHighCorrelation = "high_correlation"
+	AlertDatesAsText     = "dates_as_text"
+	AlertMixedTypes      = "mixed_types"
+	AlertEmpty           = "empty"
+	AlertDuplicates      = "duplicates"
+)
+
+// Alert is something about the data an analyst should look at.
+type Alert struct {
+	Type    string   `json:"type"`
+	Column  string   `json:"column,omitempty"`
+	Columns []string `json:"columns,omitempty"`
+	Value   *float64 `json:"value,omitempty"`
+	Message string   `json:"message"`
+}
+
+// ParseProfile reads the profile cell's JSON output.
+func ParseProfile(raw []byte) (*Profile, error) {
+	var p Profile
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("reading the data profile: %w", err)
+	}
+	if p.Columns != len(p.ColumnInfo) {
+		return nil, fmt.Errorf("reading the data profile: %d columns but %d column profiles", p.Columns, len(p.ColumnInfo))
+	}
+	return &p, nil
+}

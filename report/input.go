@@ -1,0 +1,51 @@
+// Package report renders a run as one self-contained HTML file: the answer
+// and an overview of the data first, then every stage's cells with their
+// code (highlighted, collapsible), outputs, charts and formulas. The page
+// makes no network request.
+package report
+
+import (
+	"time"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// Input is everything a report shows. The notebook is the source of every
+// number and chart; the rest is context.
+type Input struct {
+	Title    string
+	Notebook *nbformat.Notebook // cells tagged "stage:NAME", in order
+	Profile  *eda.Profile       // nil when profiling did not finish
+	Run      RunInfo
+	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
+	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
+	// inlines them. "" shows formulas as TeX source.
+	KaTeXDir string
+}
+
+// RunInfo is the context of a run.
+type RunInfo struct {
+	DataName       string
+	DataSHA256     string
+	DataBytes      int64
+	Started        time.Time
+	Duration       time.Duration
+	Stages         []StageInfo
+	Failure        string // why the run stopped early, "" if it did not
+	AnalystVersion string
+	DriverHash     string
+	ImageID        string
+	Versions       map[string]string // python, pandas, ...
+}
+
+// StageInfo is one stage's outcome.
+type StageInfo struct {
+	Name     string
+	Title    string
+	Status   string // ok, error, skipped
+	Duration time.Duration
+}
+
+// StageTag is the cell tag that says which stage a cell belongs to.
+func StageTag(stage string) string { return "stage:" + stage }
