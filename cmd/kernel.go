@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/host"
 	"github.com/analyst-cli/analyst/kernel/image"
@@ -408,43 +409,16 @@ func (p *execPrinter) saveCharts(ex *kernel.Execution, w io.Writer) error {
 		}
 		base := filepath.Join(p.outDir, fmt.Sprintf("chart-%d", p.charts))
 		if len(c.PNG) > 0 {
-			if err := writeFileAtomic(base+".png", c.PNG); err != nil {
+			if err := atomicfile.WriteFile(base+".png", c.PNG); err != nil {
 				return err
 			}
 		}
-		if err := writeFileAtomic(base+".json", c.Description); err != nil {
+		if err := atomicfile.WriteFile(base+".json", c.Description); err != nil {
 			return err
 		}
 		if w != nil {
 			fmt.Fprintf(w, "%s] %s.png\n", label, base)
 		}
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to path through a temporary file and a rename,
-// so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

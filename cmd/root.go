@@ -91,6 +91,7 @@ ANALYST_KERNEL_CELL_TIMEOUT in the environment.`,
 	root.AddCommand(newCmdVersion(f))
 	root.AddCommand(newCmdConfig(f))
 	root.AddCommand(newCmdDoctor(f))
+	root.AddCommand(newCmdRun(f, nil))
 	root.AddCommand(newCmdKernel(f))
 	return root
 }

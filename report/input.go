@@ -15,6 +15,10 @@ import (
 // number and chart; the rest is context.
 type Input struct {
 	Title    string
+	Question string // the question asked, shown under the title ("" for none)
+	// Answer is the run's answer as markdown (formulas allowed), shown first
+	// after the header; "" leaves the answer box out.
+	Answer   string
 	Notebook *nbformat.Notebook // cells tagged "stage:NAME", in order
 	Profile  *eda.Profile       // nil when profiling did not finish
 	Run      RunInfo
@@ -22,6 +26,10 @@ type Input struct {
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.
 	KaTeXDir string
+	// KaTeXRoot is the root filesystem that KaTeXDir's absolute symlinks
+	// point into. "" means the folder above usr/share/javascript/katex when
+	// KaTeXDir ends so (the kernel image's rootfs: see KaTeXDirIn), else /.
+	KaTeXRoot string
 }
 
 // RunInfo is the context of a run.
@@ -46,6 +54,10 @@ type StageInfo struct {
 	Status   string // ok, error, skipped
 	Duration time.Duration
 }
+
+// TagNotebookOnly marks cells that are for notebook readers only — the
+// title and the stage headings — since the report has its own.
+const TagNotebookOnly = "notebook-only"
 
 // StageTag is the cell tag that says which stage a cell belongs to.
 func StageTag(stage string) string { return "stage:" + stage }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The main job: make an example dataset and analyse it in the sandboxed
-# kernel. Charts and their descriptions land in out/charts.
+# The main job: make an example sales dataset and run analyst on it. The
+# report, notebook, charts and manifest land in out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p out
 rows=${DEMO_ROWS:-100000}
 go run ./examples/gensales -rows "$rows" -o out/sales.csv
 echo "demo: analysing out/sales.csv ($rows orders) in the sandbox"
-bin/analyst kernel exec --data out/sales.csv --out out/charts examples/monthly_revenue.py
-echo "demo: charts are in $(pwd)/out/charts"
+bin/analyst run --out out out/sales.csv
+echo "demo: open $(pwd)/out/sales.html in a browser (it needs no network)"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages analyst needs to build and run its kernel:
 # podman and runc to run it, uidmap for rootless use, debootstrap and
-# mmdebstrap to build its image. Does nothing when they are all present.
+# mmdebstrap to build its image, and chromium for the HTML report tests.
+# Does nothing when they are all present.
 set -euo pipefail
 
-packages=(podman runc uidmap debootstrap mmdebstrap fuse-overlayfs)
-commands=(podman runc newuidmap debootstrap mmdebstrap fuse-overlayfs)
+packages=(podman runc uidmap debootstrap mmdebstrap fuse-overlayfs chromium)
+commands=(podman runc newuidmap debootstrap mmdebstrap fuse-overlayfs chromium)
 
 missing=()
 for i in "${!commands[@]}"; do

@@ -49,6 +49,7 @@ var defaultPackages = []string{
 	"jupyter-core",
 	"fonts-dejavu-core",
 	"python3-tabulate",
+	"libjs-katex",
 }
 
 // DefaultRecipe is the image analyst runs unless told otherwise.

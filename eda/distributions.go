@@ -1,0 +1,532 @@
+package eda
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options tune the distributions stage.
+type Options struct {
+	// MaxChartColumns bounds the numeric columns drawn as histograms and the
+	// categorical columns drawn as bar charts (default 12 each).
+	MaxChartColumns int
+	// MaxCorrelationColumns bounds the numeric columns in the correlation
+	// matrices and heatmaps (default 30).
+	MaxCorrelationColumns int
+	// TopValues is how many of the most frequent values of each categorical
+	// column are tabulated and charted (default 10).
+	TopValues int
+	// MaxMissingColumns bounds the bars of the missingness chart (default 40;
+	// the table lists every column with missing values).
+	MaxMissingColumns int
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxChartColumns       = 12
+	DefaultMaxCorrelationColumns = 30
+	DefaultTopValues             = 10
+	DefaultMaxMissingColumns     = 40
+)
+
+// annotateMax is the largest correlation matrix whose heatmap shows its
+// values in the cells; past it the numbers would not fit.
+const annotateMax = 12
+
+// idMinRows is the least number of rows for which an all-distinct integer
+// column counts as an identifier and is left out of the charts: in a few
+// dozen rows, measurements are often all distinct too.
+const idMinRows = 100
+
+// highCardinality matches the profile's high_cardinality threshold: bar
+// charts prefer categorical columns at or under it.
+const highCardinality = 50
+
+func (o Options) withDefaults() Options {
+	if o.MaxChartColumns <= 0 {
+		o.MaxChartColumns = DefaultMaxChartColumns
+	}
+	if o.MaxCorrelationColumns <= 0 {
+		o.MaxCorrelationColumns = DefaultMaxCorrelationColumns
+	}
+	if o.TopValues <= 0 {
+		o.TopValues = DefaultTopValues
+	}
+	if o.MaxMissingColumns <= 0 {
+		o.MaxMissingColumns = DefaultMaxMissingColumns
+	}
+	return o
+}
+
+// Choice is what the distributions stage looks at, chosen from a profile.
+// Column lists are in the file's order.
+type Choice struct {
+	Numeric     []string // summary statistics: every numeric column
+	Hist        []string // histograms
+	HistLeftOut []string // numeric columns that qualified for a histogram but were not drawn
+	NotCharted  []string // numeric columns never charted: identifiers, constant or empty
+	Categorical []string // top-values table: categorical and boolean columns, not identifiers
+	Bars        []string // bar charts of the top values
+	BarsLeftOut []string
+	Correlation []string // correlation matrices
+	CorrLeftOut []string
+	Missing     []string // missingness chart, most missing first
+	MissingLeft []string
+	AnyMissing  bool
+	Date        string // time series: the datetime column, "" for none
+	Value       string // time series: the numeric column summed per period, "" for none
+	Frequency   string // pandas offset alias, periods labelled by their start: H, D, W-MON, MS, YS
+	Span        string // how long the dates span, in words
+}
+
+// Choose picks the columns each part of the distributions stage shows.
+//
+// Informativeness rule: a numeric column is more informative the more
+// distinct non-missing values it has (a richer distribution); identifiers
+// (a different integer or text value in every row, among 100 rows or more
+// for integers), constant and empty columns are never charted. Categorical columns with at most 50 distinct
+// values come first for bar charts (their top values cover most rows),
+// then by the same rule. Ties keep the file's order. Chosen columns are
+// shown in the file's order.
+func Choose(p *Profile, opts Options) Choice {
+	opts = opts.withDefaults()
+	ids := map[string]bool{}
+	for _, a := range p.Alerts {
+		if a.Type == AlertUniqueID {
+			ids[a.Column] = true
+		}
+	}
+	var c Choice
+	var numCand, catCand, corrCand, missing []Column
+	order := map[string]int{}
+	for i, col := range p.ColumnInfo {
+		order[col.Name] = i
+		if col.Missing > 0 {
+			c.AnyMissing = true
+			missing = append(missing, col)
+		}
+		switch col.Kind {
+		case KindNumeric:
+			c.Numeric = append(c.Numeric, col.Name)
+			if (ids[col.Name] && p.Rows >= idMinRows) || col.Distinct < 2 {
+				c.NotCharted = append(c.NotCharted, col.Name)
+				continue
+			}
+			numCand = append(numCand, col)
+			corrCand = append(corrCand, col)
+		case KindCategorical, KindBoolean:
+			if ids[col.Name] {
+				continue
+			}
+			c.Categorical = append(c.Categorical, col.Name)
+			if col.Distinct >= 2 {
+				catCand = append(catCand, col)
+			}
+		case KindDatetime:
+			if c.Date == "" || col.Distinct > p.ColumnInfo[order[c.Date]].Distinct {
+				c.Date = col.Name
+			}
+		}
+	}
+	byDistinct := func(cols []Column) {
+		sort.SliceStable(cols, func(i, j int) bool { return cols[i].Distinct > cols[j].Distinct })
+	}
+	byDistinct(numCand)
+	byDistinct(corrCand)
+	byDistinct(catCand)
+	sort.SliceStable(catCand, func(i, j int) bool {
+		return catCand[i].Distinct <= highCardinality && catCand[j].Distinct > highCardinality
+	})
+	sort.SliceStable(missing, func(i, j int) bool { return missing[i].MissingShare > missing[j].MissingShare })
+
+	c.Hist, c.HistLeftOut = split(numCand, opts.MaxChartColumns, order)
+	c.Bars, c.BarsLeftOut = split(catCand, opts.MaxChartColumns, order)
+	c.Correlation, c.CorrLeftOut = split(corrCand, opts.MaxCorrelationColumns, order)
+	if len(c.Correlation) < 2 {
+		c.Correlation, c.CorrLeftOut = nil, nil
+	}
+	for i, col := range missing {
+		if i < opts.MaxMissingColumns {
+			c.Missing = append(c.Missing, col.Name)
+		} else {
+			c.MissingLeft = append(c.MissingLeft, col.Name)
+		}
+	}
+	if c.Date != "" {
+		if len(numCand) > 0 {
+			c.Value = numCand[0].Name
+		}
+		d := p.ColumnInfo[order[c.Date]]
+		c.Frequency, c.Span = frequency(d.MinDate, d.MaxDate)
+	}
+	return c
+}
+
+// split keeps the first n of ranked columns, each part in the file's order.
+func split(ranked []Column, n int, order map[string]int) (kept, left []string) {
+	for i, col := range ranked {
+		if i < n {
+			kept = append(kept, col.Name)
+		} else {
+			left = append(left, col.Name)
+		}
+	}
+	byFile := func(names []string) {
+		sort.SliceStable(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
+	}
+	byFile(kept)
+	byFile(left)
+	return kept, left
+}
+
+// frequency picks a resampling frequency that gives a readable number of
+// points (roughly 12 to 150) for dates from min to max (ISO 8601). Every
+// alias labels a period by its start (weeks start on Monday).
+func frequency(minDate, maxDate string) (alias, span string) {
+	lo, err1 := parseISO(minDate)
+	hi, err2 := parseISO(maxDate)
+	if err1 != nil || err2 != nil {
+		return "MS", "an unknown span"
+	}
+	d := hi.Sub(lo)
+	days := d.Hours() / 24
+	switch {
+	case days <= 3:
+		return "H", fmt.Sprintf("%.1f hours", d.Hours())
+	case days <= 120:
+		return "D", fmt.Sprintf("%.0f days", days)
+	case days <= 400:
+		return "W-MON", fmt.Sprintf("%.0f days", days)
+	case days <= 365.25*15:
+		return "MS", fmt.Sprintf("%.1f years", days/365.25)
+	default:
+		return "YS", fmt.Sprintf("%.0f years", days/365.25)
+	}
+}
+
+func parseISO(s string) (time.Time, error) {
+	var err error
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		var t time.Time
+		if t, err = time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, err
+}
+
+// periodWords names the periods of each frequency.
+var periodWords = map[string]string{"H": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
+
+// Distributions studies the distribution of every column the profile p
+// describes: summary statistics, top values, correlations and missingness,
+// each introduced by its formula, and the charts an analyst looks at first.
+// Columns are chosen in Go (see Choose) and written into the code, so the
+// notebook reads, and re-runs, without analyst.
+func Distributions(p *Profile, opts Options) Stage {
+	opts = opts.withDefaults()
+	st := Stage{Name: StageDistributions, Title: "Distributions"}
+	add := func(cells ...Cell) { st.Cells = append(st.Cells, cells...) }
+	if p == nil || p.Rows == 0 {
+		add(Markdown("There is no data profile, so the distributions were not studied."))
+		return st
+	}
+	c := Choose(p, opts)
+
+	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
+		"(matplotlib would read `$...$` as math); panels are laid out in a grid."))
+	add(Code(chartHelpersPy, "chart-helpers"))
+
+	// Numeric summary.
+	if len(c.Numeric) > 0 {
+		add(Markdown(numericFormulasMd))
+		add(Code(fill(numericStatsPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
+	} else {
+		add(Markdown("### Numeric columns\n\nThe data has no numeric columns, so there are no summary statistics or histograms."))
+	}
+	if len(c.Hist) > 0 {
+		add(Markdown(chartChoiceMd("Histograms show how the values of each numeric column spread: 30 equal-width bins "+
+			"(for integer columns, at most 30 bins of whole numbers, centred on the values), missing values left out.",
+			"numeric", c.Hist, c.HistLeftOut, c.NotCharted,
+			"they are identifiers, constant or empty")))
+		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist)), "histograms"))
+	}
+
+	// Categorical.
+	if len(c.Categorical) > 0 {
+		add(Markdown(fmt.Sprintf("### Categorical columns\n\nThe %d most frequent values of each categorical column, with their count and share:\n\n"+
+			"$$\\text{share}(v) = \\frac{\\#\\{\\, i : x_i = v \\,\\}}{n}$$\n\n"+
+			"where $n$ counts every row, missing values included, so the shares of a column and its missing "+
+			"share add up to at most 1.", opts.TopValues)))
+		add(Code(fill(topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical)), "top-values"))
+		if len(c.Bars) > 0 {
+			add(Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
+				"categorical", c.Bars, c.BarsLeftOut, nil, "")))
+			add(Code(fill(barsPy, "{{COLUMNS}}", pyList(c.Bars)), "top-value-bars"))
+		}
+	}
+
+	// Correlations.
+	if len(c.Correlation) > 0 {
+		add(Markdown(correlationFormulasMd))
+		var note string
+		if len(c.CorrLeftOut) > 0 {
+			note = fmt.Sprintf("\n\nOnly the %d numeric columns with the most distinct values are correlated; left out: %s.",
+				len(c.Correlation), mdList(c.CorrLeftOut))
+		}
+		add(Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers and constant " +
+			"columns excluded), and their heatmaps." + note))
+		annotate := "False"
+		if len(c.Correlation) <= annotateMax {
+			annotate = "True"
+		}
+		add(Code(fill(correlationPy, "{{COLUMNS}}", pyList(c.Correlation), "{{ANNOTATE}}", annotate), "correlations"))
+	}
+
+	// Missingness.
+	if c.AnyMissing {
+		var note string
+		if len(c.MissingLeft) > 0 {
+			note = fmt.Sprintf(" The chart shows the %d columns with the largest share missing; the table lists all; "+
+				"left out of the chart: %s.", len(c.Missing), mdList(c.MissingLeft))
+		}
+		add(Markdown("### Missing values\n\nThe share of missing values per column:\n\n" +
+			"$$\\text{missing share} = \\frac{1}{n}\\sum_{i=1}^{n} \\mathbf{1}[x_i \\text{ is missing}]$$\n\n" +
+			"The table lists every column with missing values, most missing first; the bar chart draws them." + note))
+		add(Code(fill(missingPy, "{{COLUMNS}}", pyList(c.Missing)), "missingness"))
+	} else {
+		add(Markdown("### Missing values\n\nNo value is missing in any column, so there is no missingness chart."))
+	}
+
+	// Time series.
+	if c.Date != "" {
+		word := periodWords[c.Frequency]
+		what := "the number of rows"
+		if c.Value != "" {
+			what += " and the sum of " + mdCode(c.Value) + " (the numeric column with the most distinct values)"
+		}
+		add(Markdown(fmt.Sprintf("### Over time\n\nA time series over %s: %s per %s. The dates span %s, so a %s gives a readable "+
+			"number of points. Rows without a date are left out; missing values count as 0 in the sums.",
+			mdCode(c.Date), what, word, c.Span, word)))
+		valueLine := "value_column = None  # no numeric column to sum"
+		if c.Value != "" {
+			valueLine = "value_column = " + pyString(c.Value)
+		}
+		add(Code(fill(timeSeriesPy,
+			"{{DATE}}", pyString(c.Date),
+			"{{VALUE_LINE}}", valueLine,
+			"{{FREQ}}", pyString(c.Frequency),
+			"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, c.Span),
+			"{{WORD}}", word,
+		), "time-series"))
+	}
+	return st
+}
+
+// chartChoiceMd explains what a chart shows and which columns it left out.
+func chartChoiceMd(intro, kind string, charted, leftOut, never []string, neverWhy string) string {
+	var b strings.Builder
+	b.WriteString(intro)
+	if len(leftOut) > 0 {
+		rule := "with the most distinct non-missing values"
+		if kind == "categorical" {
+			rule = "ranked first by having 2 to 50 distinct values, then by the most distinct values"
+		}
+		fmt.Fprintf(&b, "\n\nThe data has more %s columns than fit: the %d %s columns %s were charted; left out (%d): %s.",
+			kind, len(charted), kind, rule, len(leftOut), mdList(leftOut))
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(&b, "\n\nNot charted because %s: %s.", neverWhy, mdList(never))
+	}
+	return b.String()
+}
+
+const numericFormulasMd = `### Numeric columns
+
+Summary statistics of the numeric columns, as pandas computes them. For a column with $n$ non-missing values $x_1, \dots, x_n$ (missing values are left out of every statistic):
+
+Mean:
+$$\bar{x} = \frac{1}{n}\sum_{i=1}^{n} x_i$$
+
+Sample standard deviation (divides by $n-1$):
+$$s = \sqrt{\frac{1}{n-1}\sum_{i=1}^{n}\left(x_i - \bar{x}\right)^2}$$
+
+Quantile $Q(p)$ by linear interpolation between the sorted values $x_{(1)} \le \dots \le x_{(n)}$, with $h = (n-1)\,p + 1$:
+$$Q(p) = x_{(\lfloor h \rfloor)} + \left(h - \lfloor h \rfloor\right)\left(x_{(\lfloor h \rfloor + 1)} - x_{(\lfloor h \rfloor)}\right)$$
+The quartiles are $Q(0.25)$, the median $Q(0.5)$ and $Q(0.75)$.
+
+Interquartile range:
+$$\mathrm{IQR} = Q(0.75) - Q(0.25)$$
+
+Skewness, the adjusted Fisher–Pearson coefficient $G_1$, with the central moments $m_k = \frac{1}{n}\sum_{i=1}^{n}(x_i - \bar{x})^k$ (needs $n \ge 3$):
+$$G_1 = \frac{\sqrt{n(n-1)}}{n-2}\,\frac{m_3}{m_2^{3/2}}$$
+
+Excess kurtosis $G_2$ (0 for a normal distribution; needs $n \ge 4$):
+$$G_2 = \frac{n-1}{(n-2)(n-3)}\left[(n+1)\,\frac{m_4}{m_2^2} - 3(n-1)\right]$$
+
+The table shows six significant digits (all digits before the decimal point); the values in ` + "`numeric_stats`" + ` keep full precision.`
+
+const correlationFormulasMd = `### Correlations
+
+Correlations between numeric columns, over the rows where both values are present ($n$ pairs).
+
+Pearson's $r$ measures how well a straight line relates $x$ and $y$:
+$$r_{xy} = \frac{\sum_{i=1}^{n}(x_i - \bar{x})(y_i - \bar{y})}{\sqrt{\sum_{i=1}^{n}(x_i - \bar{x})^2}\,\sqrt{\sum_{i=1}^{n}(y_i - \bar{y})^2}}$$
+
+Spearman's $\rho$ measures how well any increasing (or decreasing) relation does: it is Pearson's $r$ of the ranks, where tied values share the average of their ranks:
+$$\rho_{xy} = r_{\operatorname{rank}(x)\,\operatorname{rank}(y)}$$
+
+Each column is ranked once, over all its non-missing values. Where a pair of columns has missing values in different rows, this differs slightly from ranking only the rows both have (what ` + "`df.corr(method=\"spearman\")`" + ` does, at the cost of ranking every pair again).`
+
+const chartHelpersPy = `def chart_label(value, width=40):
+    """Text for a chart: cut to width characters, and '$' escaped (matplotlib reads $...$ as math)."""
+    text = str(value)
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return text.replace("$", r"\$")
+
+
+def chart_grid(n, ncols=3, width=4.5, height=3.2):
+    """A figure with n panels, ncols to a row; panels left over are hidden."""
+    ncols = min(ncols, n)
+    nrows = math.ceil(n / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, axes.flat[:n]
+
+
+def hist_bins(values, bins=30):
+    """Bin edges: for integers, bins of whole numbers centred on the values (no empty slivers
+    between integers), at most bins of them; otherwise bins equal-width bins."""
+    if not pd.api.types.is_integer_dtype(values) or values.empty:
+        return bins
+    low, high = int(values.min()), int(values.max())
+    width = max(1, math.ceil((high - low + 1) / bins))
+    count = math.ceil((high - low + 1) / width)
+    return low - 0.5 + width * np.arange(count + 1)`
+
+const numericStatsPy = `numeric_columns = {{COLUMNS}}
+numeric = df[numeric_columns]
+quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
+numeric_stats = pd.DataFrame({
+    "count": numeric.count(),
+    "missing": numeric.isna().sum(),
+    "mean": numeric.mean(),
+    "std": numeric.std(),  # n - 1 in the denominator
+    "min": numeric.min(),
+    "25%": quartiles.loc[0.25],
+    "50%": quartiles.loc[0.5],
+    "75%": quartiles.loc[0.75],
+    "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
+    "max": numeric.max(),
+    "skewness": numeric.skew(),  # G1
+    "kurtosis": numeric.kurt(),  # G2, excess kurtosis
+})
+numeric_stats.index.name = "column"
+numeric_stats`
+
+const histPy = `hist_columns = {{COLUMNS}}
+fig, axes = chart_grid(len(hist_columns))
+for ax, column in zip(axes, hist_columns):
+    values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
+    ax.hist(values, bins=hist_bins(values))
+    ax.set_title(chart_label(column))
+    ax.set_xlabel(chart_label(column))
+    ax.set_ylabel("rows")
+fig.suptitle("Distributions of the numeric columns")
+fig.tight_layout()
+plt.show()`
+
+const topValuesPy = `TOP_CATEGORIES = {{TOP}}
+categorical_columns = {{COLUMNS}}
+top_values = {column: df[column].value_counts().head(TOP_CATEGORIES) for column in categorical_columns}
+top_table = pd.concat(
+    {column: pd.DataFrame({"count": counts, "share": counts / len(df)}) for column, counts in top_values.items()},
+    names=["column", "value"],
+)
+with pd.option_context("display.max_rows", 200):
+    display(top_table)`
+
+const barsPy = `bar_columns = {{COLUMNS}}
+fig, axes = chart_grid(len(bar_columns), ncols=2, width=6, height=0.3 * TOP_CATEGORIES + 1.5)
+for ax, column in zip(axes, bar_columns):
+    counts = top_values[column]
+    positions = range(len(counts))
+    ax.barh(positions, counts.values)
+    ax.set_yticks(positions)
+    ax.set_yticklabels([chart_label(value, 30) for value in counts.index])
+    ax.invert_yaxis()  # most frequent on top
+    ax.set_title(chart_label(column))
+    ax.set_xlabel("rows")
+    ax.set_ylabel(chart_label(column, 30))
+fig.suptitle("Most frequent values of the categorical columns")
+fig.tight_layout()
+plt.show()`
+
+const correlationPy = `correlation_columns = {{COLUMNS}}
+pearson = df[correlation_columns].corr(method="pearson")
+# Spearman's rho: Pearson's r of the ranks; each column is ranked once (ties get their average rank).
+spearman = df[correlation_columns].rank().corr(method="pearson")
+print("Pearson r")
+display(pearson)
+print("Spearman rho")
+display(spearman)
+
+labels = [chart_label(column, 25) for column in correlation_columns]
+size = max(4.0, 0.4 * len(correlation_columns) + 2.5)
+for title, matrix in [("Pearson r", pearson), ("Spearman ρ", spearman)]:
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    sns.heatmap(matrix, ax=ax, vmin=-1, vmax=1, center=0, cmap="RdBu_r", square=True,
+                annot={{ANNOTATE}}, fmt=".2f", xticklabels=labels, yticklabels=labels,
+                cbar_kws={"label": title})
+    ax.set_title(f"{title} between numeric columns")
+    ax.set_xlabel("column")
+    ax.set_ylabel("column")
+    fig.tight_layout()
+    plt.show()`
+
+const missingPy = `missing_share = df.isna().mean()
+display(missing_share[missing_share > 0].sort_values(ascending=False).to_frame("missing share"))
+
+missing_columns = {{COLUMNS}}
+shares = missing_share[missing_columns]
+fig, ax = plt.subplots(figsize=(7, 0.3 * len(shares) + 1.5))
+positions = range(len(shares))
+ax.barh(positions, shares.values)
+ax.set_yticks(positions)
+ax.set_yticklabels([chart_label(column, 30) for column in shares.index])
+ax.invert_yaxis()  # most missing on top
+ax.set_xlim(0, 1)
+ax.set_xlabel("share of rows missing")
+ax.set_ylabel("column")
+ax.set_title("Missing values by column")
+fig.tight_layout()
+plt.show()`
+
+const timeSeriesPy = `date_column = {{DATE}}
+{{VALUE_LINE}}
+FREQUENCY = {{FREQ}}  # {{FREQ_COMMENT}}
+dated = df[date_column].notna()
+dates = pd.DatetimeIndex(df.loc[dated, date_column])
+# Each period is the interval [start, next start), labelled by its start.
+per_period = pd.DataFrame({"rows": pd.Series(1, index=dates).resample(FREQUENCY, closed="left", label="left").size()})
+if value_column is not None:
+    values = pd.Series(df.loc[dated, value_column].to_numpy(), index=dates)
+    per_period["sum of " + value_column] = values.resample(FREQUENCY, closed="left", label="left").sum()
+per_period.index.name = "{{WORD}} starting"
+display(per_period)
+
+fig, axes = plt.subplots(len(per_period.columns), 1, figsize=(10, 3.2 * len(per_period.columns)),
+                         sharex=True, squeeze=False)
+for ax, series in zip(axes.flat, per_period.columns):
+    ax.plot(per_period.index, per_period[series], marker="o", markersize=3)
+    ax.set_title(chart_label(series[0].upper() + series[1:], 60) + " per {{WORD}}")
+    ax.set_ylabel(chart_label(series, 30))
+    ax.set_xlabel(chart_label(date_column) + " ({{WORD}} starting)")
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # 12000000, not 1.2 with 1e7 above
+fig.tight_layout()
+plt.show()`

@@ -1,0 +1,14 @@
+package eda
+
+import "encoding/json"
+
+// ProfileFromData reads the profile from one cell output's mime bundle
+// (nbformat "data"): ok is false when the bundle holds no profile.
+func ProfileFromData(data map[string]json.RawMessage) (p *Profile, ok bool, err error) {
+	raw, ok := data[MimeProfile]
+	if !ok {
+		return nil, false, nil
+	}
+	p, err = ParseProfile(raw)
+	return p, true, err
+}

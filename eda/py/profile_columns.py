@@ -1,0 +1,83 @@
+TOP_VALUES = 10  # most frequent values kept per categorical column
+SAMPLE_VALUES = 5  # example values shown per column
+TEXT_MIN_LENGTH = 20  # free text: long values (mean length), mostly distinct, mostly with spaces
+
+
+def jsonable(x):
+    """x with only JSON types: numpy numbers become Python ones, NaN and infinities None."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def column_kind(s, counts, present):
+    """numeric, categorical, datetime, boolean, text or empty."""
+    if present == 0:
+        return "empty"
+    if pd.api.types.is_bool_dtype(s) or (
+            counts is not None and all(isinstance(v, (bool, np.bool_)) for v in counts.index)):
+        return "boolean"
+    if pd.api.types.is_datetime64_any_dtype(s):
+        return "datetime"
+    if pd.api.types.is_numeric_dtype(s):
+        return "numeric"
+    sample = spaced_sample(s, 1000).astype(str)
+    if (len(counts) > 0.5 * present and sample.str.len().mean() >= TEXT_MIN_LENGTH
+            and sample.str.contains(" ").mean() >= 0.5):
+        return "text"
+    return "categorical"
+
+
+def profile_column(name, s, rows, memory):
+    missing = int(s.isna().sum())
+    present = rows - missing
+    numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+    # Frequencies only for non-numeric columns: they give the distinct count too.
+    counts = None if numeric or pd.api.types.is_datetime64_any_dtype(s) else s.value_counts()
+    distinct = len(counts) if counts is not None else int(s.nunique())
+    kind = column_kind(s, counts, present)
+    samples = s.dropna().head(100).astype(str).drop_duplicates().head(SAMPLE_VALUES)
+    col = {
+        "name": name,
+        "dtype": str(s.dtype),
+        "kind": kind,
+        "missing": missing,
+        "missing_share": missing / rows if rows else 0.0,
+        "distinct": distinct,
+        "distinct_share": distinct / present if present else 0.0,  # of the non-missing values
+        "sample": [v if len(v) <= 100 else v[:99] + "…" for v in samples],
+        "memory_bytes": int(memory),
+    }
+    if kind == "numeric":
+        col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
+    elif kind == "datetime":
+        col.update(min_date=s.min().isoformat(), max_date=s.max().isoformat())
+    elif counts is not None and kind != "empty":
+        top = counts.head(TOP_VALUES)
+        col["top"] = [{"value": str(v), "count": int(n), "share": n / rows} for v, n in top.items()]
+    return jsonable(col)
+
+
+rows = len(df)
+memory = df.memory_usage(deep=True)  # bytes per column, and the index
+column_info = [profile_column(name, df[name], rows, memory[name]) for name in df.columns]
+duplicate_rows = int(df.duplicated().sum())
+
+overview = pd.DataFrame({
+    "column": [c["name"] for c in column_info],
+    "dtype": [c["dtype"] for c in column_info],
+    "kind": [c["kind"] for c in column_info],
+    "missing": [c["missing"] for c in column_info],
+    "missing %": [100 * c["missing_share"] for c in column_info],
+    "distinct": [c["distinct"] for c in column_info],
+    "sample values": [", ".join(c["sample"]) for c in column_info],
+})
+print(f"{rows:,} rows × {len(df.columns):,} columns, {duplicate_rows:,} duplicate rows, "
+      f"{memory.sum() / 2**20:,.1f} MiB in memory")
+overview

@@ -1,0 +1,126 @@
+package eda
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// pyString quotes s as a Python string literal. Printable characters stay
+// as they are (é, 日本, <script>); quotes, backslashes, control and
+// invisible characters (newlines, bidi overrides, zero-width spaces) are
+// escaped, so the literal reads the same in an editor as to Python.
+func pyString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r) // also U+FFFD for invalid UTF-8 (names come from JSON: valid)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// pyList renders names as a Python list of string literals, one line when
+// short, else wrapped at about 88 characters with a four-space indent.
+func pyList(names []string) string {
+	items := make([]string, len(names))
+	total := 2
+	for i, n := range names {
+		items[i] = pyString(n)
+		total += len(items[i]) + 2
+	}
+	if total <= 80 {
+		return "[" + strings.Join(items, ", ") + "]"
+	}
+	var b strings.Builder
+	b.WriteString("[\n")
+	line := 0
+	for _, it := range items {
+		if line > 0 && line+len(it)+2 > 84 {
+			b.WriteString("\n")
+			line = 0
+		}
+		if line == 0 {
+			b.WriteString("    ")
+			line = 4
+		} else {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(it)
+		b.WriteString(",")
+		line += len(it) + 1
+	}
+	b.WriteString("\n]")
+	return b.String()
+}
+
+// mdCode renders s as a markdown code span: nothing in it is read as
+// markdown, HTML or math. Line breaks become spaces (a code span cannot
+// hold a paragraph break); the fence is longer than any run of backticks
+// inside, as CommonMark requires.
+func mdCode(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' || r == utf8.RuneError {
+			return ' '
+		}
+		if !unicode.IsPrint(r) && r != ' ' {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	if strings.TrimSpace(s) == "" {
+		return "(a blank name)"
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdList renders names as a comma-separated list of code spans.
+func mdList(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = mdCode(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fill replaces each {{KEY}} of a template (pairs: "{{KEY}}", value).
+func fill(tmpl string, kv ...string) string {
+	return strings.NewReplacer(kv...).Replace(tmpl)
+}

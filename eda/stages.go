@@ -1,0 +1,146 @@
+package eda
+
+import (
+	_ "embed"
+	"path"
+	"strings"
+)
+
+// ProfileTag tags the cell whose output holds the profile (mime MimeProfile).
+const ProfileTag = "profile-json"
+
+// Stage names, as the notebook tags them ("stage:NAME").
+const (
+	StageSetup         = "setup"
+	StageLoad          = "load"
+	StageProfile       = "profile"
+	StageDistributions = "distributions"
+)
+
+var (
+	//go:embed py/load.py
+	loadPy string
+	//go:embed py/profile_columns.py
+	profileColumnsPy string
+	//go:embed py/profile_alerts.py
+	profileAlertsPy string
+	//go:embed py/profile_json.py
+	profileJSONPy string
+)
+
+const setupPy = `import bz2
+import contextlib
+import csv
+import gzip
+import io
+import itertools
+import json
+import lzma
+import math
+import os
+import re
+import warnings
+import zipfile
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+# Charts appear under their cells when this notebook runs in Jupyter
+# (analyst's own kernel has no get_ipython and captures them itself).
+try:
+    get_ipython().run_line_magic("matplotlib", "inline")
+except NameError:
+    pass
+
+
+
+def show_number(x):
+    """How tables show a float: 6 significant digits (all digits before the point), thousands
+    separated, scientific notation only below 0.0001 or from 10^15. The data keeps full precision."""
+    if x == 0 or not math.isfinite(x) or not 1e-4 <= abs(x) < 1e15:
+        return f"{x:.6g}"
+    decimals = max(0, 5 - math.floor(math.log10(abs(x))))
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if decimals else text
+
+
+# Wider and longer tables on screen, floats shown by show_number. Matplotlib's
+# settings are left at their defaults, so charts come out the same in analyst and in Jupyter.
+pd.set_option("display.float_format", show_number)
+pd.set_option("display.max_columns", 50)
+pd.set_option("display.max_colwidth", 80)
+pd.set_option("display.max_rows", 100)
+pd.set_option("display.min_rows", 20)
+pd.set_option("display.width", 120)`
+
+// Setup imports what the later stages use and sets display options. The
+// notebook imports everything it uses itself, so it re-runs in plain
+// Jupyter.
+func Setup() Stage {
+	return Stage{Name: StageSetup, Title: "Setup", Cells: []Cell{
+		Markdown("Imports the libraries the analysis uses and sets how pandas shows tables: floats with six " +
+			"significant digits (the data keeps full precision). Matplotlib keeps its default settings, so charts " +
+			"look the same when this notebook is re-run in Jupyter."),
+		Code(setupPy, "setup"),
+	}}
+}
+
+// Load reads the data file at dataPath (its path inside the kernel, such as
+// /data/sales.csv) into df, with load_info saying how it was read. A file
+// it cannot read raises AnalystDataError (DataErrorName).
+func Load(dataPath string) Stage {
+	name := path.Base(dataPath)
+	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
+		Markdown("The loader below reads " + mdCode(name) + ". From the first 64 KB of the file it decides how: " +
+			"compression by its magic bytes (gzip, bz2, xz); format by extension and content (CSV or TSV, JSON, " +
+			"JSON Lines, Excel .xlsx); encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Latin-1, or Windows-1252 when its " +
+			"typographic characters appear); the " +
+			"delimiter (whichever of `,` `;` tab `|` splits the lines into the same number of fields most " +
+			"consistently); and a decimal comma (numbers written like 3,5).\n\n" +
+			"Rows with more fields than the header are skipped and listed in the notes; rows with fewer are kept " +
+			"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
+			"a date column when at least 90% of its values are dates in one of the formats listed in the code. " +
+			"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
+			"and what to do."),
+		Code(fill(loadPy, "{{DATA_PATH}}", pyString(dataPath)), "load-data"),
+		Markdown("The first rows, as loaded."),
+		Code("df.head()"),
+	}}
+}
+
+// ProfileStage computes the profile of df: per column its type, missing and
+// distinct counts, sample values and summary numbers, then the alerts, and
+// shows it as JSON (mime MimeProfile) in the cell tagged ProfileTag.
+func ProfileStage() Stage {
+	return Stage{Name: StageProfile, Title: "Profile", Cells: []Cell{
+		Markdown("Profiles every column: its pandas type and kind (numeric, categorical, datetime, boolean, " +
+			"free text, or empty), how many values are missing, how many distinct values it has (the distinct " +
+			"share is of the non-missing values), a few sample values, and for numeric columns the minimum, " +
+			"maximum, mean, standard deviation and skewness. Exact duplicate rows and the memory the data " +
+			"takes are counted too."),
+		Code(profileColumnsPy, "profile-columns"),
+		Markdown(profileAlertsMd),
+		Code(profileAlertsPy, "profile-alerts"),
+		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
+		Code(fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile)), ProfileTag),
+	}}
+}
+
+var profileAlertsMd = strings.TrimSpace(`
+Alerts point at what an analyst should look at first, in the manner of ydata-profiling:
+
+| alert | raised when | why this threshold |
+|---|---|---|
+| duplicates | any row is an exact copy of an earlier row | even one may mean a double export |
+| empty | every value of a column is missing | nothing to analyse |
+| high_missing | 20% or more of a column's values are missing | enough to bias averages and charts |
+| constant | a column has a single distinct value | it carries no information |
+| unique_id | every row has a different integer or text value | an identifier, not a measurement (floats are excluded: continuous values are often all distinct) |
+| high_cardinality | a categorical column has more than 50 distinct values | ydata-profiling's bar: too many categories to chart or group by |
+| skewed | the skewness of a numeric column is above 2 in absolute value | twice the usual "highly skewed" bar of 1: the mean and standard deviation describe it poorly; ydata-profiling's 20 flags only extreme cases |
+| high_correlation | two numeric columns have a Pearson correlation of 0.9 or more in absolute value (among the 30 numeric columns with the most distinct values) | one nearly predicts the other |
+| dates_as_text | at least half of the sampled values of a text column are dates in one format, but fewer than the 90% needed to convert the column | some values are not dates |
+| mixed_types | a text column holds both numbers and other text (in a sample of up to 10,000 values) | usually a numeric column with stray labels such as "n/a" |
+`)

@@ -1,0 +1,81 @@
+package pipeline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// The notebook alone reproduces the report: Jupyter (nbconvert --execute,
+// ipykernel) re-running it in the same image gives the same text outputs and
+// the same chart bytes.
+func TestNotebookReexecutesInJupyter(t *testing.T) {
+	dir := t.TempDir()
+	data := salesCSV(t, dir, 2000)
+	res := run(t, options(t, data, filepath.Join(dir, "out")))
+
+	// /data holds the dataset and the notebook, as the notebook expects.
+	share := filepath.Join(dir, "share")
+	os.Mkdir(share, 0o755)
+	for _, p := range []string{data, res.Files.Notebook} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(share, filepath.Base(p)), b, 0o644)
+	}
+	rerun := filepath.Join(dir, "rerun")
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = share; o.OutputDir = rerun })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ex, err := k.Execute(ctx, `
+import subprocess
+r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
+                    "--ExecutePreprocessor.timeout=300", "--output-dir", "/output",
+                    "--output", "rerun", "/data/sales.ipynb"], capture_output=True, text=True)
+print("exit", r.returncode)
+if r.returncode:
+    print(r.stdout[-4000:], r.stderr[-4000:])
+`, kernel.ExecOptions{Timeout: 4 * time.Minute})
+	if err != nil || !strings.HasPrefix(ex.Stdout(), "exit 0") {
+		t.Fatalf("nbconvert --execute: %v\n%s%v", err, ex.Stdout(), ex.Error)
+	}
+	theirs, err := nbformat.ReadFile(filepath.Join(rerun, "rerun.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(theirs.Cells) != len(res.Notebook.Cells) {
+		t.Fatalf("re-run has %d cells, ours %d", len(theirs.Cells), len(res.Notebook.Cells))
+	}
+	code, images := 0, 0
+	for i, ours := range res.Notebook.Cells {
+		if ours.CellType != nbformat.Code {
+			continue
+		}
+		code++
+		for _, o := range ours.Outputs {
+			if _, ok := o.Data["image/png"]; ok {
+				images++
+			}
+		}
+		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {
+			t.Errorf("cell %d (%s): %s", i, firstLine(ours.Source), d)
+		}
+	}
+	t.Logf("Jupyter re-ran %d code cells; outputs and %d chart images identical", code, images)
+	if images == 0 {
+		t.Errorf("no charts compared")
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// staging is a hidden folder inside the output folder where a run writes
+// everything first. commit moves the finished run into place, replacing the
+// previous run of the same name whole, so the folder never holds a mix of
+// two runs.
+type staging struct {
+	outDir string
+	dir    string
+}
+
+func newStaging(outDir, name string) (*staging, error) {
+	if outDir == "" {
+		outDir = "."
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the output folder: %w", err)
+	}
+	dir, err := os.MkdirTemp(outDir, "."+name+".run-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the output folder: %w", err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &staging{outDir: outDir, dir: dir}
+	if err := os.Mkdir(s.filesDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("creating the output folder: %w", err)
+	}
+	return s, nil
+}
+
+// filesDir holds the run's charts (NAME_files in the output folder); it is
+// also the kernel's writable /output.
+func (s *staging) filesDir() string { return filepath.Join(s.dir, "files") }
+
+func (s *staging) path(name string) string { return filepath.Join(s.dir, name) }
+
+// writeCharts writes every PNG in the notebook, with its description, to
+// files/chart-N.png and chart-N.json; it returns their names relative to the
+// output folder.
+func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, error) {
+	var charts []string
+	n := 0
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			png, ok := o.DataString(kernel.MimePNG)
+			if !ok {
+				continue
+			}
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(png))
+			if err != nil {
+				return nil, fmt.Errorf("decoding a chart of cell %s: %w", c.ID, err)
+			}
+			n++
+			base := fmt.Sprintf("chart-%d", n)
+			if err := atomicfile.WriteFile(filepath.Join(s.filesDir(), base+".png"), b); err != nil {
+				return nil, err
+			}
+			if desc, ok := o.Data[kernel.MimeChart]; ok {
+				if err := atomicfile.WriteFile(filepath.Join(s.filesDir(), base+".json"), append([]byte(desc), '\n')); err != nil {
+					return nil, err
+				}
+			}
+			charts = append(charts, filepath.Join(name+"_files", base+".png"))
+		}
+	}
+	return charts, nil
+}
+
+// commit moves the run into the output folder: NAME_files, then NAME.ipynb,
+// NAME.html and last NAME.run.json, each by rename. The previous run's
+// NAME_files goes as a whole.
+func (s *staging) commit(name string) (Files, error) {
+	final := func(n string) string { return filepath.Join(s.outDir, n) }
+	filesFinal := final(name + "_files")
+	old := filepath.Join(s.dir, "previous_files")
+	if _, err := os.Stat(filesFinal); err == nil {
+		if err := os.Rename(filesFinal, old); err != nil {
+			return Files{}, fmt.Errorf("replacing %s: %w", filesFinal, err)
+		}
+	}
+	if err := os.Rename(s.filesDir(), filesFinal); err != nil {
+		return Files{}, fmt.Errorf("writing %s: %w", filesFinal, err)
+	}
+	for _, ext := range []string{".ipynb", ".html", ".run.json"} {
+		if err := os.Rename(s.path(name+ext), final(name+ext)); err != nil {
+			return Files{}, fmt.Errorf("writing %s: %w", final(name+ext), err)
+		}
+	}
+	files := Files{Notebook: final(name + ".ipynb"), Report: final(name + ".html"), Manifest: final(name + ".run.json")}
+	matches, _ := filepath.Glob(filepath.Join(filesFinal, "chart-*.png"))
+	files.Charts = matches
+	return files, nil
+}
+
+// discard removes the staging folder (after commit it holds only the
+// previous run's files).
+func (s *staging) discard() { _ = os.RemoveAll(s.dir) }

@@ -1,0 +1,427 @@
+// Package pipeline runs an analysis as stages — setup, load, profile,
+// distributions — against one kernel, and writes the run out: a notebook, an
+// HTML report, the chart files and a run manifest. A run that fails or is
+// interrupted still writes what it has, with the failure shown.
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// Options configure a run.
+type Options struct {
+	Data   string // the dataset on the host
+	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
+	Name   string // output base name; default: the data file's name without extensions
+	Kernel kernel.Options
+
+	CellTimeout time.Duration // per cell; zero: the kernel's default
+	EDA         eda.Options
+
+	// Provenance, recorded in the notebook and the manifest.
+	AnalystVersion string
+	ImageID        string
+	Versions       map[string]string // python and library versions of the image
+	Runtime        string
+	// KaTeXDir is KaTeX in the kernel image, inlined into the report.
+	KaTeXDir string
+
+	// Progress, if set, is told what happens as it happens.
+	Progress func(Event)
+}
+
+// Event is a step of a run, for progress displays.
+type Event struct {
+	Time     time.Time     `json:"time"`
+	Type     string        `json:"type"` // stage-start, cell, stage-end, run-end
+	Stage    string        `json:"stage,omitempty"`
+	Cell     int           `json:"cell,omitempty"`
+	Status   string        `json:"status,omitempty"`
+	Duration time.Duration `json:"duration_ns,omitempty"`
+	Message  string        `json:"message,omitempty"`
+}
+
+// Result is what a run produced, also when it failed.
+type Result struct {
+	Name     string
+	Notebook *nbformat.Notebook
+	Profile  *eda.Profile
+	Stages   []report.StageInfo
+	Failure  string
+	Files    Files
+	Manifest *Manifest
+}
+
+// Files are the paths a run wrote.
+type Files struct {
+	Notebook string
+	Report   string
+	Manifest string
+	Charts   []string
+}
+
+// DataError is data the kernel's loader could not read (its message says
+// why and what to do).
+type DataError struct{ Msg string }
+
+func (e *DataError) Error() string { return e.Msg }
+
+// SandboxError is a kernel that could not start or died.
+type SandboxError struct{ Err error }
+
+func (e *SandboxError) Error() string { return e.Err.Error() }
+func (e *SandboxError) Unwrap() error { return e.Err }
+
+// StageError is a generated cell that failed for another reason.
+type StageError struct {
+	Stage string
+	Err   *kernel.ExecError
+}
+
+func (e *StageError) Error() string {
+	return fmt.Sprintf("stage %s failed: %s: %s", e.Stage, e.Err.Name, e.Err.Value)
+}
+
+// Stage names, in order.
+const (
+	StageSetup         = "setup"
+	StageLoad          = "load"
+	StageProfile       = "profile"
+	StageDistributions = "distributions"
+)
+
+// Run runs the analysis and writes its outputs. The error says why a run
+// failed (an *InputError, *DataError, *SandboxError, *StageError, or the
+// context's error); the Result is non-nil whenever outputs were written.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	in, err := CheckInput(opts.Data)
+	if err != nil {
+		return nil, err
+	}
+	name := opts.Name
+	if name == "" {
+		name = defaultName(in.Name)
+	} else if !validName.MatchString(name) {
+		return nil, fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	out, err := newStaging(opts.OutDir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer out.discard()
+
+	r := &runner{opts: opts, in: in, name: name, out: out, started: time.Now()}
+	runErr := r.run(ctx)
+	res, writeErr := r.finish(runErr)
+	if writeErr != nil {
+		return res, errors.Join(runErr, writeErr)
+	}
+	return res, runErr
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// defaultName is the data file's name without its extensions, made safe.
+func defaultName(file string) string {
+	base := strings.ToLower(file)
+	for _, ext := range []string{".gz", ".gzip"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	base = file[:len(base)]
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	safe := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(base, "_")
+	safe = strings.Trim(safe, "._-")
+	if safe == "" {
+		return "analysis"
+	}
+	return safe
+}
+
+type runner struct {
+	opts    Options
+	in      *Input
+	name    string
+	out     *staging
+	started time.Time
+
+	k       *kernel.Kernel
+	nb      *nbformat.Notebook
+	profile *eda.Profile
+	stages  []report.StageInfo
+	failure string
+}
+
+func (r *runner) emit(e Event) {
+	if r.opts.Progress != nil {
+		e.Time = time.Now()
+		r.opts.Progress(e)
+	}
+}
+
+func (r *runner) run(ctx context.Context) error {
+	r.nb = nbformat.New()
+	r.nb.Metadata.LanguageInfo.Version = r.opts.Versions["python"]
+	r.nb.SetProvenance("analyst_version", r.opts.AnalystVersion)
+	r.nb.SetProvenance("driver", kernel.DriverHash())
+	r.nb.SetProvenance("image", r.opts.ImageID)
+	r.nb.SetProvenance("data", map[string]any{"name": r.in.Name, "sha256": r.in.SHA256, "bytes": r.in.Bytes})
+	r.nb.AddMarkdown(fmt.Sprintf("# Exploratory analysis of `%s`\n\n"+
+		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
+		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
+		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), report.TagNotebookOnly)
+
+	kopts := r.opts.Kernel
+	kopts.Data = r.in.Path
+	kopts.OutputDir = r.out.filesDir()
+	k, err := kernel.Start(ctx, kopts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &SandboxError{err}
+	}
+	r.k = k
+	defer k.Close()
+
+	dataPath := kernel.DataMount + "/" + r.in.Name
+	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
+	for _, st := range stages {
+		if err := r.runStage(ctx, st); err != nil {
+			return err
+		}
+	}
+	if r.profile == nil {
+		return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+	}
+	return r.runStage(ctx, eda.Distributions(r.profile, r.opts.EDA))
+}
+
+// runStage runs a stage's cells in order and stops at the first failure.
+func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
+	start := time.Now()
+	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: "ok"}
+	r.emit(Event{Type: "stage-start", Stage: st.Name, Message: st.Title})
+	defer func() {
+		info.Duration = time.Since(start)
+		r.stages = append(r.stages, info)
+		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration})
+	}()
+	stageTag := report.StageTag(st.Name)
+	r.nb.AddMarkdown("## "+st.Title, stageTag, report.TagNotebookOnly)
+	for i, c := range st.Cells {
+		tags := append([]string{stageTag}, c.Tags...)
+		if c.Markdown {
+			r.nb.AddMarkdown(c.Source, tags...)
+			continue
+		}
+		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout})
+		if ex == nil {
+			// The kernel cannot run cells any more.
+			info.Status = "error"
+			r.nb.AddCode(c.Source, nil, 0, append(tags, "not-run")...)
+			return &SandboxError{err}
+		}
+		cell := r.nb.AddCode(c.Source, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
+		r.emit(Event{Type: "cell", Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
+		if err != nil { // ctx ended mid-cell
+			info.Status = "interrupted"
+			cell.AddTags("interrupted")
+			return err
+		}
+		if ex.Status != kernel.StatusOK {
+			info.Status = "error"
+			cell.AddTags("error")
+			return cellError(st.Name, ex)
+		}
+		if cell.HasTag("profile-json") {
+			if err := r.readProfile(ex); err != nil {
+				info.Status = "error"
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// cellError classifies a failed cell.
+func cellError(stage string, ex *kernel.Execution) error {
+	switch {
+	case ex.Status == kernel.StatusDied || ex.StateLost:
+		return &SandboxError{fmt.Errorf("stage %s: %s", stage, ex.Cause)}
+	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
+		return &DataError{Msg: ex.Error.Value}
+	case ex.Error != nil:
+		return &StageError{Stage: stage, Err: ex.Error}
+	default:
+		return &StageError{Stage: stage, Err: &kernel.ExecError{Name: string(ex.Status), Value: ex.Cause}}
+	}
+}
+
+func (r *runner) readProfile(ex *kernel.Execution) error {
+	for _, o := range ex.Outputs {
+		if raw, ok := o.Data[eda.MimeProfile]; ok {
+			p, err := eda.ParseProfile(raw)
+			if err != nil {
+				return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
+			}
+			r.profile = p
+			return nil
+		}
+	}
+	return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
+}
+
+// finish writes what the run has, whatever happened, and commits it.
+func (r *runner) finish(runErr error) (*Result, error) {
+	if runErr != nil {
+		r.failure = failureText(runErr)
+		r.emit(Event{Type: "run-end", Status: "failed", Message: r.failure, Duration: time.Since(r.started)})
+	} else {
+		r.emit(Event{Type: "run-end", Status: "ok", Duration: time.Since(r.started)})
+	}
+	if r.nb == nil {
+		return nil, nil
+	}
+	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure}
+	if err := r.write(res); err != nil {
+		return res, fmt.Errorf("writing the run's outputs: %w", err)
+	}
+	return res, nil
+}
+
+func failureText(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "interrupted (Ctrl-C or SIGTERM) before the run finished"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the run's time limit ran out"
+	}
+	return err.Error()
+}
+
+// Manifest is NAME.run.json: what ran, on what, with what result.
+type Manifest struct {
+	AnalystVersion string            `json:"analyst_version"`
+	Driver         string            `json:"driver"`
+	Image          string            `json:"image"`
+	Runtime        string            `json:"runtime"`
+	Rootless       bool              `json:"rootless"`
+	Versions       map[string]string `json:"versions"`
+	Data           ManifestData      `json:"data"`
+	Started        time.Time         `json:"started"`
+	DurationMS     float64           `json:"duration_ms"`
+	Stages         []ManifestStage   `json:"stages"`
+	Limits         kernel.Enforced   `json:"limits"`
+	Failure        string            `json:"failure,omitempty"`
+	Outputs        ManifestOutputs   `json:"outputs"`
+}
+
+// ManifestData identifies the dataset.
+type ManifestData struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	Bytes   int64  `json:"bytes"`
+	Rows    int    `json:"rows"`
+	Columns int    `json:"columns"`
+	Format  string `json:"format,omitempty"`
+}
+
+// ManifestStage is one stage's outcome and time.
+type ManifestStage struct {
+	Name       string  `json:"name"`
+	Status     string  `json:"status"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// ManifestOutputs are the files of the run, relative to the output folder.
+type ManifestOutputs struct {
+	Notebook string   `json:"notebook"`
+	Report   string   `json:"report"`
+	Charts   []string `json:"charts"`
+}
+
+func (r *runner) manifest(charts []string) *Manifest {
+	m := &Manifest{
+		AnalystVersion: r.opts.AnalystVersion,
+		Driver:         kernel.DriverHash(),
+		Image:          r.opts.ImageID,
+		Runtime:        r.opts.Runtime,
+		Rootless:       r.opts.Kernel.Rootless,
+		Versions:       r.opts.Versions,
+		Data:           ManifestData{Name: r.in.Name, Path: r.in.Path, SHA256: r.in.SHA256, Bytes: r.in.Bytes},
+		Started:        r.started.UTC(),
+		DurationMS:     ms(time.Since(r.started)),
+		Limits:         r.opts.Kernel.Enforcement(),
+		Failure:        r.failure,
+		Outputs:        ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts},
+	}
+	if r.profile != nil {
+		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
+	}
+	for _, s := range r.stages {
+		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status, DurationMS: ms(s.Duration)})
+	}
+	return m
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r *runner) write(res *Result) error {
+	charts, err := r.out.writeCharts(r.nb, r.name)
+	if err != nil {
+		return err
+	}
+	if err := nbformat.WriteFile(r.out.path(r.name+".ipynb"), r.nb); err != nil {
+		return err
+	}
+	in := report.Input{
+		Title:    "Analysis of " + r.in.Name,
+		Notebook: r.nb,
+		Profile:  r.profile,
+		KaTeXDir: r.opts.KaTeXDir,
+		Run: report.RunInfo{
+			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
+			Started: r.started, Duration: time.Since(r.started), Stages: r.stages, Failure: r.failure,
+			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
+			Versions: r.opts.Versions,
+		},
+	}
+	err = report.WriteFile(r.out.path(r.name+".html"), in)
+	if errors.Is(err, report.ErrKaTeX) {
+		// Formulas as TeX source beat no report at all.
+		in.KaTeXDir = ""
+		err = report.WriteFile(r.out.path(r.name+".html"), in)
+	}
+	if err != nil {
+		return err
+	}
+	m := r.manifest(charts)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(r.out.path(r.name+".run.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	files, err := r.out.commit(r.name)
+	if err != nil {
+		return err
+	}
+	res.Files = files
+	res.Manifest = m
+	return nil
+}

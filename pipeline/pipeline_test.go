@@ -1,0 +1,313 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/examples"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/pipeline"
+)
+
+func salesCSV(t testing.TB, dir string, rows int) string {
+	t.Helper()
+	p := filepath.Join(dir, "sales.csv")
+	var b bytes.Buffer
+	if err := examples.WriteSales(&b, rows, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func options(t testing.TB, data, out string) pipeline.Options {
+	return pipeline.Options{
+		Data: data, OutDir: out, Kernel: kerneltest.Options(t),
+		AnalystVersion: "test", ImageID: "test-image", Versions: map[string]string{"python": "3.11.2"},
+	}
+}
+
+func sha(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func run(t *testing.T, opts pipeline.Options) *pipeline.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := pipeline.Run(ctx, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
+	dir := t.TempDir()
+	data := salesCSV(t, dir, 3000)
+	before := sha(t, data)
+	out := filepath.Join(dir, "out")
+	res := run(t, options(t, data, out))
+
+	for _, p := range []string{res.Files.Notebook, res.Files.Report, res.Files.Manifest} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if filepath.Base(res.Files.Notebook) != "sales.ipynb" {
+		t.Errorf("notebook name %s", res.Files.Notebook)
+	}
+	if after := sha(t, data); after != before {
+		t.Errorf("the input changed: %s -> %s", before, after)
+	}
+	nb, err := nbformat.ReadFile(res.Files.Notebook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := map[string]int{}
+	for _, c := range nb.Cells {
+		for _, tag := range c.Metadata.Tags {
+			if s, ok := strings.CutPrefix(tag, "stage:"); ok {
+				stages[s]++
+			}
+		}
+		if c.HasTag("error") {
+			t.Errorf("cell %s failed: %+v", c.ID, c.Outputs)
+		}
+	}
+	for _, s := range []string{pipeline.StageSetup, pipeline.StageLoad, pipeline.StageProfile, pipeline.StageDistributions} {
+		if stages[s] == 0 {
+			t.Errorf("no cells for stage %s (have %v)", s, stages)
+		}
+	}
+	if res.Profile == nil || res.Profile.Rows != 3000 || res.Profile.Columns != 10 {
+		t.Fatalf("profile: %+v", res.Profile)
+	}
+	if len(res.Files.Charts) < 4 {
+		t.Errorf("charts: %v, want histograms, bars, heatmap, time series", res.Files.Charts)
+	}
+	for _, c := range res.Files.Charts {
+		b, err := os.ReadFile(c)
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("chart %s: %v", c, err)
+		}
+		if _, err := os.Stat(strings.TrimSuffix(c, ".png") + ".json"); err != nil {
+			t.Errorf("chart description: %v", err)
+		}
+	}
+	var m pipeline.Manifest
+	b, _ := os.ReadFile(res.Files.Manifest)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Data.SHA256 != before || m.Data.Rows != 3000 || m.Data.Columns != 10 || m.Failure != "" || len(m.Stages) != 4 {
+		t.Errorf("manifest: %+v", m)
+	}
+	if m.Limits.Memory == "" || m.Driver != kernel.DriverHash() {
+		t.Errorf("manifest lacks limits or driver: %+v", m)
+	}
+	html, _ := os.ReadFile(res.Files.Report)
+	if !bytes.Contains(html, []byte("sales.csv")) || !bytes.Contains(html, []byte("data:image/png;base64,")) {
+		t.Errorf("report lacks the data name or inline charts")
+	}
+	// Nothing but the run's files is left in the output folder.
+	entries, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	if want := "sales.html sales.ipynb sales.run.json sales_files"; strings.Join(names, " ") != want {
+		t.Errorf("output folder holds %v, want %s", names, want)
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	data := salesCSV(t, dir, 1500)
+	a := run(t, options(t, data, filepath.Join(dir, "a")))
+	b := run(t, options(t, data, filepath.Join(dir, "b")))
+	na, _ := os.ReadFile(a.Files.Notebook)
+	nb, _ := os.ReadFile(b.Files.Notebook)
+	if !bytes.Equal(na, nb) {
+		t.Errorf("two runs of the same data gave different notebooks")
+	}
+	for i := range a.Files.Charts {
+		if sha(t, a.Files.Charts[i]) != sha(t, b.Files.Charts[i]) {
+			t.Errorf("chart %d differs between runs", i+1)
+		}
+	}
+}
+
+func TestRerunReplacesThePreviousRunWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	wide := filepath.Join(dir, "wide.csv")
+	var b strings.Builder
+	for i := 0; i < 8; i++ {
+		fmt.Fprintf(&b, "c%d,", i)
+	}
+	b.WriteString("label\n")
+	for r := 0; r < 200; r++ {
+		for i := 0; i < 8; i++ {
+			fmt.Fprintf(&b, "%d,", (r*(i+3))%97)
+		}
+		fmt.Fprintf(&b, "k%d\n", r%5)
+	}
+	os.WriteFile(wide, []byte(b.String()), 0o644)
+	narrow := filepath.Join(dir, "narrow.csv")
+	os.WriteFile(narrow, []byte("x\n1\n2\n3\n4\n"), 0o644)
+
+	o := options(t, wide, out)
+	o.Name = "report"
+	first := run(t, o)
+	o.Data = narrow
+	second := run(t, o)
+	if len(second.Files.Charts) >= len(first.Files.Charts) {
+		t.Fatalf("test needs fewer charts the second time: %d then %d", len(first.Files.Charts), len(second.Files.Charts))
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "report_files", "*"))
+	for _, f := range files {
+		if strings.HasSuffix(f, ".png") && !contains(second.Files.Charts, f) {
+			t.Errorf("chart %s of the first run is still there", f)
+		}
+	}
+	var m pipeline.Manifest
+	mb, _ := os.ReadFile(filepath.Join(out, "report.run.json"))
+	json.Unmarshal(mb, &m)
+	if m.Data.Name != "narrow.csv" {
+		t.Errorf("manifest is of %s", m.Data.Name)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, content []byte, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, content, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unreadable := write("secret.csv", []byte("a\n1\n"), 0o000)
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing", filepath.Join(dir, "nosuch.csv"), "no such file"},
+		{"directory", dir, "is a folder"},
+		{"empty", write("empty.csv", nil, 0o644), "the file is empty"},
+		{"parquet by extension", write("x.parquet", []byte("PAR1...."), 0o644), "Parquet needs pyarrow"},
+		{"parquet by magic", write("x.csv", []byte("PAR1\x00\x00\x00\x00"), 0o644), "Parquet needs pyarrow"},
+		{"unknown extension", write("x.sav", []byte("data"), 0o644), "unknown file type .sav"},
+		{"no extension", write("data", []byte("a\n1\n"), 0o644), "no extension"},
+		{"old excel", write("x.xls", []byte("\xd0\xcf\x11\xe0"), 0o644), "save the sheet as .xlsx"},
+	}
+	if os.Geteuid() != 0 { // root reads anything
+		tests = append(tests, struct{ name, path, want string }{"unreadable", unreadable, "permission denied"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
+			_, err := pipeline.Run(context.Background(), options(t, tt.path, out))
+			var ie *pipeline.InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("output folder created for input that was rejected up front")
+			}
+		})
+	}
+}
+
+func TestBadDataStillWritesWhatItGot(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "header.csv")
+	os.WriteFile(data, []byte("a,b,c\n"), 0o644)
+	res, err := pipeline.Run(context.Background(), options(t, data, filepath.Join(dir, "out")))
+	var de *pipeline.DataError
+	if !errors.As(err, &de) {
+		t.Fatalf("err = %v, want a DataError", err)
+	}
+	if res == nil || res.Failure == "" {
+		t.Fatalf("result %+v", res)
+	}
+	html, rerr := os.ReadFile(res.Files.Report)
+	if rerr != nil || !bytes.Contains(html, []byte("no data rows")) {
+		t.Errorf("report does not show the failure: %v", rerr)
+	}
+	nb, rerr := nbformat.ReadFile(res.Files.Notebook)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	failed := 0
+	for _, c := range nb.Cells {
+		if c.HasTag("error") {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("notebook has %d failed cells, want the load cell", failed)
+	}
+}
+
+func TestInterruptedRunWritesWhatItHas(t *testing.T) {
+	dir := t.TempDir()
+	data := salesCSV(t, dir, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	o := options(t, data, filepath.Join(dir, "out"))
+	o.Progress = func(e pipeline.Event) {
+		if e.Type == "stage-start" && e.Stage == pipeline.StageDistributions {
+			cancel()
+		}
+	}
+	res, err := pipeline.Run(ctx, o)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res == nil || !strings.Contains(res.Failure, "interrupted") {
+		t.Fatalf("result %+v", res)
+	}
+	if _, err := os.Stat(res.Files.Report); err != nil {
+		t.Errorf("no report after interrupt: %v", err)
+	}
+	if res.Profile == nil {
+		t.Errorf("the profile done before the interrupt was lost")
+	}
+}

@@ -1,0 +1,398 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+	kimage "github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// chromiumPath is Debian's chromium (scripts/install-deps.sh installs it).
+const chromiumPath = "/usr/bin/chromium"
+
+// needs fails the test, or skips it in -short mode, saying what is missing.
+func needs(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if testing.Short() {
+		t.Skip(msg)
+	}
+	t.Fatal(msg)
+}
+
+// imageKaTeXDir is KaTeX inside the kernel image this host has built.
+func imageKaTeXDir(t *testing.T) string {
+	t.Helper()
+	cacheDir, err := kimage.DefaultCacheDir()
+	if err != nil {
+		needs(t, "needs the kernel image for KaTeX: %v", err)
+	}
+	img, err := kimage.Lookup(cacheDir, kimage.DefaultRecipe())
+	if err != nil {
+		needs(t, "needs the kernel image for KaTeX (make kernel): %v", err)
+	}
+	dir := KaTeXDirIn(img.RootFS)
+	if _, err := os.Stat(dir); err != nil {
+		needs(t, "the kernel image has no KaTeX (libjs-katex; rebuild with analyst kernel build): %v", err)
+	}
+	return dir
+}
+
+// kernelCells runs code in a real kernel and adds each cell to nb, with
+// its stage tag (and extra tags).
+type kernelCell struct {
+	stage, code string
+	tags        []string
+	wantStatus  kernel.Status
+}
+
+// realRunInput builds a report input from real kernel outputs: a DataFrame
+// holding a script and an HTML-ish column name, raw HTML trying every trick
+// a sanitiser must stop, a matplotlib bar chart and a seaborn histogram
+// shown with plt.show(), streams, a failed attempt, and markdown with
+// formulas.
+func realRunInput(t *testing.T) (Input, int) {
+	k := kerneltest.Start(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nb := nbformat.New()
+	nb.AddMarkdown("The data is loaded once; the kernel keeps it for every later cell.", StageTag("load"))
+	formulas := 0
+	cells := []kernelCell{
+		{stage: "load", code: `import sys
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+import seaborn as sns
+df = pd.DataFrame({
+    "region": ["north", "south", "east", "west"],
+    "sales": [120.5, 98.25, 143.0, 87.75],
+    '<b>x</b>"\'': ["<script>window.__pwned=1</script>", "naïve café", "中文", "a & b"],
+})
+df`},
+		{stage: "load", code: `display({"text/html": '<p>raw html</p><img src=x onerror="window.__pwned=2">'
+         '<script>window.__pwned=3</script><a href="javascript:window.__pwned=4">click</a>'
+         '<img src="http://192.0.2.1/beacon.png"><iframe src="http://192.0.2.1/"></iframe>'
+         '<div style="background:url(http://192.0.2.1/bg.png)">styled</div>'}, raw=True)`},
+		{stage: "load", code: `wide = pd.DataFrame(np.arange(3 * 40).reshape(3, 40) * 1234.5678, columns=[f"a_rather_long_column_name_{i}" for i in range(40)])
+wide  # a table far wider than the page: it scrolls inside its box`},
+		{stage: "load", code: `print("rows:", len(df))
+print("a warning on stderr", file=sys.stderr)`},
+	}
+	md := "## Mean and spread\n\nThe sample mean is\n\n$$\\bar{x} = \\frac{1}{n}\\sum_{i=1}^{n} x_i$$\n\n" +
+		"and the sample standard deviation is $s_{x} = \\sqrt{\\frac{1}{n-1}\\sum_{i}(x_i-\\bar{x})^2}$; " +
+		"the skewness $g_1$ tells how lopsided the distribution is."
+	formulas += 3
+	run := func(cs []kernelCell) {
+		for _, c := range cs {
+			ex, err := k.Execute(ctx, c.code, kernel.ExecOptions{})
+			if err != nil {
+				t.Fatalf("executing %q: %v", c.code, err)
+			}
+			want := c.wantStatus
+			if want == "" {
+				want = kernel.StatusOK
+			}
+			if ex.Status != want {
+				t.Fatalf("cell %q: status %s (want %s), error %v", c.code, ex.Status, want, ex.Error)
+			}
+			nb.AddExecution(ex, append([]string{StageTag(c.stage)}, c.tags...)...)
+		}
+	}
+	run(cells)
+	nb.AddMarkdown(md, StageTag("distributions"))
+	run([]kernelCell{
+		{stage: "distributions", code: `rng = np.random.default_rng(0)
+orders = pd.Series(rng.gamma(4, 25, 600), name="order value")
+sns.histplot(orders, bins=30)
+plt.title("Distribution of order values")
+plt.show()`},
+		{stage: "visualization", code: `df["missing"].sum()`, tags: []string{nbformat.TagFailedAttempt}, wantStatus: kernel.StatusError},
+		{stage: "visualization", code: `fig, ax = plt.subplots(figsize=(7, 4))
+ax.bar(df["region"], df["sales"], color="#4c72b0")
+ax.set_title("Sales by region")
+ax.set_xlabel("region")
+ax.set_ylabel("sales")
+plt.show()`},
+	})
+	nb.AddMarkdown("The chart shows **east** ahead, with mean sales $\\bar{x} \\approx 112.4$.", StageTag("visualization"))
+	formulas++
+	in := Input{
+		Title:    "Sales by region",
+		Question: "Which region sells most?",
+		Answer:   "**east** sells most: @top_region[east], @sales[143.0]. The mean over regions is $\\bar{x} = 112.375$.",
+		Notebook: nb,
+		Profile: &eda.Profile{Rows: 4, Columns: 3, MemoryBytes: 1200,
+			Load: eda.LoadInfo{Format: "csv", Encoding: "utf-8", Delimiter: ","},
+			ColumnInfo: []eda.Column{
+				{Name: "region", Dtype: "object", Kind: eda.KindCategorical, Distinct: 4, DistinctShare: 1, Sample: []string{"north", "south", "east"}},
+				{Name: "sales", Dtype: "float64", Kind: eda.KindNumeric, Distinct: 4, DistinctShare: 1, Sample: []string{"120.5", "98.25"}},
+				{Name: `<b>x</b>"'`, Dtype: "object", Kind: eda.KindText, Distinct: 4, DistinctShare: 1, Sample: []string{"<script>window.__pwned=5</script>"}},
+			},
+			Alerts: []eda.Alert{{Type: eda.AlertUniqueID, Column: "region", Message: "region is unique: an identifier?"}},
+		},
+		Run: RunInfo{
+			DataName: "sales.csv", DataSHA256: strings.Repeat("ab", 32), DataBytes: 2048,
+			Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Duration: 42 * time.Second,
+			Stages: []StageInfo{
+				{Name: "load", Title: "Load", Status: "ok", Duration: 2 * time.Second},
+				{Name: "distributions", Title: "Distributions", Status: "ok", Duration: 3 * time.Second},
+				{Name: "visualization", Title: "Visualization", Status: "ok", Duration: 30 * time.Second},
+			},
+			AnalystVersion: "test", Versions: map[string]string{"python": "3.11", "pandas": "1.5"},
+		},
+		KaTeXDir: imageKaTeXDir(t),
+	}
+	formulas++ // the answer's
+	return in, formulas
+}
+
+// pageState is what the page reports about itself.
+type pageState struct {
+	Pwned         string  `json:"pwned"`
+	ScriptAsText  bool    `json:"scriptAsText"`
+	Math          int     `json:"math"`
+	MathRendered  int     `json:"mathRendered"`
+	KaTeXErrors   int     `json:"katexErrors"`
+	KaTeXFont     bool    `json:"katexFont"`
+	Images        []box   `json:"images"`
+	CodeHeight    float64 `json:"codeHeight"`
+	CodeCollapsed bool    `json:"codeCollapsed"`
+	PageWidth     float64 `json:"pageWidth"`
+	ViewWidth     float64 `json:"viewWidth"`
+}
+
+type box struct {
+	NaturalWidth int     `json:"naturalWidth"`
+	X            float64 `json:"x"`
+	Y            float64 `json:"y"`
+	Width        float64 `json:"width"`
+	Height       float64 `json:"height"`
+}
+
+const pageStateJS = `(async () => {
+  await document.fonts.ready;
+  const code = document.querySelector("details.source:not([open]) pre.chroma");
+  const maths = Array.from(document.querySelectorAll(".math"));
+  return {
+    pwned: typeof window.__pwned,
+    scriptAsText: document.body.innerText.includes("<script>window.__pwned=1</script>"),
+    math: maths.length,
+    mathRendered: maths.filter(el => {
+      const k = el.querySelector(".katex");
+      if (!k) return false;
+      const b = k.getBoundingClientRect();
+      return b.width > 0 && b.height > 0;
+    }).length,
+    katexErrors: document.querySelectorAll(".katex-error").length,
+    katexFont: document.fonts.check("16px KaTeX_Main") && Array.from(document.fonts).some(f => f.family.includes("KaTeX") && f.status === "loaded"),
+    images: Array.from(document.querySelectorAll("figure.chart img")).map(img => {
+      const b = img.getBoundingClientRect();
+      return {naturalWidth: img.naturalWidth, x: b.left + window.scrollX, y: b.top + window.scrollY, width: b.width, height: b.height};
+    }),
+    // checkVisibility is false inside a closed <details> (its content is
+    // content-visibility: hidden), whatever the layout box says.
+    codeHeight: code && code.checkVisibility() ? code.getBoundingClientRect().height : 0,
+    codeCollapsed: !!code,
+    pageWidth: document.documentElement.scrollWidth,
+    viewWidth: document.documentElement.clientWidth,
+  };
+})()`
+
+// TestBrowser opens a report built from real kernel outputs in headless
+// Chromium and checks what a reader gets: no request leaves the file,
+// nothing fails in the console, charts and formulas render, the injected
+// scripts do not run, and printing shows the collapsed code.
+func TestBrowser(t *testing.T) {
+	if _, err := exec.LookPath(chromiumPath); err != nil {
+		needs(t, "needs Debian's chromium at %s (scripts/install-deps.sh): %v", chromiumPath, err)
+	}
+	imageKaTeXDir(t) // skip before starting a kernel
+	in, formulas := realRunInput(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	if err := WriteFile(path, in); err != nil {
+		t.Fatal(err)
+	}
+	pageURL := (&url.URL{Scheme: "file", Path: path}).String()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+
+	var mu sync.Mutex
+	var requests, consoleErrors, exceptions, logErrors []string
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			requests = append(requests, ev.Request.URL)
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				consoleErrors = append(consoleErrors, strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			exceptions = append(exceptions, msg)
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError {
+				logErrors = append(logErrors, ev.Entry.Text+" "+ev.Entry.URL)
+			}
+		}
+	}))
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelTimeout()
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("opening %s: %v", pageURL, err)
+	}
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](pageStateJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("reading the page: %v", err)
+	}
+
+	// Charts: every image decoded and shown at a readable size.
+	if len(st.Images) != 2 {
+		t.Errorf("%d chart images, want 2 (bar chart, histogram)", len(st.Images))
+	}
+	for i, b := range st.Images {
+		if b.NaturalWidth <= 0 || b.Width <= 100 || b.Height <= 100 {
+			t.Errorf("chart %d: naturalWidth %d, box %.0f×%.0f; want a decoded image over 100×100", i, b.NaturalWidth, b.Width, b.Height)
+		}
+	}
+	// Formulas typeset by KaTeX with its inlined fonts.
+	if st.Math != formulas || st.MathRendered != formulas || st.KaTeXErrors != 0 {
+		t.Errorf("formulas: %d in the page, %d rendered, %d KaTeX errors; want %d, %d, 0", st.Math, st.MathRendered, st.KaTeXErrors, formulas, formulas)
+	}
+	if !st.KaTeXFont {
+		t.Errorf("KaTeX's fonts did not load from the page")
+	}
+	// The scripts in the outputs did not run; the DataFrame's shows as text.
+	if st.Pwned != "undefined" {
+		t.Errorf("an injected script ran: window.__pwned is %s", st.Pwned)
+	}
+	if !st.ScriptAsText {
+		t.Errorf("the DataFrame cell holding a script is not shown as text")
+	}
+	if st.PageWidth > st.ViewWidth {
+		t.Errorf("the page scrolls sideways: %.0f px wide in a %.0f px window", st.PageWidth, st.ViewWidth)
+	}
+
+	// A full-page screenshot: the charts are drawn, not blank.
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	for _, p := range []string{filepath.Join(t.TempDir(), "report.png"), "/tmp/report-screenshot.png"} {
+		if err := os.WriteFile(p, shot, 0o644); err != nil {
+			t.Errorf("saving the screenshot: %v", err)
+		}
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("decoding the screenshot: %v", err)
+	}
+	for i, b := range st.Images {
+		r := image.Rect(int(b.X), int(b.Y), int(b.X+b.Width), int(b.Y+b.Height))
+		if n := colours(img, r); n < 8 {
+			t.Errorf("chart %d: %d colours in its box %v of the screenshot, want a drawn chart", i, n, r)
+		}
+	}
+
+	// Printing: the code inside a collapsed <details> becomes visible.
+	if !st.CodeCollapsed || st.CodeHeight != 0 {
+		t.Fatalf("on screen, want collapsed, invisible code; got collapsed %v, visible height %.0f", st.CodeCollapsed, st.CodeHeight)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		t.Fatalf("emulating print: %v", err)
+	}
+	printed, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](pageStateJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("reading the printed page: %v", err)
+	}
+	if printed.CodeHeight <= 0 {
+		t.Errorf("printed, the collapsed code has visible height %.0f, want it shown", printed.CodeHeight)
+	}
+	if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		_ = os.WriteFile("/tmp/report-print.png", shot, 0o644)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requests {
+		if u != pageURL && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the page requested %s", u)
+		}
+	}
+	if len(requests) == 0 {
+		t.Errorf("no request seen at all: the listener is not working")
+	}
+	for _, e := range consoleErrors {
+		t.Errorf("console error: %s", e)
+	}
+	for _, e := range exceptions {
+		t.Errorf("uncaught exception: %s", e)
+	}
+	for _, e := range logErrors {
+		t.Errorf("browser log error: %s", e)
+	}
+}
+
+// colours counts the distinct colours in r of img (up to 1000).
+func colours(img image.Image, r image.Rectangle) int {
+	r = r.Intersect(img.Bounds())
+	seen := map[[4]uint32]bool{}
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			c0, c1, c2, c3 := img.At(x, y).RGBA()
+			seen[[4]uint32{c0, c1, c2, c3}] = true
+			if len(seen) >= 1000 {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
+}

@@ -1,0 +1,523 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"image"
+	_ "image/gif" // image sizes of gif outputs
+	_ "image/jpeg"
+	_ "image/png"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// Limits on what one output puts in the page; the notebook has it all.
+const (
+	maxTextOutput = 200_000 // bytes of a stream, text/plain or traceback
+	maxJSONOutput = 60_000  // bytes of a chart description or JSON output
+)
+
+// Mime types read from outputs.
+const (
+	mimeChart    = "application/vnd.analyst.chart+json"
+	mimePlotly   = "application/vnd.plotly.v1+json"
+	mimePNG      = "image/png"
+	mimeJPEG     = "image/jpeg"
+	mimeGIF      = "image/gif"
+	mimeSVG      = "image/svg+xml"
+	mimeHTML     = "text/html"
+	mimeMarkdown = "text/markdown"
+	mimeLaTeX    = "text/latex"
+	mimePlain    = "text/plain"
+)
+
+// codeStyle is chroma's style for code; the page carries its stylesheet
+// once (see chromaCSS) and the code only class names.
+const codeStyle = "github"
+
+var codeFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.TabWidth(4))
+
+// chromaCSS is the stylesheet for highlighted code.
+var chromaCSS = sync.OnceValue(func() string {
+	var b bytes.Buffer
+	if err := codeFormatter.WriteCSS(&b, styles.Get(codeStyle)); err != nil {
+		return ""
+	}
+	return b.String()
+})
+
+// highlight returns code as highlighted HTML (<pre class="chroma">), or
+// escaped plain text in a <pre> when chroma has no lexer for language.
+func highlight(code, language string) string {
+	lexer := lexers.Get(language)
+	if lexer == nil {
+		lexer = lexers.Get("python")
+	}
+	if lexer != nil {
+		lexer = chroma.Coalesce(lexer)
+		if it, err := lexer.Tokenise(nil, code); err == nil {
+			var b bytes.Buffer
+			if err := codeFormatter.Format(&b, styles.Get(codeStyle), it); err == nil {
+				return b.String()
+			}
+		}
+	}
+	return `<pre class="chroma"><code>` + html.EscapeString(code) + `</code></pre>`
+}
+
+// cellRenderer turns notebook cells into HTML fragments.
+type cellRenderer struct {
+	md       markdownRenderer
+	language string
+}
+
+// cell renders one cell; "" when there is nothing to show.
+func (r *cellRenderer) cell(c *nbformat.Cell) (string, error) {
+	switch c.CellType {
+	case nbformat.Markdown:
+		if strings.TrimSpace(c.Source) == "" {
+			return "", nil
+		}
+		body, err := r.md.render(c.Source, c.Attachments, 2)
+		if err != nil {
+			return "", err
+		}
+		return `<div class="cell markdown-cell">` + "\n" + body + "</div>\n", nil
+	case nbformat.Code:
+		return r.codeCell(c)
+	default: // raw
+		if strings.TrimSpace(c.Source) == "" {
+			return "", nil
+		}
+		return `<div class="cell raw-cell"><pre>` + html.EscapeString(c.Source) + "</pre></div>\n", nil
+	}
+}
+
+// codeCell renders a code cell: its source, highlighted, in a collapsed
+// <details>; its outputs below. A cell tagged failed-attempt or collapsed
+// is collapsed as a whole behind a labelled summary (a failed attempt's
+// summary names its error, so the error stays visible).
+func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
+	if strings.TrimSpace(c.Source) == "" && len(c.Outputs) == 0 {
+		return "", nil
+	}
+	outs, err := r.outputs(c.Outputs, c.Metadata.OutputsHidden)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Count(strings.TrimRight(c.Source, "\n"), "\n") + 1
+	meta := []string{}
+	if c.ExecutionCount != nil {
+		meta = append(meta, fmt.Sprintf("In [%d]", *c.ExecutionCount))
+	}
+	if lines == 1 {
+		meta = append(meta, "1 line")
+	} else {
+		meta = append(meta, fmt.Sprintf("%d lines", lines))
+	}
+	if c.Metadata.SourceHidden {
+		meta = append(meta, "hidden in the notebook")
+	}
+	code := highlight(c.Source, r.language)
+	var b strings.Builder
+	id := ""
+	if c.ID != "" {
+		id = ` id="cell-` + html.EscapeString(c.ID) + `"`
+	}
+	failed, collapsed := c.HasTag(nbformat.TagFailedAttempt), c.HasTag(nbformat.TagCollapsed)
+	if failed || collapsed {
+		class, label := "collapsed-cell", "collapsed"
+		if failed {
+			class, label = "failed-attempt", "failed attempt"
+		}
+		fmt.Fprintf(&b, `<details class="cell code-cell %s"%s>`+"\n", class, id)
+		fmt.Fprintf(&b, `<summary><span class="badge badge-%s">%s</span> `, class, label)
+		if e := firstError(c.Outputs); e != nil && failed {
+			fmt.Fprintf(&b, `<span class="summary-error">%s</span>`, html.EscapeString(errorLine(e)))
+		} else {
+			fmt.Fprintf(&b, `<code class="summary-code">%s</code>`, html.EscapeString(clip(firstLine(c.Source), 80)))
+		}
+		fmt.Fprintf(&b, ` <span class="cell-meta">%s</span></summary>`+"\n", html.EscapeString(strings.Join(meta, " · ")))
+		b.WriteString(`<div class="source">` + code + "</div>\n")
+		b.WriteString(outs)
+		b.WriteString("</details>\n")
+		return b.String(), nil
+	}
+	fmt.Fprintf(&b, `<div class="cell code-cell"%s>`+"\n", id)
+	if strings.TrimSpace(c.Source) != "" {
+		fmt.Fprintf(&b, `<details class="source"><summary>Code <span class="cell-meta">%s</span></summary>`+"\n", html.EscapeString(strings.Join(meta, " · ")))
+		b.WriteString(code)
+		b.WriteString("</details>\n")
+	}
+	b.WriteString(outs)
+	b.WriteString("</div>\n")
+	return b.String(), nil
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+func firstError(outs []nbformat.Output) *nbformat.Output {
+	for i := range outs {
+		if outs[i].OutputType == nbformat.OutputError {
+			return &outs[i]
+		}
+	}
+	return nil
+}
+
+func errorLine(o *nbformat.Output) string {
+	s := plainText(o.EName)
+	if v := plainText(o.EValue); v != "" {
+		s += ": " + v
+	}
+	return clip(s, 160)
+}
+
+// outputs renders a cell's outputs. Consecutive stream outputs of one name
+// are joined, as Jupyter shows them. When hidden (outputs_hidden), all but
+// errors go in a collapsed <details>; errors are never hidden.
+func (r *cellRenderer) outputs(outs []nbformat.Output, hidden bool) (string, error) {
+	if len(outs) == 0 {
+		return "", nil
+	}
+	var shown, errs strings.Builder
+	n := 0
+	for i := 0; i < len(outs); i++ {
+		o := outs[i]
+		if o.OutputType == nbformat.OutputStream {
+			text := o.Text
+			for i+1 < len(outs) && outs[i+1].OutputType == nbformat.OutputStream && outs[i+1].Name == o.Name {
+				i++
+				text += outs[i].Text
+			}
+			o.Text = text
+		}
+		s, err := r.output(o)
+		if err != nil {
+			return "", err
+		}
+		if s == "" {
+			continue
+		}
+		if o.OutputType == nbformat.OutputError && hidden {
+			errs.WriteString(s)
+			continue
+		}
+		shown.WriteString(s)
+		n++
+	}
+	var b strings.Builder
+	b.WriteString(`<div class="outputs">` + "\n")
+	if hidden && n > 0 {
+		fmt.Fprintf(&b, `<details class="hidden-outputs"><summary>Outputs (%d, hidden in the notebook)</summary>`+"\n", n)
+		b.WriteString(shown.String())
+		b.WriteString("</details>\n")
+	} else {
+		b.WriteString(shown.String())
+	}
+	b.WriteString(errs.String())
+	b.WriteString("</div>\n")
+	return b.String(), nil
+}
+
+// output renders one output.
+func (r *cellRenderer) output(o nbformat.Output) (string, error) {
+	switch o.OutputType {
+	case nbformat.OutputStream:
+		text := plainText(o.Text)
+		if text == "" {
+			return "", nil
+		}
+		name := "stdout"
+		if o.Name == "stderr" {
+			name = "stderr"
+		}
+		return `<pre class="stream ` + name + `">` + html.EscapeString(capText(text, maxTextOutput)) + "</pre>\n", nil
+	case nbformat.OutputError:
+		var b strings.Builder
+		b.WriteString(`<div class="output-error" role="alert">`)
+		fmt.Fprintf(&b, `<p class="error-name"><strong>%s</strong>`, html.EscapeString(plainText(o.EName)))
+		if v := plainText(o.EValue); v != "" {
+			fmt.Fprintf(&b, `: %s`, html.EscapeString(v))
+		}
+		b.WriteString("</p>")
+		if len(o.Traceback) > 0 {
+			tb := plainText(strings.Join(o.Traceback, "\n"))
+			b.WriteString(`<pre class="traceback">` + html.EscapeString(capText(tb, maxTextOutput)) + "</pre>")
+		}
+		b.WriteString("</div>\n")
+		return b.String(), nil
+	case nbformat.OutputDisplayData, nbformat.OutputExecuteResult:
+		return r.richOutput(o)
+	}
+	return "", nil
+}
+
+// richOutput renders a display_data or execute_result: the richest
+// representation the page can show safely, a chart's description beside
+// its image.
+func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
+	desc, isChart := o.Data[mimeChart]
+	for _, mime := range []string{mimePNG, mimeJPEG, mimeGIF, mimeSVG} {
+		s, ok := o.DataString(mime)
+		if !ok {
+			continue
+		}
+		img, ok := imageTag(mime, s, chartAlt(desc))
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(`<figure class="chart">` + img)
+		if isChart {
+			b.WriteString(`<details class="chart-data"><summary>Chart data</summary><pre>` +
+				html.EscapeString(capText(prettyJSON(desc), maxJSONOutput)) + "</pre></details>")
+		}
+		b.WriteString("</figure>\n")
+		return b.String(), nil
+	}
+	if s, ok := o.DataString(mimeHTML); ok {
+		return `<div class="output-html">` + sanitizeHTML(s) + "</div>\n", nil
+	}
+	for _, mime := range []string{mimeMarkdown, mimeLaTeX} {
+		if s, ok := o.DataString(mime); ok {
+			body, err := r.md.render(s, nil, 2)
+			if err != nil {
+				return "", err
+			}
+			return `<div class="output-markdown">` + body + "</div>\n", nil
+		}
+	}
+	var b strings.Builder
+	if isChart {
+		// A chart without an image (a plotly figure the image could not
+		// render): its description is what there is.
+		fmt.Fprintf(&b, `<figure class="chart chart-no-image"><p class="muted">%s (no image)</p><details class="chart-data"><summary>Chart data</summary><pre>%s</pre></details></figure>`+"\n",
+			html.EscapeString(chartAlt(desc)), html.EscapeString(capText(prettyJSON(desc), maxJSONOutput)))
+	}
+	if s, ok := o.DataString(mimePlain); ok && !isChart {
+		b.WriteString(`<pre class="output-text">` + html.EscapeString(capText(plainText(s), maxTextOutput)) + "</pre>\n")
+	}
+	// Other JSON outputs (a profile, a plotly figure): collapsed, as data.
+	for _, mime := range sortedKeys(o.Data) {
+		if mime == mimeChart || !(mime == "application/json" || strings.HasSuffix(mime, "+json")) {
+			continue
+		}
+		fmt.Fprintf(&b, `<details class="output-json"><summary>Data (%s)</summary><pre>%s</pre></details>`+"\n",
+			html.EscapeString(mime), html.EscapeString(capText(prettyJSON(o.Data[mime]), maxJSONOutput)))
+	}
+	return b.String(), nil
+}
+
+// imageTag is an <img> for base64 image data, with its pixel size when it
+// can be read; false when the data is not base64.
+func imageTag(mime, b64, alt string) (string, bool) {
+	b64 = stripSpace(b64)
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(raw) == 0 {
+		return "", false
+	}
+	size := ""
+	if mime != mimeSVG {
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+		if err != nil {
+			return "", false
+		}
+		size = fmt.Sprintf(` width="%d" height="%d"`, cfg.Width, cfg.Height)
+	}
+	return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="%s"%s>`, mime, b64, html.EscapeString(alt), size), true
+}
+
+// chartAlt describes a chart in a few words from its description: "Bar
+// chart: Revenue by month (x: month, y: revenue)".
+func chartAlt(desc json.RawMessage) string {
+	var d struct {
+		Kind   string `json:"kind"`
+		Title  string `json:"title"`
+		XLabel string `json:"x_label"`
+		YLabel string `json:"y_label"`
+	}
+	if len(desc) == 0 || json.Unmarshal(desc, &d) != nil {
+		return "Chart"
+	}
+	kind := "Chart"
+	switch d.Kind {
+	case "", "unknown", "empty":
+	case "mixed":
+		kind = "Combined chart"
+	case "hist":
+		kind = "Histogram"
+	case "heatmap":
+		kind = "Heatmap"
+	default:
+		kind = strings.ToUpper(d.Kind[:1]) + d.Kind[1:] + " chart"
+	}
+	s := kind
+	if d.Title != "" {
+		s += ": " + d.Title
+	}
+	var axes []string
+	if d.XLabel != "" {
+		axes = append(axes, "x: "+d.XLabel)
+	}
+	if d.YLabel != "" {
+		axes = append(axes, "y: "+d.YLabel)
+	}
+	if len(axes) > 0 {
+		s += " (" + strings.Join(axes, ", ") + ")"
+	}
+	return clip(s, 300)
+}
+
+// prettyJSON lays out JSON for reading, keeping its key order: one member
+// of an object per line, and arrays of plain values (a chart's numbers) run
+// together on lines of about 100 characters rather than one per line.
+func prettyJSON(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := writeJSON(&b, dec, ""); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func writeJSON(b *strings.Builder, dec *json.Decoder, indent string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		b.WriteString(jsonScalar(tok))
+		return nil
+	}
+	inner := indent + "  "
+	switch d {
+	case '{':
+		if !dec.More() {
+			_, err := dec.Token()
+			b.WriteString("{}")
+			return err
+		}
+		b.WriteString("{")
+		for i := 0; dec.More(); i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			key, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			b.WriteString("\n" + inner + jsonScalar(key) + ": ")
+			if err := writeJSON(b, dec, inner); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		b.WriteString("\n" + indent + "}")
+		return err
+	case '[':
+		// Read the elements; plain values run together, anything else
+		// goes one per line.
+		var parts []string
+		plain := true
+		for dec.More() {
+			var sb strings.Builder
+			if err := writeJSON(&sb, dec, inner); err != nil {
+				return err
+			}
+			s := sb.String()
+			if strings.HasPrefix(s, "{") && s != "{}" || strings.HasPrefix(s, "[") && strings.Contains(s, "\n") {
+				plain = false
+			}
+			parts = append(parts, s)
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		if len(parts) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		if !plain {
+			b.WriteString("[")
+			for i, p := range parts {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				b.WriteString("\n" + inner + p)
+			}
+			b.WriteString("\n" + indent + "]")
+			return nil
+		}
+		b.WriteString("[")
+		line := 0
+		for i, p := range parts {
+			if i > 0 {
+				b.WriteString(",")
+				if line+len(p) > 100 {
+					b.WriteString("\n" + inner)
+					line = 0
+				} else {
+					b.WriteString(" ")
+				}
+			}
+			b.WriteString(p)
+			line += len(p) + 2
+		}
+		b.WriteString("]")
+		return nil
+	}
+	return fmt.Errorf("unexpected %v", d)
+}
+
+func jsonScalar(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	case json.Number:
+		return v.String()
+	case string:
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	return fmt.Sprint(tok)
+}
+
+// capText cuts text to n bytes (at a rune boundary) with a visible marker.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n… [%d more bytes not shown here; the notebook has them all]", len(s)-cut)
+}

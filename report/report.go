@@ -1,0 +1,484 @@
+package report
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+//go:embed report.html.tmpl
+var pageTemplateText string
+
+//go:embed report.css
+var pageCSS string
+
+var pageTemplate = template.Must(template.New("report").Parse(pageTemplateText))
+
+// Render writes the report for in to w: one HTML file that needs nothing
+// else, makes no network request and gives the same bytes for the same
+// input. An error wrapping ErrKaTeX means in.KaTeXDir could not be used.
+func Render(w io.Writer, in Input) error {
+	p, err := buildPage(in)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	if err := pageTemplate.Execute(bw, p); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return bw.Flush()
+}
+
+// WriteFile renders the report to path atomically: it writes a temporary
+// file beside path and renames it over path, so a reader sees the old
+// report or the new one, never half of one. The file is mode 0644.
+func WriteFile(path string, in Input) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return Render(w, in) })
+}
+
+// page is what the template shows.
+type page struct {
+	Title      string
+	Generator  string
+	CSS        template.CSS
+	KaTeX      bool
+	KaTeXCSS   template.CSS
+	KaTeXJS    template.JS
+	AutoRender template.JS
+	Facts      []fact
+	Question   string
+	Failure    *failure
+	Answer     template.HTML
+	TOC        []tocEntry
+	Overview   *overview
+	NoProfile  bool
+	Stages     []*stageView
+	About      []fact
+}
+
+type fact struct {
+	Label, Value, Title string
+	Code                bool // the value is an identifier, shown in monospace
+}
+
+type failure struct {
+	StageID, StageTitle string
+	Message             string
+	NotReached          []string
+}
+
+type tocEntry struct {
+	ID, Title, Status, StatusClass string
+}
+
+type overview struct {
+	Facts   []fact
+	Alerts  []alertView
+	Columns []columnView
+	Load    []fact
+	Notes   []string
+}
+
+type alertView struct {
+	Type, Label, Message string
+}
+
+type columnView struct {
+	Name, Kind, Dtype, Missing, MissingTitle, Distinct, DistinctTitle string
+	Samples                                                           []string
+	MoreSamples                                                       int
+}
+
+type stageView struct {
+	ID, Name, Title   string
+	Status            string // as shown
+	StatusClass       string
+	Duration          string
+	Note              string
+	Cells             []template.HTML
+	notReached, known bool
+}
+
+func buildPage(in Input) (*page, error) {
+	p := &page{Title: in.Title}
+	if p.Title == "" {
+		if in.Run.DataName != "" {
+			p.Title = "Analysis of " + in.Run.DataName
+		} else {
+			p.Title = "analyst report"
+		}
+	}
+	p.Generator = strings.TrimSpace("analyst " + in.Run.AnalystVersion)
+	p.CSS = template.CSS(pageCSS + "\n/* code highlighting (chroma, style " + codeStyle + ") */\n" + chromaCSS())
+	if in.KaTeXDir != "" {
+		k, err := loadKaTeX(in.KaTeXDir, in.KaTeXRoot)
+		if err != nil {
+			return nil, err
+		}
+		p.KaTeX = true
+		p.KaTeXCSS = template.CSS(safeInStyle(k.CSS))
+		p.KaTeXJS = template.JS(safeInScript(k.JS))
+		p.AutoRender = template.JS(safeInScript(k.AutoRender))
+	}
+	p.Question = in.Question
+	p.Facts = headerFacts(in)
+	p.About = aboutFacts(in.Run)
+
+	language := "python"
+	if in.Notebook != nil && in.Notebook.Metadata.LanguageInfo != nil && in.Notebook.Metadata.LanguageInfo.Name != "" {
+		language = in.Notebook.Metadata.LanguageInfo.Name
+	}
+	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: language}
+	if strings.TrimSpace(in.Answer) != "" {
+		a, err := cr.md.render(in.Answer, nil, 2)
+		if err != nil {
+			return nil, err
+		}
+		p.Answer = template.HTML(a)
+	}
+	if in.Profile != nil {
+		p.Overview = buildOverview(in.Profile)
+	} else {
+		p.NoProfile = true
+	}
+	stages, err := buildStages(in, cr)
+	if err != nil {
+		return nil, err
+	}
+	p.Stages = stages
+	p.Failure = buildFailure(in.Run, stages)
+
+	if p.Answer != "" {
+		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"})
+	}
+	p.TOC = append(p.TOC, tocEntry{ID: "overview", Title: "Data"})
+	for _, s := range stages {
+		p.TOC = append(p.TOC, tocEntry{ID: s.ID, Title: s.Title, Status: s.Status, StatusClass: s.StatusClass})
+	}
+	p.TOC = append(p.TOC, tocEntry{ID: "about", Title: "About this run"})
+	return p, nil
+}
+
+// safeInScript keeps inlined JavaScript from ending its <script> element
+// early: "</script" and "<!--" cannot occur in it outside strings,
+// regular expressions and comments, where "<\/" means the same.
+func safeInScript(js string) string {
+	js = replaceFold(js, "</script", `<\/script`)
+	return strings.ReplaceAll(js, "<!--", `<\!--`)
+}
+
+// safeInStyle keeps inlined CSS from ending its <style> element early.
+func safeInStyle(css string) string { return replaceFold(css, "</style", `<\/style`) }
+
+// replaceFold replaces old (ASCII) in s ignoring case.
+func replaceFold(s, old, repl string) string {
+	lower := strings.ToLower(s)
+	if !strings.Contains(lower, old) {
+		return s
+	}
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(lower[i:], old)
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[i : i+j])
+		b.WriteString(repl)
+		i += j + len(old)
+	}
+	b.WriteString(s[i:])
+	return b.String()
+}
+
+func headerFacts(in Input) []fact {
+	r := in.Run
+	var f []fact
+	if r.DataName != "" {
+		f = append(f, fact{Label: "Data", Value: r.DataName})
+	}
+	if r.DataBytes > 0 {
+		f = append(f, fact{Label: "Size", Value: humanBytes(r.DataBytes), Title: groupDigits(r.DataBytes) + " bytes"})
+	}
+	if in.Profile != nil {
+		f = append(f, fact{Label: "Shape", Value: groupDigits(int64(in.Profile.Rows)) + " rows × " + groupDigits(int64(in.Profile.Columns)) + " columns"})
+	}
+	if r.DataSHA256 != "" {
+		f = append(f, fact{Label: "sha256", Value: short(r.DataSHA256, 12), Title: r.DataSHA256, Code: true})
+	}
+	if !r.Started.IsZero() {
+		f = append(f, fact{Label: "Run", Value: r.Started.UTC().Format("2006-01-02 15:04 UTC"), Title: r.Started.UTC().Format("2006-01-02T15:04:05Z")})
+	}
+	if r.Duration > 0 {
+		f = append(f, fact{Label: "Took", Value: humanDuration(r.Duration)})
+	}
+	return f
+}
+
+// preferredVersions come first in "about this run"; others follow by name.
+var preferredVersions = []string{"python", "pandas", "numpy", "matplotlib", "seaborn", "scipy", "statsmodels", "sklearn", "scikit-learn", "plotly"}
+
+func aboutFacts(r RunInfo) []fact {
+	var f []fact
+	if r.AnalystVersion != "" {
+		f = append(f, fact{Label: "analyst", Value: r.AnalystVersion})
+	}
+	if r.DriverHash != "" {
+		f = append(f, fact{Label: "Kernel driver", Value: short(r.DriverHash, 12), Title: r.DriverHash, Code: true})
+	}
+	if r.ImageID != "" {
+		f = append(f, fact{Label: "Kernel image", Value: short(r.ImageID, 12), Title: r.ImageID, Code: true})
+	}
+	keys := sortedKeys(r.Versions)
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ia, ib := slices.Index(preferredVersions, a), slices.Index(preferredVersions, b)
+		if ia < 0 {
+			ia = len(preferredVersions)
+		}
+		if ib < 0 {
+			ib = len(preferredVersions)
+		}
+		return ia - ib
+	})
+	for _, k := range keys {
+		f = append(f, fact{Label: k, Value: r.Versions[k]})
+	}
+	if r.DataSHA256 != "" {
+		f = append(f, fact{Label: "Data sha256", Value: r.DataSHA256, Code: true})
+	}
+	return f
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+const maxSamples = 5
+
+func buildOverview(pr *eda.Profile) *overview {
+	o := &overview{}
+	o.Facts = append(o.Facts,
+		fact{Label: "Rows", Value: groupDigits(int64(pr.Rows))},
+		fact{Label: "Columns", Value: groupDigits(int64(pr.Columns))},
+	)
+	if pr.MemoryBytes > 0 {
+		o.Facts = append(o.Facts, fact{Label: "In memory", Value: humanBytes(pr.MemoryBytes)})
+	}
+	o.Facts = append(o.Facts, fact{Label: "Duplicate rows", Value: groupDigits(int64(pr.DuplicateRows))})
+	for _, a := range pr.Alerts {
+		o.Alerts = append(o.Alerts, alertView{Type: slug(a.Type), Label: strings.ReplaceAll(a.Type, "_", " "), Message: a.Message})
+	}
+	for _, c := range pr.ColumnInfo {
+		cv := columnView{
+			Name: c.Name, Kind: c.Kind, Dtype: c.Dtype,
+			Missing:       percent(c.MissingShare),
+			MissingTitle:  groupDigits(int64(c.Missing)) + " missing",
+			Distinct:      groupDigits(int64(c.Distinct)),
+			DistinctTitle: percent(c.DistinctShare) + " distinct",
+		}
+		for i, s := range c.Sample {
+			if i == maxSamples {
+				cv.MoreSamples = len(c.Sample) - maxSamples
+				break
+			}
+			cv.Samples = append(cv.Samples, clip(s, 60))
+		}
+		o.Columns = append(o.Columns, cv)
+	}
+	l := pr.Load
+	add := func(label, value string) {
+		if value != "" {
+			o.Load = append(o.Load, fact{Label: label, Value: value})
+		}
+	}
+	add("Format", l.Format)
+	add("Compression", l.Compression)
+	enc := l.Encoding
+	if l.BOM && enc != "" {
+		enc += " (with byte-order mark)"
+	}
+	add("Encoding", enc)
+	add("Delimiter", delimiterName(l.Delimiter))
+	if l.Decimal != "" && l.Decimal != "." {
+		add("Decimal mark", delimiterName(l.Decimal))
+	}
+	add("Sheet", l.Sheet)
+	add("Parsed as dates", strings.Join(l.ParsedDates, ", "))
+	o.Notes = l.Notes
+	return o
+}
+
+func delimiterName(d string) string {
+	switch d {
+	case "":
+		return ""
+	case "\t":
+		return "tab"
+	case " ":
+		return "space"
+	case ",":
+		return "comma (,)"
+	case ".":
+		return "point (.)"
+	case ";":
+		return "semicolon (;)"
+	case "|":
+		return "pipe (|)"
+	}
+	return d
+}
+
+// buildStages groups the notebook's cells by their stage tag, in the order
+// of Run.Stages, then any stage only the notebook knows, in notebook order;
+// cells without a stage tag go in a last group. A stage with no status is
+// one the run did not reach, as is a skipped stage after the one that
+// failed.
+func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
+	var stages []*stageView
+	byName := map[string]*stageView{}
+	failedAt := -1
+	for i, si := range in.Run.Stages {
+		if failedAt < 0 && isFailure(si.Status) {
+			failedAt = i
+		}
+	}
+	for i, si := range in.Run.Stages {
+		if _, dup := byName[si.Name]; dup {
+			continue
+		}
+		s := &stageView{Name: si.Name, Title: si.Title, known: true}
+		if s.Title == "" {
+			s.Title = si.Name
+		}
+		switch {
+		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == "skipped"):
+			s.notReached = true
+			s.Status, s.StatusClass = "not reached", "not-reached"
+			s.Note = "Not reached: the run stopped before this stage."
+		default:
+			s.Status, s.StatusClass = si.Status, statusClass(si.Status)
+			if si.Duration > 0 {
+				s.Duration = humanDuration(si.Duration)
+			}
+			if si.Status == "skipped" {
+				s.Note = "Skipped."
+			}
+		}
+		byName[si.Name] = s
+		stages = append(stages, s)
+	}
+	var untagged *stageView
+	if in.Notebook != nil {
+		for _, c := range in.Notebook.Cells {
+			if c.HasTag(TagNotebookOnly) {
+				continue
+			}
+			name, ok := stageOf(c)
+			var s *stageView
+			switch {
+			case ok:
+				s = byName[name]
+				if s == nil {
+					s = &stageView{Name: name, Title: name}
+					byName[name] = s
+					stages = append(stages, s)
+				}
+			default:
+				if untagged == nil {
+					untagged = &stageView{Title: "Other cells"}
+				}
+				s = untagged
+			}
+			h, err := cr.cell(c)
+			if err != nil {
+				return nil, err
+			}
+			if h != "" {
+				s.Cells = append(s.Cells, template.HTML(h))
+			}
+		}
+	}
+	if untagged != nil && len(untagged.Cells) > 0 {
+		stages = append(stages, untagged)
+	}
+	used := map[string]bool{}
+	for i, s := range stages {
+		id := "stage-" + slug(s.Name)
+		switch {
+		case s == untagged:
+			id = "other-cells"
+		case slug(s.Name) == "":
+			id = fmt.Sprintf("stage-%d", i+1)
+		}
+		for used[id] {
+			id += "-x"
+		}
+		used[id] = true
+		s.ID = id
+		if s.notReached && len(s.Cells) > 0 {
+			s.Note = "" // it ran some cells after all
+		}
+		if !s.notReached && s.Note == "" && len(s.Cells) == 0 && s.known {
+			s.Note = "No cells."
+		}
+	}
+	return stages, nil
+}
+
+// stageOf returns the stage named by the cell's "stage:NAME" tag.
+func stageOf(c *nbformat.Cell) (string, bool) {
+	for _, t := range c.Metadata.Tags {
+		if name, ok := strings.CutPrefix(t, StageTag("")); ok {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// isFailure: a stage status that means the stage did not finish well.
+func isFailure(status string) bool {
+	switch status {
+	case "", "ok", "skipped":
+		return false
+	}
+	return true
+}
+
+func statusClass(status string) string {
+	switch status {
+	case "ok":
+		return "ok"
+	case "skipped":
+		return "skipped"
+	}
+	return "error"
+}
+
+func buildFailure(r RunInfo, stages []*stageView) *failure {
+	if r.Failure == "" {
+		return nil
+	}
+	f := &failure{Message: r.Failure}
+	for _, s := range stages {
+		if f.StageID == "" && isFailure(s.Status) && s.StatusClass == "error" {
+			f.StageID, f.StageTitle = s.ID, s.Title
+		}
+		if s.notReached {
+			f.NotReached = append(f.NotReached, s.Title)
+		}
+	}
+	return f
+}
