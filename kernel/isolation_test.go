@@ -507,3 +507,32 @@ func assertHostHealthy(t *testing.T) {
 		}
 	}
 }
+
+// A kernel must not change its image: the root filesystem is shared by every
+// run, and names of one run's files must not show in the next.
+func TestKernelLeavesTheImageUnchanged(t *testing.T) {
+	opts := testOptions(t)
+	list := func() []string {
+		var names []string
+		for _, dir := range []string{"data", "run", "output", "opt/analyst", "tmp", "etc"} {
+			entries, err := os.ReadDir(filepath.Join(opts.RootFS, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				names = append(names, dir+"/"+e.Name())
+			}
+		}
+		return names
+	}
+	before := list()
+	data := writeData(t, "a\n1\n")
+	k := startKernel(t, func(o *kernel.Options) { o.Data = data; o.OutputDir = t.TempDir() })
+	mustOK(t, k, "open('/data/sales.csv').read()")
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := list(); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Errorf("the image's folders changed:\nbefore %v\nafter  %v", before, after)
+	}
+}

@@ -187,6 +187,10 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		"--read-only",
 		"--read-only-tmpfs=false",
 		"--tmpfs", fmt.Sprintf("/tmp:rw,nosuid,nodev,size=%d,mode=1777", l.TmpBytes),
+		// runc creates the mount points of files (podman's /run/.containerenv,
+		// a data file at /data/NAME) in the root filesystem; small tmpfs
+		// folders keep those out of the cached image.
+		"--tmpfs", "/run:rw,nosuid,nodev,noexec,size=1m,mode=0755",
 		"--log-driver=none",
 		"--unsetenv-all",
 		"--ulimit", fmt.Sprintf("nofile=%d:%d", l.NoFile, l.NoFile),
@@ -221,6 +225,7 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		target := DataMount
 		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 			target = DataMount + "/" + filepath.Base(abs)
+			args = append(args, "--tmpfs", DataMount+":rw,nosuid,nodev,noexec,size=64k,mode=0755")
 		}
 		if strings.ContainsAny(abs, ",:") {
 			return nil, fmt.Errorf("starting kernel: data path %q contains ',' or ':', which podman cannot mount; copy or link it to a plain path", abs)
