@@ -40,6 +40,13 @@ type Config struct {
 	CacheDir string
 	Runtime  string // forced OCI runtime; "" means detect
 	Limits   kernel.Limits
+
+	// The model stages.
+	Model         string        // provider:model; "" for none
+	BaseURL       string        // OpenAI-compatible API root; "" for the provider's default
+	MaxTurns      int           // model turns per question
+	ReflectRounds int           // reflection rounds per question (0: none)
+	RunTimeout    time.Duration // 0: none
 }
 
 // Configuration keys, also the names of flags and (with ANALYST_ and
@@ -53,6 +60,12 @@ const (
 	keyCPUs        = "kernel.cpus"
 	keyTmpSize     = "kernel.tmp-size"
 	keyCellTimeout = "kernel.cell-timeout"
+
+	keyModel         = "model"
+	keyBaseURL       = "base-url"
+	keyMaxTurns      = "max-turns"
+	keyReflectRounds = "reflect-rounds"
+	keyRunTimeout    = "run-timeout"
 )
 
 func newViper() *viper.Viper {
@@ -66,6 +79,9 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyCPUs, d.CPUs)
 	v.SetDefault(keyTmpSize, kernel.HumanBytes(d.TmpBytes))
 	v.SetDefault(keyCellTimeout, d.CellTimeout.String())
+	v.SetDefault(keyMaxTurns, 10)
+	v.SetDefault(keyReflectRounds, 1)
+	v.SetDefault(keyRunTimeout, "0s")
 	return v
 }
 
@@ -132,5 +148,17 @@ func (f *Factory) readConfig() (*Config, error) {
 		return nil, usageErrorf("%s must be a duration like 60s or 5m, got %q", keyCellTimeout, v.GetString(keyCellTimeout))
 	}
 	cfg.Limits = l
+
+	cfg.Model = strings.TrimSpace(v.GetString(keyModel))
+	cfg.BaseURL = v.GetString(keyBaseURL)
+	if cfg.MaxTurns = v.GetInt(keyMaxTurns); cfg.MaxTurns < 1 {
+		return nil, usageErrorf("%s must be at least 1, got %q", keyMaxTurns, v.GetString(keyMaxTurns))
+	}
+	if cfg.ReflectRounds = v.GetInt(keyReflectRounds); cfg.ReflectRounds < 0 {
+		return nil, usageErrorf("%s must be 0 or more, got %q", keyReflectRounds, v.GetString(keyReflectRounds))
+	}
+	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
+		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
+	}
 	return cfg, nil
 }

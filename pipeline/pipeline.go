@@ -17,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -41,14 +42,35 @@ type Options struct {
 
 	// Progress, if set, is told what happens as it happens.
 	Progress func(Event)
+
+	// Questions for the model, in order; follow-ups share the kernel's
+	// state and the conversation. None: the run is the EDA stages only.
+	Questions []string
+	// Model answers the questions; required when there are questions.
+	Model llm.Client
+	// ModelSpec is the model as the user named it ("ollama:qwen2.5-coder:7b").
+	ModelSpec string
+	// MaxTurns bounds the model calls per question; 0: DefaultMaxTurns.
+	MaxTurns int
+	// MaxRepairs bounds failed cells in a row; 0: DefaultMaxRepairs.
+	MaxRepairs int
+	// ReflectRounds bounds the reflection rounds per question; 0:
+	// DefaultReflectRounds, negative: no reflection.
+	ReflectRounds int
+	// Seed is sent with temperature 0; 0: DefaultSeed.
+	Seed int
+	// RunTimeout bounds the whole run; 0: none.
+	RunTimeout time.Duration
 }
 
 // Event is a step of a run, for progress displays.
 type Event struct {
 	Time     time.Time     `json:"time"`
-	Type     string        `json:"type"` // stage-start, cell, stage-end, run-end
+	Type     string        `json:"type"` // stage-start, cell, model-turn, stage-end, run-end
 	Stage    string        `json:"stage,omitempty"`
 	Cell     int           `json:"cell,omitempty"`
+	Turn     int           `json:"turn,omitempty"`   // model-turn, and cells of model stages
+	Tokens   int           `json:"tokens,omitempty"` // model-turn: the run's tokens so far
 	Status   string        `json:"status,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Message  string        `json:"message,omitempty"`
@@ -63,6 +85,8 @@ type Result struct {
 	Failure  string
 	Files    Files
 	Manifest *Manifest
+	// Answers to the questions, in order (as far as the run got).
+	Answers []*Answer
 }
 
 // Files are the paths a run wrote.
@@ -84,6 +108,14 @@ type SandboxError struct{ Err error }
 
 func (e *SandboxError) Error() string { return e.Err.Error() }
 func (e *SandboxError) Unwrap() error { return e.Err }
+
+// ModelError is a model server that could not be used: unreachable,
+// refusing the key, not knowing the model, rate limiting past the retries
+// (test the cause with errors.Is and llm.ErrUnreachable etc.).
+type ModelError struct{ Err error }
+
+func (e *ModelError) Error() string { return e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
 
 // StageError is a generated cell that failed for another reason.
 type StageError struct {
@@ -123,6 +155,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer out.discard()
 
+	if len(opts.Questions) > 0 && opts.Model == nil {
+		return nil, errors.New("questions need a model: set one with --model, ANALYST_MODEL, or `model:` in the config file")
+	}
+	if opts.RunTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.RunTimeout)
+		defer cancel()
+	}
 	r := &runner{opts: opts, in: in, name: name, out: out, started: time.Now()}
 	runErr := r.run(ctx)
 	res, writeErr := r.finish(runErr)
@@ -162,6 +202,11 @@ type runner struct {
 	profile *eda.Profile
 	stages  []report.StageInfo
 	failure string
+
+	modelInfo *llm.ModelInfo
+	system    string
+	answers   []*Answer
+	tokens    int
 }
 
 func (r *runner) emit(e Event) {
@@ -182,6 +227,19 @@ func (r *runner) run(ctx context.Context) error {
 		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
 		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), report.TagNotebookOnly)
+
+	if len(r.opts.Questions) > 0 {
+		// Ask the model server first: a bad key or a typo fails in a second,
+		// before the kernel starts.
+		info, err := r.opts.Model.Model(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &ModelError{err}
+		}
+		r.modelInfo = info
+	}
 
 	kopts := r.opts.Kernel
 	kopts.Data = r.in.Path
@@ -206,7 +264,10 @@ func (r *runner) run(ctx context.Context) error {
 	if r.profile == nil {
 		return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
 	}
-	return r.runStage(ctx, eda.Distributions(r.profile, r.opts.EDA))
+	if err := r.runStage(ctx, eda.Distributions(r.profile, r.opts.EDA)); err != nil {
+		return err
+	}
+	return r.ask(ctx)
 }
 
 // runStage runs a stage's cells in order and stops at the first failure.
@@ -295,7 +356,7 @@ func (r *runner) finish(runErr error) (*Result, error) {
 	if r.nb == nil {
 		return nil, nil
 	}
-	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure}
+	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers}
 	if err := r.write(res); err != nil {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
@@ -327,6 +388,9 @@ type Manifest struct {
 	Limits         kernel.Enforced   `json:"limits"`
 	Failure        string            `json:"failure,omitempty"`
 	Outputs        ManifestOutputs   `json:"outputs"`
+	// Model and Questions are there when questions were asked.
+	Model     *ManifestModel `json:"model,omitempty"`
+	Questions []*Answer      `json:"questions,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -375,6 +439,8 @@ func (r *runner) manifest(charts []string) *Manifest {
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status, DurationMS: ms(s.Duration)})
 	}
+	m.Model = r.manifestModel()
+	m.Questions = r.answers
 	return m
 }
 
@@ -390,6 +456,8 @@ func (r *runner) write(res *Result) error {
 	}
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
+		Question: strings.Join(r.opts.Questions, " · "),
+		Answer:   answerMarkdown(r.opts.Questions, r.answers),
 		Notebook: r.nb,
 		Profile:  r.profile,
 		KaTeXDir: r.opts.KaTeXDir,

@@ -53,6 +53,13 @@ func (b *Builder) postBuild(ctx context.Context, rootfs string) error {
 			return err
 		}
 	}
+	// Mount points hold nothing of their own: whatever is there would show
+	// in every kernel (a run's file names, say).
+	for _, mp := range MountPoints {
+		if err := emptyDir(filepath.Join(rootfs, mp)); err != nil {
+			return err
+		}
+	}
 	// Remove before writing: a symlink here may point outside the tree.
 	if err := replace(rootfs, "/etc/mtab", func(p string) error { return os.Symlink("../proc/self/mounts", p) }); err != nil {
 		return err
@@ -347,4 +354,18 @@ func diskUsage(root string) (int64, error) {
 		return nil
 	})
 	return total, err
+}
+
+// emptyDir removes everything inside dir, not dir itself.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

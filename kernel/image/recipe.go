@@ -17,7 +17,7 @@ import (
 // postBuildVersion names the steps Build runs after bootstrapping (font
 // cache, mount points, clean-up). It is part of every recipe's hash, so
 // changing those steps means bumping it, which rebuilds every image.
-const postBuildVersion = 1
+const postBuildVersion = 2
 
 // Recipe says what goes into a kernel image.
 type Recipe struct {

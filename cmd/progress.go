@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/analyst-cli/analyst/pipeline"
+)
+
+// progress shows a run as it goes: JSON events on stdout with --json; on a
+// terminal, finished stages as lines plus one live status line (stage, turn,
+// tokens, elapsed) redrawn in place; elsewhere (CI) plain lines only.
+type progress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	enc    *json.Encoder
+	live   bool
+	start  time.Time
+	stage  string
+	turn   int
+	tokens int
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newProgress(f *Factory, asJSON bool) *progress {
+	p := &progress{w: f.IO.ErrOut, start: time.Now()}
+	switch {
+	case asJSON:
+		p.enc = json.NewEncoder(f.IO.Out)
+	case f.IO.IsStderrTTY():
+		p.live = true
+		p.stop, p.done = make(chan struct{}), make(chan struct{})
+		go p.tick()
+	}
+	return p
+}
+
+// tick redraws the status line so the elapsed time moves while a cell or a
+// model call runs.
+func (p *progress) tick() {
+	defer close(p.done)
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.redraw()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Event takes one pipeline event.
+func (p *progress) Event(e pipeline.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.enc != nil {
+		_ = p.enc.Encode(e)
+		return
+	}
+	switch e.Type {
+	case "stage-start":
+		p.stage, p.turn = e.Stage, 0
+		if !p.live {
+			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
+		}
+	case "model-turn":
+		p.turn, p.tokens = e.Turn, e.Tokens
+		if !p.live {
+			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far, %s\n", e.Stage, e.Turn, e.Tokens, p.elapsed())
+		}
+	case "stage-end":
+		p.line(fmt.Sprintf("%-14s %s in %s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond)))
+		p.stage = ""
+	case "run-end":
+		if e.Status != "ok" {
+			p.line(fmt.Sprintf("run failed after %s: %s", e.Duration.Round(10*time.Millisecond), e.Message))
+		} else {
+			p.line(fmt.Sprintf("run finished in %s", e.Duration.Round(10*time.Millisecond)))
+		}
+	}
+	p.redraw()
+}
+
+func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(100 * time.Millisecond) }
+
+// line prints a permanent line (above the status line on a terminal).
+func (p *progress) line(s string) {
+	if p.live {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintln(p.w, s)
+}
+
+func (p *progress) redraw() {
+	if !p.live || p.stage == "" {
+		return
+	}
+	status := fmt.Sprintf("%s · %s", p.stage, p.elapsed())
+	if p.turn > 0 {
+		status = fmt.Sprintf("%s · turn %d · %d tokens · %s", p.stage, p.turn, p.tokens, p.elapsed())
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", status)
+}
+
+// Stop ends the live line.
+func (p *progress) Stop() {
+	if !p.live {
+		return
+	}
+	close(p.stop)
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stage != "" {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

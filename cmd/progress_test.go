@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/analyst-cli/analyst/pipeline"
+)
+
+func TestProgressPlainAndLive(t *testing.T) {
+	events := []pipeline.Event{
+		{Type: "stage-start", Stage: "question-1"},
+		{Type: "model-turn", Stage: "question-1", Turn: 2, Tokens: 1234},
+		{Type: "stage-end", Stage: "question-1", Status: "ok", Duration: 1500 * time.Millisecond},
+		{Type: "run-end", Status: "ok", Duration: 2 * time.Second},
+	}
+	for _, tty := range []bool{false, true} {
+		io, _, _, errOut := iostreams.Test()
+		io.SetTTY(false, false, tty)
+		p := newProgress(NewFactory(io), false)
+		for _, e := range events {
+			p.Event(e)
+		}
+		p.Stop()
+		got := errOut.String()
+		if !strings.Contains(got, "question-1     ok in 1.5s\n") || !strings.Contains(got, "run finished in 2s\n") {
+			t.Errorf("tty=%v: finished lines missing:\n%q", tty, got)
+		}
+		live := strings.Contains(got, "\r\033[K")
+		if live != tty {
+			t.Errorf("tty=%v: redraws present = %v:\n%q", tty, live, got)
+		}
+		if tty && !strings.Contains(got, "question-1 · turn 2 · 1234 tokens") {
+			t.Errorf("live status line lacks stage, turn and tokens:\n%q", got)
+		}
+		if !tty && !strings.Contains(got, "turn 2, 1234 tokens so far") {
+			t.Errorf("plain progress lacks the turn line:\n%q", got)
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// Stage names of the model stages: StageQuestion(i) then StageReflection(i)
+// for the i-th question (1-based).
+func StageQuestion(i int) string   { return fmt.Sprintf("question-%d", i) }
+func StageReflection(i int) string { return fmt.Sprintf("reflection-%d", i) }
+
+// TagModel marks the cells the model wrote.
+const TagModel = "model"
+
+// ManifestModel is the model of a run and what it cost.
+type ManifestModel struct {
+	Spec             string  `json:"spec"`
+	Provider         string  `json:"provider"`
+	Name             string  `json:"name"`
+	Digest           string  `json:"digest,omitempty"`
+	Tools            bool    `json:"tools"`
+	Vision           bool    `json:"vision"`
+	Mode             string  `json:"mode"` // tools or code-blocks
+	Temperature      float64 `json:"temperature"`
+	Seed             int     `json:"seed"`
+	MaxTurns         int     `json:"max_turns"`
+	MaxRepairs       int     `json:"max_repairs"`
+	ReflectRounds    int     `json:"reflect_rounds"`
+	SystemPrompt     string  `json:"system_prompt"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Calls            int     `json:"calls"`
+	Turns            int     `json:"turns"`
+	Repairs          int     `json:"repairs"`
+}
+
+func (r *runner) reflectRounds() int {
+	switch {
+	case r.opts.ReflectRounds < 0:
+		return 0
+	case r.opts.ReflectRounds == 0:
+		return DefaultReflectRounds
+	}
+	return r.opts.ReflectRounds
+}
+
+func (r *runner) seed() int {
+	if r.opts.Seed == 0 {
+		return DefaultSeed
+	}
+	return r.opts.Seed
+}
+
+// ask runs the model stages: per question, the visualization loop, then
+// reflection on its charts.
+func (r *runner) ask(ctx context.Context) error {
+	if len(r.opts.Questions) == 0 {
+		return nil
+	}
+	r.system = SystemPrompt(PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
+		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision})
+	agent := &Agent{
+		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, System: r.system,
+		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
+		OnTurn: func(e TurnEvent) {
+			if e.Cell {
+				r.emit(Event{Type: "cell", Stage: e.Phase, Turn: e.Turn, Status: e.Status})
+				return
+			}
+			r.tokens += e.Tokens
+			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens})
+		},
+	}
+	for i, q := range r.opts.Questions {
+		phase := StageQuestion(i + 1)
+		var ans *Answer
+		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
+			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
+			a, err := agent.Ask(ctx, phase, q)
+			ans = a
+			r.answers = append(r.answers, a)
+			r.addSteps(phase, a)
+			r.nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
+			return stageStatus(a.Answered, err), err
+		})
+		if err != nil {
+			return err
+		}
+		if !ans.Answered || r.reflectRounds() == 0 {
+			continue
+		}
+		rphase := StageReflection(i + 1)
+		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
+			before := len(ans.Verdicts)
+			err := agent.Reflect(ctx, rphase, ans, r.reflectRounds())
+			r.addSteps(rphase, ans)
+			for _, v := range ans.Verdicts[before:] {
+				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
+			}
+			if ans.Revised {
+				r.nb.AddMarkdown("Revised "+answerBlock(ans), report.StageTag(rphase), "answer")
+			}
+			return stageStatus(true, err), err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stageStatus(answered bool, err error) string {
+	switch {
+	case err != nil && ctxErr(err):
+		return "interrupted"
+	case err != nil:
+		return "error"
+	case !answered:
+		return "no-answer"
+	}
+	return "ok"
+}
+
+func ctxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// modelStage runs a model stage with its heading, events and StageInfo; a
+// model server failure becomes a *ModelError.
+func (r *runner) modelStage(name, title string, body func() (string, error)) error {
+	start := time.Now()
+	r.emit(Event{Type: "stage-start", Stage: name, Message: title})
+	r.nb.AddMarkdown("## "+title, report.StageTag(name), report.TagNotebookOnly)
+	status, err := body()
+	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start)}
+	r.stages = append(r.stages, info)
+	r.emit(Event{Type: "stage-end", Stage: name, Status: status, Duration: info.Duration})
+	var le *llm.Error
+	if err != nil && !ctxErr(err) && asLLM(err, &le) {
+		return &ModelError{err}
+	}
+	return err
+}
+
+// addSteps writes the cells of phase: the model's code with its outputs,
+// failed attempts tagged (the report collapses them).
+func (r *runner) addSteps(phase string, a *Answer) {
+	for _, s := range a.Steps {
+		if s.Phase != phase || s.Exec == nil {
+			continue
+		}
+		tags := []string{report.StageTag(phase), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		if s.Failed {
+			tags = append(tags, nbformat.TagFailedAttempt)
+			if s.Status != "error" {
+				tags = append(tags, s.Status)
+			}
+		}
+		r.nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+	}
+}
+
+// answerBlock is an answer as markdown: named values, then the narrative.
+func answerBlock(a *Answer) string {
+	var b strings.Builder
+	if !a.Answered {
+		b.WriteString("**No answer.** " + a.Stop + "\n")
+		return b.String()
+	}
+	b.WriteString("**Answer**\n\n")
+	for _, v := range a.Values {
+		fmt.Fprintf(&b, "- `@%s[%s]`\n", v.Name, mdEscape(v.Value))
+	}
+	if a.Summary != "" {
+		b.WriteString("\n" + a.Summary + "\n")
+	}
+	return b.String()
+}
+
+func verdictText(v Verdict) string {
+	what := "**Reflection round %d: revised.**"
+	if v.Accepted {
+		what = "**Reflection round %d: accepted.**"
+	}
+	s := fmt.Sprintf(what, v.Round)
+	if v.Charts != "" {
+		s += " Charts checked: " + mdEscape(v.Charts) + "."
+	}
+	if v.Note != "" {
+		s += "\n\n> " + strings.ReplaceAll(strings.TrimSpace(v.Note), "\n", "\n> ")
+	}
+	return s
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
+}
+
+// answerMarkdown is the report's answer box: each question's named values,
+// narrative and reflection outcome.
+func answerMarkdown(questions []string, answers []*Answer) string {
+	if len(questions) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, q := range questions {
+		if len(questions) > 1 {
+			fmt.Fprintf(&b, "**%d. %s**\n\n", i+1, mdEscape(q))
+		}
+		if i >= len(answers) {
+			b.WriteString("Not asked: the run stopped before this question.\n\n")
+			continue
+		}
+		a := answers[i]
+		if !a.Answered {
+			b.WriteString("No answer: " + a.Stop + "\n\n")
+			continue
+		}
+		for _, v := range a.Values {
+			fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(v.Name), mdEscape(v.Value))
+		}
+		if a.Summary != "" {
+			b.WriteString("\n" + a.Summary + "\n")
+		}
+		switch {
+		case a.Revised:
+			b.WriteString("\n*Revised after the model checked its charts.*\n")
+		case len(a.Verdicts) > 0 && a.Verdicts[len(a.Verdicts)-1].Accepted:
+			b.WriteString("\n*The model checked its charts and kept the answer.*\n")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func (r *runner) manifestModel() *ManifestModel {
+	if r.modelInfo == nil {
+		return nil
+	}
+	i := r.modelInfo
+	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
+		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: "code-blocks", Seed: r.seed(),
+		MaxTurns: orDefault(r.opts.MaxTurns, DefaultMaxTurns), MaxRepairs: orDefault(r.opts.MaxRepairs, DefaultMaxRepairs),
+		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system}
+	if i.Capabilities.Tools {
+		m.Mode = "tools"
+	}
+	for _, a := range r.answers {
+		m.Turns += a.Turns
+		m.Repairs += a.Repairs
+		for _, c := range a.Calls {
+			m.Calls++
+			m.PromptTokens += c.PromptTokens
+			m.CompletionTokens += c.CompletionTokens
+		}
+	}
+	return m
+}
+
+func asLLM(err error, target **llm.Error) bool { return errors.As(err, target) }

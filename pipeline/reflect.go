@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/llm"
+)
+
+// reflectMaxCharts bounds the charts shown in one reflection round.
+const reflectMaxCharts = 3
+
+// Reflect shows the model each chart made for its answer — as an image when
+// it has vision, else as the chart's description — with the question and
+// the claimed answer, for at most rounds rounds. The model accepts, or
+// revises (running code as it needs) and answers again; the verdicts and any
+// revision go into ans.
+func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds int) error {
+	if !ans.Answered || rounds <= 0 {
+		return nil
+	}
+	for round := 1; round <= rounds; round++ {
+		charts := answerCharts(ans)
+		if len(charts) == 0 {
+			ans.Verdicts = append(ans.Verdicts, Verdict{Round: round, Accepted: true, Note: "no chart was made for this answer; nothing to check"})
+			return nil
+		}
+		var labels []string
+		var imgs [][]byte
+		var b strings.Builder
+		fmt.Fprintf(&b, "Check your work before it is reported.\nQuestion: %s\nYour answer: %s\n", ans.Question, FormatAnswers(ans.Values))
+		if ans.Summary != "" {
+			b.WriteString("Your summary: " + ans.Summary + "\n")
+		}
+		b.WriteString("The chart(s) made for it:\n")
+		for i, c := range charts {
+			labels = append(labels, chartLabel(c))
+			fmt.Fprintf(&b, "%d. %s\n", i+1, chartLabel(c))
+			if a.vision() && len(c.PNG) > 0 {
+				imgs = append(imgs, c.PNG)
+			} else {
+				b.WriteString("   description: " + clip(compactJSON(c.Description), feedbackDesc) + "\n")
+			}
+		}
+		b.WriteString("For each chart: does it have a title and labelled axes, can it be read (no overlapping labels, sensible scale), " +
+			"and does it support the answer? If everything is right, reply ACCEPT and one line saying why. Otherwise say what is wrong, " +
+			"fix it (run code: redraw the chart, recompute) and give the answer again")
+		if a.tools() {
+			b.WriteString(" with final_answer.")
+		} else {
+			b.WriteString(" as @name[value] pairs.")
+		}
+		out, err := a.converse(ctx, ans, phase, llm.Message{Role: llm.RoleUser, Content: b.String(), Images: imgs}, true)
+		v := Verdict{Round: round, Charts: strings.Join(labels, "; ")}
+		switch {
+		case err != nil:
+			v.Note = "reflection stopped: " + failureText(err)
+			ans.Verdicts = append(ans.Verdicts, v)
+			return err
+		case out.accepted:
+			v.Accepted, v.Note = true, out.note
+			ans.Verdicts = append(ans.Verdicts, v)
+			return nil
+		case out.answered:
+			v.Note = "revised: " + FormatAnswers(out.values)
+			if out.summary != "" {
+				v.Note += " — " + out.summary
+			}
+			ans.Values, ans.Summary, ans.Revised = out.values, out.summary, true
+			ans.Verdicts = append(ans.Verdicts, v)
+		default:
+			v.Note = "no verdict: " + out.stop
+			ans.Verdicts = append(ans.Verdicts, v)
+			return nil
+		}
+	}
+	return nil
+}
+
+// answerCharts are the charts of the answer's successful cells, the last
+// reflectMaxCharts of them.
+func answerCharts(ans *Answer) []kernel.Chart {
+	var charts []kernel.Chart
+	for _, s := range ans.Steps {
+		if !s.Failed && s.Exec != nil {
+			charts = append(charts, s.Exec.Charts()...)
+		}
+	}
+	if len(charts) > reflectMaxCharts {
+		charts = charts[len(charts)-reflectMaxCharts:]
+	}
+	return charts
+}
