@@ -39,6 +39,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("ANALYST_CACHE_DIR", cacheDir)
 			env.Setenv("PATH", os.Getenv("PATH")+":/usr/sbin:/sbin")
+			// A scripted model server per script, for runs with questions.
+			model := newFakeOllama()
+			env.Defer(model.Close)
+			env.Setenv("FAKE_OLLAMA", model.Listener.Addr().String())
 			return os.MkdirAll(home, 0o755)
 		},
 		Condition: func(cond string) (bool, error) {

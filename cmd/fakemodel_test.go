@@ -1,0 +1,74 @@
+package cmd_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// fakeOllama is a model server for the CLI scripts: it speaks Ollama's
+// /api/show, /api/tags and NDJSON /api/chat, and plays an analyst that runs
+// one cell, then answers, then accepts its chart when asked to reflect.
+type fakeOllama struct {
+	*httptest.Server
+	mu    sync.Mutex
+	chats int
+}
+
+func newFakeOllama() *fakeOllama {
+	f := &fakeOllama{}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	return f
+}
+
+const fakeCell = `top = df.groupby("region")["revenue"].sum().sort_values(ascending=False)
+print("total revenue per region = sum of revenue over its rows")
+print(top)
+top.plot.bar(title="Revenue by region", xlabel="region", ylabel="revenue")
+plt.show()`
+
+func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	switch r.URL.Path {
+	case "/api/show":
+		io.WriteString(w, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":["completion","tools"]}`)
+		return
+	case "/api/tags":
+		io.WriteString(w, `{"models":[{"name":"qwen2.5-coder:7b","model":"qwen2.5-coder:7b","size":1,"digest":"sha256:c0ffee"}]}`)
+		return
+	case "/api/chat":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	var req struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+		Tools    []any                            `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	tools := 0
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			tools++
+		}
+	}
+	msg := map[string]any{"role": "assistant", "content": ""}
+	last := req.Messages[len(req.Messages)-1].Content
+	switch {
+	case strings.Contains(last, "ACCEPT"): // asked to check its chart
+		msg["content"] = "ACCEPT the bar chart shows East ahead, as the answer says"
+	case tools == 0:
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": fakeCell}}}}
+	default:
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
+			"arguments": map[string]any{"answers": map[string]any{"top_region": "East"}, "summary": "East has the most revenue (40)."}}}}
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	line, _ := json.Marshal(map[string]any{"model": "qwen2.5-coder:7b", "created_at": "2026-01-01T00:00:00Z", "message": msg, "done": false})
+	fmt.Fprintf(w, "%s\n", line)
+	fmt.Fprintln(w, `{"model":"qwen2.5-coder:7b","created_at":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":100,"eval_count":20}`)
+}
