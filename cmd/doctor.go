@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"os/user"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/host"
 	"github.com/analyst-cli/analyst/kernel/image"
@@ -99,7 +99,7 @@ func doctor(ctx context.Context, f *Factory) []check {
 		add("FAIL", "kernel image not built ("+image.DefaultRecipe().Hash()[:16]+")", "analyst kernel build")
 	} else {
 		add("ok", fmt.Sprintf("kernel image %s, %s, Python %s, pandas %s", img.Manifest.RecipeHash[:16],
-			kernel.HumanBytes(img.Manifest.SizeBytes), img.Manifest.Python, img.Manifest.Packages["pandas"]), "")
+			units.Bytes(img.Manifest.SizeBytes), img.Manifest.Python, img.Manifest.Packages["pandas"]), "")
 	}
 
 	runtime := cfg.Runtime
@@ -147,8 +147,7 @@ func doctor(ctx context.Context, f *Factory) []check {
 	if imgErr != nil || runtime == "" {
 		return checks
 	}
-	setup := kernel.Options{RootFS: img.RootFS, Runtime: runtime, Limits: cfg.Limits,
-		CgroupLimits: info.Enforced.Memory && info.Enforced.Pids, Rootless: info.Rootless, Runner: f.Runner}
+	setup := f.kernelOptions(cfg, img, info, runtime)
 	start := time.Now()
 	k, err := kernel.Start(ctx, setup)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/analyst-cli/analyst/internal/command"
 	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
 )
@@ -74,10 +75,10 @@ func newViper() *viper.Viper {
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
 	v.AutomaticEnv()
 	d := kernel.DefaultLimits()
-	v.SetDefault(keyMemory, kernel.HumanBytes(d.MemoryBytes))
+	v.SetDefault(keyMemory, units.Bytes(d.MemoryBytes))
 	v.SetDefault(keyPids, d.Pids)
 	v.SetDefault(keyCPUs, d.CPUs)
-	v.SetDefault(keyTmpSize, kernel.HumanBytes(d.TmpBytes))
+	v.SetDefault(keyTmpSize, units.Bytes(d.TmpBytes))
 	v.SetDefault(keyCellTimeout, d.CellTimeout.String())
 	v.SetDefault(keyMaxTurns, 10)
 	v.SetDefault(keyReflectRounds, 1)
@@ -132,10 +133,10 @@ func (f *Factory) readConfig() (*Config, error) {
 
 	l := kernel.DefaultLimits()
 	var err error
-	if l.MemoryBytes, err = kernel.ParseBytes(v.GetString(keyMemory)); err != nil {
+	if l.MemoryBytes, err = units.ParseBytes(v.GetString(keyMemory)); err != nil {
 		return nil, usageErrorf("%s: %v", keyMemory, err)
 	}
-	if l.TmpBytes, err = kernel.ParseBytes(v.GetString(keyTmpSize)); err != nil {
+	if l.TmpBytes, err = units.ParseBytes(v.GetString(keyTmpSize)); err != nil {
 		return nil, usageErrorf("%s: %v", keyTmpSize, err)
 	}
 	if l.Pids = v.GetInt(keyPids); l.Pids < 16 {

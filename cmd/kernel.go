@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/host"
 	"github.com/analyst-cli/analyst/kernel/image"
@@ -65,7 +66,7 @@ nothing; --force rebuilds. An interrupted build leaves no image behind.`,
 				return withCode(ExitSandbox, err)
 			}
 			fmt.Fprintf(f.IO.Out, "kernel image %s ready in %s: %s (%s)\n", img.Manifest.RecipeHash[:16],
-				time.Since(start).Round(time.Second), img.RootFS, kernel.HumanBytes(img.Manifest.SizeBytes))
+				time.Since(start).Round(time.Second), img.RootFS, units.Bytes(img.Manifest.SizeBytes))
 			return nil
 		},
 	}
@@ -101,18 +102,19 @@ func (f *Factory) kernelSetup(ctx context.Context) (*kernelSetup, error) {
 	if runtime == "" {
 		return nil, withCode(ExitSandbox, fmt.Errorf("no OCI runtime works with podman here (%s); run: analyst doctor", runtimeErrors(info)))
 	}
-	return &kernelSetup{
-		Image: img,
-		Host:  info,
-		Options: kernel.Options{
-			RootFS:       img.RootFS,
-			Runtime:      runtimeArg(runtime, info),
-			Limits:       cfg.Limits,
-			CgroupLimits: info.Enforced.Memory && info.Enforced.Pids,
-			Rootless:     info.Rootless,
-			Runner:       f.Runner,
-		},
-	}, nil
+	return &kernelSetup{Image: img, Host: info, Options: f.kernelOptions(cfg, img, info, runtime)}, nil
+}
+
+// kernelOptions are the options of a kernel on this host with this image.
+func (f *Factory) kernelOptions(cfg *Config, img *image.Image, info *host.Info, runtime string) kernel.Options {
+	return kernel.Options{
+		RootFS:       img.RootFS,
+		Runtime:      runtimeArg(runtime, info),
+		Limits:       cfg.Limits,
+		CgroupLimits: info.Enforced.Memory && info.Enforced.Pids,
+		Rootless:     info.Rootless,
+		Runner:       f.Runner,
+	}
 }
 
 // runtimeArg is what podman's --runtime gets: the probed binary's path when
@@ -162,7 +164,7 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 			w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(w, "image:\t%s\n", setup.Image.Dir)
 			fmt.Fprintf(w, "recipe:\t%s (Debian %s, built %s in %.0fs)\n", m.RecipeHash[:16], m.Recipe.Suite, m.BuiltAt.Format(time.RFC3339), m.BuildSeconds)
-			fmt.Fprintf(w, "size:\t%s\n", kernel.HumanBytes(m.SizeBytes))
+			fmt.Fprintf(w, "size:\t%s\n", units.Bytes(m.SizeBytes))
 			fmt.Fprintf(w, "python:\t%s\n", m.Python)
 			names := make([]string, 0, len(m.Packages))
 			for n := range m.Packages {

@@ -8,7 +8,6 @@ package kernel_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,22 +17,6 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
-
-// bareRun runs python code in a throw-away container with the kernel's
-// flags and mounts, the way a fresh-process-per-task agent would.
-func bareRun(b *testing.B, opts kernel.Options, code string) time.Duration {
-	b.Helper()
-	args, cleanup, err := kernel.SandboxArgs(opts, false, "python3", "-c", code)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cleanup()
-	start := time.Now()
-	if out, err := exec.Command("podman", args...).CombinedOutput(); err != nil {
-		b.Fatalf("bare run: %v\n%s", err, out)
-	}
-	return time.Since(start)
-}
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
@@ -63,7 +46,7 @@ func BenchmarkKernelReady(b *testing.B) {
 		ready = append(ready, time.Since(start))
 		b.StopTimer()
 		k.Close()
-		bare = append(bare, bareRun(b, opts, seedFontCache+"import pandas, matplotlib.pyplot"))
+		bare = append(bare, kerneltest.RunOnce(b, opts, "python3", "-c", seedFontCache+"import pandas, matplotlib.pyplot"))
 		b.StartTimer()
 	}
 	b.ReportMetric(ms(median(ready)), "ready-ms")
@@ -172,7 +155,7 @@ func BenchmarkFollowUp(b *testing.B) {
 			b.Fatalf("%v %+v", err, ex)
 		}
 		warm = append(warm, time.Since(start))
-		cold = append(cold, bareRun(b, opts, fresh))
+		cold = append(cold, kerneltest.RunOnce(b, opts, "python3", "-c", fresh))
 	}
 	b.StopTimer()
 	b.ReportMetric(ms(median(warm)), "warm-ms")

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/internal/units"
 )
 
 // Labels put on every kernel container, so leftovers can be found (Prune).
@@ -362,7 +363,7 @@ func (k *Kernel) exitCause() string {
 	}
 	switch {
 	case oom || (code == 137 && k.opts.CgroupLimits):
-		return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost", HumanBytes(k.limits.MemoryBytes))
+		return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost", units.Bytes(k.limits.MemoryBytes))
 	case code > 128:
 		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128)
 	case code >= 0:

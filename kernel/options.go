@@ -2,13 +2,11 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/internal/units"
 )
 
 // Options configure one kernel: which image, what it may see, and its limits.
@@ -131,34 +129,20 @@ type Enforced struct {
 func (o Options) Enforcement() Enforced {
 	l := o.Limits.withDefaults()
 	e := Enforced{
-		Tmp:     fmt.Sprintf("tmpfs size %s", HumanBytes(l.TmpBytes)),
+		Tmp:     fmt.Sprintf("tmpfs size %s", units.Bytes(l.TmpBytes)),
 		NoFile:  fmt.Sprintf("rlimit %d", l.NoFile),
 		Network: "none (only a loopback interface)",
 	}
 	if o.CgroupLimits {
-		e.Memory = fmt.Sprintf("cgroup %s", HumanBytes(l.MemoryBytes))
+		e.Memory = fmt.Sprintf("cgroup %s", units.Bytes(l.MemoryBytes))
 		e.Pids = fmt.Sprintf("cgroup %d", l.Pids)
 		e.CPUs = fmt.Sprintf("cgroup %g", l.CPUs)
 	} else {
-		e.Memory = fmt.Sprintf("rlimit address space %s (host does not enforce cgroup limits)", HumanBytes(l.MemoryBytes))
+		e.Memory = fmt.Sprintf("rlimit address space %s (host does not enforce cgroup limits)", units.Bytes(l.MemoryBytes))
 		e.Pids = fmt.Sprintf("rlimit nproc %d (host does not enforce cgroup limits)", l.Pids)
 		e.CPUs = "not enforced (host does not enforce cgroup limits)"
 	}
 	return e
-}
-
-// HumanBytes renders n as KiB/MiB/GiB.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.4g %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // sandboxUID is the container user when podman runs as root: not root, and
@@ -166,36 +150,3 @@ func HumanBytes(n int64) string {
 const sandboxUID = 10001
 
 func isRoot() bool { return os.Geteuid() == 0 }
-
-// ParseBytes reads a size such as "512MiB", "2g", "1.5GB" or "1048576".
-// Units are binary (k = KiB), as podman reads them.
-func ParseBytes(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffixes []string
-		mult     int64
-	}{
-		{[]string{"tib", "tb", "t"}, 1 << 40},
-		{[]string{"gib", "gb", "g"}, 1 << 30},
-		{[]string{"mib", "mb", "m"}, 1 << 20},
-		{[]string{"kib", "kb", "k"}, 1 << 10},
-		{[]string{"b"}, 1},
-	} {
-		found := false
-		for _, suf := range u.suffixes {
-			if strings.HasSuffix(t, suf) {
-				t, mult, found = strings.TrimSpace(strings.TrimSuffix(t, suf)), u.mult, true
-				break
-			}
-		}
-		if found {
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 || f*float64(mult) > float64(math.MaxInt64) {
-		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit, like 512MiB or 2GiB", s)
-	}
-	return int64(f * float64(mult)), nil
-}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/analyst-cli/analyst/internal/atomicfile"
 )
 
 // Marshal returns the notebook as Jupyter writes it: JSON with keys sorted,
@@ -48,45 +48,13 @@ func Write(w io.Writer, nb *Notebook) error {
 
 // WriteFile writes the notebook to path atomically: to a temporary file in
 // the same folder, synced, then renamed over path. The file's mode is 0644.
-func WriteFile(path string, nb *Notebook) (err error) {
+func WriteFile(path string, nb *Notebook) error {
 	b, err := Marshal(nb)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("writing notebook: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return fmt.Errorf("writing notebook %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing notebook %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing notebook %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing notebook %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing notebook %s: %w", path, err)
-	}
-	// Make the rename itself durable; not all systems can sync a folder.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }

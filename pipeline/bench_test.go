@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -46,18 +44,8 @@ func nbconvert(b *testing.B, share string) time.Duration {
 	b.Helper()
 	opts := kerneltest.Options(b)
 	opts.Data = share
-	opts.Limits.CellTimeout = 0
-	args, cleanup, err := kernel.SandboxArgs(opts, false, "jupyter", "nbconvert", "--to", "notebook", "--execute",
+	return kerneltest.RunOnce(b, opts, "jupyter", "nbconvert", "--to", "notebook", "--execute",
 		"--ExecutePreprocessor.timeout=600", "--output", "/tmp/out", "/data/sales.ipynb")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cleanup()
-	start := time.Now()
-	if out, err := exec.Command("podman", args...).CombinedOutput(); err != nil {
-		b.Fatalf("nbconvert: %v\n%s", err, out)
-	}
-	return time.Since(start)
 }
 
 // BenchmarkRunScaling: `analyst run` at 100k, 1M and 4M rows.

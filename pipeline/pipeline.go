@@ -172,7 +172,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, runErr
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var (
+	validName       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+)
 
 // defaultName is the data file's name without its extensions, made safe.
 func defaultName(file string) string {
@@ -182,7 +185,7 @@ func defaultName(file string) string {
 	}
 	base = file[:len(base)]
 	base = strings.TrimSuffix(base, filepath.Ext(base))
-	safe := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(base, "_")
+	safe := unsafeNameChars.ReplaceAllString(base, "_")
 	safe = strings.Trim(safe, "._-")
 	if safe == "" {
 		return "analysis"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/units"
 )
 
 // Prompt bounds: the prompt stays a few thousand tokens whatever the data.
@@ -102,7 +103,7 @@ func profileSummary(p *eda.Profile) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "DATA: %d rows × %d columns, %s in memory, %d duplicate rows; read as %s",
-		p.Rows, p.Columns, humanBytes(p.MemoryBytes), p.DuplicateRows, p.Load.Format)
+		p.Rows, p.Columns, units.Bytes(p.MemoryBytes), p.DuplicateRows, p.Load.Format)
 	if p.Load.Delimiter != "" && p.Load.Format != "json" && p.Load.Format != "jsonl" {
 		fmt.Fprintf(&b, " (delimiter %q, encoding %s)", p.Load.Delimiter, p.Load.Encoding)
 	}
@@ -205,18 +206,6 @@ func clipAll(ss []string, n int) []string {
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
 
 // EstimateTokens is the usual rough count: four characters a token.
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }

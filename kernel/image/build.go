@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/internal/units"
 )
 
 // DefaultBootstrapTimeout bounds debootstrap or mmdebstrap; a full build
@@ -142,7 +143,7 @@ func (b *Builder) build(ctx context.Context, r Recipe, force bool) (_ *Image, er
 	if err := install(tmp, final, w); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "kernel image ready: %s (%s, %s, %.0fs)\n", final, humanBytes(m.SizeBytes), m.Builder, m.BuildSeconds)
+	fmt.Fprintf(w, "kernel image ready: %s (%s, %s, %.0fs)\n", final, units.Bytes(m.SizeBytes), m.Builder, m.BuildSeconds)
 	return &Image{Dir: final, RootFS: filepath.Join(final, "rootfs"), Manifest: *m}, nil
 }
 
@@ -317,15 +318,4 @@ func toolEnv() []string {
 		}
 	}
 	return env
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
 }

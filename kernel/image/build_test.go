@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/analyst-cli/analyst/internal/units"
 )
 
 const slowSkip = "builds a real root filesystem from the Debian mirror (about a minute); run without -short"
@@ -137,7 +139,7 @@ func TestBuildSmallRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Build: %v\nprogress:\n%s", err, progress)
 	}
-	t.Logf("small build with %s took %v (%s)", tool, time.Since(start).Round(time.Second), humanBytes(im.Manifest.SizeBytes))
+	t.Logf("small build with %s took %v (%s)", tool, time.Since(start).Round(time.Second), units.Bytes(im.Manifest.SizeBytes))
 	if !rec.ran(tool + " ") {
 		t.Errorf("%s was not run; ran %q", tool, rec.calls)
 	}

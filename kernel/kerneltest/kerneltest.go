@@ -6,6 +6,7 @@ package kerneltest
 import (
 	"context"
 	"os"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -80,4 +81,21 @@ func Start(t testing.TB, mod func(*kernel.Options)) *kernel.Kernel {
 		}
 	})
 	return k
+}
+
+// RunOnce runs entry in a throw-away sandbox with the isolation, limits and
+// mounts of a kernel with opts — the way a fresh-process-per-task agent
+// runs code — and returns how long the whole podman run took.
+func RunOnce(t testing.TB, opts kernel.Options, entry ...string) time.Duration {
+	t.Helper()
+	args, cleanup, err := kernel.SandboxArgs(opts, false, entry...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	start := time.Now()
+	if out, err := exec.Command("podman", args...).CombinedOutput(); err != nil {
+		t.Fatalf("running %v in a sandbox: %v\n%s", entry, err, out)
+	}
+	return time.Since(start)
 }

@@ -1,0 +1,57 @@
+// Package units reads and writes byte sizes the way podman and people do:
+// binary units, "512MiB", "2g", "1.5 GiB".
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Bytes renders n in binary units: "512 MiB", "1.5 GiB".
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.4g %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// ParseBytes reads a size such as "512MiB", "2g", "1.5GB" or "1048576".
+// Units are binary (k = KiB), as podman reads them.
+func ParseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffixes []string
+		mult     int64
+	}{
+		{[]string{"tib", "tb", "t"}, 1 << 40},
+		{[]string{"gib", "gb", "g"}, 1 << 30},
+		{[]string{"mib", "mb", "m"}, 1 << 20},
+		{[]string{"kib", "kb", "k"}, 1 << 10},
+		{[]string{"b"}, 1},
+	} {
+		found := false
+		for _, suf := range u.suffixes {
+			if strings.HasSuffix(t, suf) {
+				t, mult, found = strings.TrimSpace(strings.TrimSuffix(t, suf)), u.mult, true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 || f*float64(mult) > float64(math.MaxInt64) {
+		return 0, fmt.Errorf("invalid size %q: use a number with an optional unit, like 512MiB or 2GiB", s)
+	}
+	return int64(f * float64(mult)), nil
+}
