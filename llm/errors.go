@@ -17,6 +17,15 @@ var (
 	ErrUnauthorized = errors.New("not authorized by the model server")
 	ErrUnknownModel = errors.New("unknown model")
 	ErrRateLimited  = errors.New("rate limited by the model server")
+	// ErrToolsUnsupported: the server or model refuses tool calling (HTTP
+	// 400 "does not support tools", vLLM without --enable-auto-tool-choice).
+	// Not retried; the caller may go on without tools.
+	ErrToolsUnsupported = errors.New("the model server refuses tool calling")
+	// ErrTimeout: a request hit the first-token or idle timeout
+	// (Options.FirstTokenTimeout, Options.Timeout); the message names which,
+	// its value and the setting that changes it. A deadline of the caller's
+	// own context is not this kind.
+	ErrTimeout = errors.New("the model server did not answer in time")
 )
 
 // Error is a failed Chat or Model call.
