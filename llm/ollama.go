@@ -40,10 +40,11 @@ func newOllama(name string, opts Options) (Client, error) {
 		model:  name,
 		policy: newPolicy(opts),
 		target: target{provider: "ollama", model: name, host: base.String(), hints: hints{
-			unreachable:  "is Ollama running there? Start it with `ollama serve`, or point OLLAMA_HOST at it",
-			unauthorized: "the server refused this client: for ollama.com cloud models run `ollama signin`; otherwise check what guards OLLAMA_HOST",
-			unknownModel: fmt.Sprintf("run `ollama pull %s` (and check that OLLAMA_HOST is an Ollama server)", name),
-			rateLimited:  "the server kept refusing for load; wait and run again",
+			unreachable:      "is Ollama running there? Start it with `ollama serve`, or point OLLAMA_HOST at it",
+			unauthorized:     "the server refused this client: for ollama.com cloud models run `ollama signin`; otherwise check what guards OLLAMA_HOST",
+			unknownModel:     fmt.Sprintf("run `ollama pull %s` (and check that OLLAMA_HOST is an Ollama server)", name),
+			rateLimited:      "the server kept refusing for load; wait and run again",
+			toolsUnsupported: "the model does not do tool calling (`ollama show " + name + "` lists its capabilities)",
 		}},
 	}, nil
 }
@@ -243,16 +244,21 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 	return info, nil
 }
 
-// classify keeps the server's own message and adds its sign-in address,
-// when it sends one, to the shared classification.
+// classify reads the server's reason from the body the transport kept
+// (the api package keeps only {"error": ...} bodies whole, and of others
+// their first line or nothing) and adds the sign-in address, when the
+// server sends one, to the shared classification.
 func (c *ollamaClient) classify(err error, rec *record) (*Error, bool) {
+	var auth api.AuthorizationError
+	errors.As(err, &auth)
 	var status api.StatusError
-	if errors.As(err, &status) && status.ErrorMessage != "" {
+	if reason := serverReason(rec.errorBody); reason != "" {
+		err = errors.New(reason)
+	} else if errors.As(err, &status) && status.ErrorMessage != "" {
 		err = errors.New(status.ErrorMessage)
 	}
 	e, retry := c.target.hints.classify(err, rec.status)
-	var auth api.AuthorizationError
-	if errors.As(err, &auth) && auth.SigninURL != "" {
+	if auth.SigninURL != "" {
 		e.Hint += " (sign in at " + auth.SigninURL + ")"
 	}
 	return e, retry

@@ -61,7 +61,7 @@ type target struct {
 
 // hints are what to tell the user for each kind of failure.
 type hints struct {
-	unreachable, unauthorized, unknownModel, rateLimited string
+	unreachable, unauthorized, unknownModel, rateLimited, toolsUnsupported string
 }
 
 // classifier turns the error of a failed attempt, and what the transport
@@ -184,9 +184,14 @@ func (p policy) backoff(n int, rec *record) time.Duration {
 }
 
 // classify is the failure classification both providers share: no response
-// (network) → ErrUnreachable, retried unless the name does not resolve; an
-// HTTP error status → its kind (statusKind); anything else is generic.
+// (network) → ErrUnreachable, retried unless the name does not resolve; a
+// 400 or 422 refusing tools → ErrToolsUnsupported; an HTTP error status →
+// its kind (statusKind); anything else is generic. err carries the
+// server's reason.
 func (h hints) classify(err error, status int) (*Error, bool) {
+	if (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && refusesTools(err.Error()) {
+		return &Error{Kind: ErrToolsUnsupported, StatusCode: status, Err: err, Hint: h.toolsUnsupported}, false
+	}
 	if status >= 400 {
 		kind, retry := statusKind(status)
 		e := &Error{Kind: kind, StatusCode: status, Err: err}
