@@ -20,10 +20,11 @@ import (
 // ollamaClient talks to an Ollama server through its own API package:
 // /api/chat (NDJSON stream), /api/show (capabilities), /api/tags (digest).
 type ollamaClient struct {
-	api    *api.Client
-	model  string
-	policy policy
-	target target
+	api           *api.Client
+	model         string
+	contextLength int // Options.ContextLength
+	policy        policy
+	target        target
 }
 
 func newOllama(name string, opts Options) (Client, error) {
@@ -36,9 +37,10 @@ func newOllama(name string, opts Options) (Client, error) {
 		return nil, err
 	}
 	return &ollamaClient{
-		api:    api.NewClient(base, recording(opts.HTTPClient)),
-		model:  name,
-		policy: newPolicy(opts),
+		api:           api.NewClient(base, recording(opts.HTTPClient)),
+		model:         name,
+		contextLength: opts.ContextLength,
+		policy:        newPolicy(opts),
 		target: target{provider: "ollama", model: name, host: base.String(), hints: hints{
 			unreachable:      "is Ollama running there? Start it with `ollama serve`, or point OLLAMA_HOST at it",
 			unauthorized:     "the server refused this client: for ollama.com cloud models run `ollama signin`; otherwise check what guards OLLAMA_HOST",
@@ -160,8 +162,8 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	}, nil
 }
 
-// chatRequest translates a Request into Ollama's. Temperature, seed and the
-// token bound go in options; tool messages name their tool.
+// chatRequest translates a Request into Ollama's. Temperature, seed, the
+// token bound and the context window go in options; tool messages name their tool.
 func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 	if err := req.validate(); err != nil {
 		return nil, err
@@ -176,6 +178,9 @@ func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 	}
 	if req.MaxTokens > 0 {
 		creq.Options["num_predict"] = req.MaxTokens
+	}
+	if req.ContextWindow > 0 {
+		creq.Options["num_ctx"] = req.ContextWindow
 	}
 	toolOf := map[string]string{} // call id → tool name
 	for _, m := range req.Messages {
@@ -210,7 +215,8 @@ func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 	return creq, nil
 }
 
-// Model reads the capabilities from /api/show and the digest from
+// Model reads the capabilities and context length from /api/show
+// (Options.ContextLength overrides the latter) and the digest from
 // /api/tags (show does not report it; a model that is not pulled, such as
 // a cloud model, has none).
 func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
@@ -230,7 +236,10 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{
 		Tools:  slices.Contains(show.Capabilities, model.CapabilityTools),
 		Vision: slices.Contains(show.Capabilities, model.CapabilityVision),
-	}}
+	}, ContextLength: c.contextLength}
+	if info.ContextLength == 0 {
+		info.ContextLength = showContextLength(show)
+	}
 	want := c.model
 	if !strings.Contains(want, ":") {
 		want += ":latest"
@@ -242,6 +251,26 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// showContextLength is the model's window as /api/show reports it: the
+// num_ctx parameter the model was created with, else the architecture's
+// context_length in model_info ("qwen2.context_length": 32768); 0 if
+// neither is there.
+func showContextLength(show *api.ShowResponse) int {
+	for _, line := range strings.Split(show.Parameters, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "num_ctx" {
+			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	for key, v := range show.ModelInfo {
+		if n, ok := v.(float64); ok && n > 0 && strings.HasSuffix(key, ".context_length") {
+			return int(n)
+		}
+	}
+	return 0
 }
 
 // classify reads the server's reason from the body the transport kept

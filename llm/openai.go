@@ -27,6 +27,7 @@ type openaiClient struct {
 	model    string
 	official bool  // the server is api.openai.com
 	vision   *bool // Options.Vision
+	ctxLen   int   // Options.ContextLength
 	policy   policy
 	target   target
 }
@@ -69,6 +70,7 @@ func newOpenAI(name string, opts Options) (Client, error) {
 		model:    name,
 		official: u.Hostname() == "api.openai.com",
 		vision:   opts.Vision,
+		ctxLen:   opts.ContextLength,
 		policy:   newPolicy(opts),
 		target: target{provider: "openai", model: name, host: base, hints: hints{
 			unreachable:      "check the network and the base URL (--base-url, OPENAI_BASE_URL)",
@@ -219,10 +221,10 @@ func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, erro
 // /models/{id} either, so a 404 is checked against the GET /models list
 // before the model is called unknown. Capabilities are then Tools: true
 // (every server this package targets takes tools; a model that ignores
-// them answers in text, which the pipeline handles) and Vision from
-// openaiVision.
+// them answers in text, which the pipeline handles), Vision from
+// openaiVision, and ContextLength from Options (no server reports it).
 func (c *openaiClient) Model(ctx context.Context) (*ModelInfo, error) {
-	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{Tools: true, Vision: c.openaiVision()}}
+	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{Tools: true, Vision: c.openaiVision()}, ContextLength: c.ctxLen}
 	var m *openai.Model
 	err := c.policy.run(ctx, c.target, "model info", func(ctx context.Context) error {
 		var err error
