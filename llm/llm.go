@@ -45,8 +45,8 @@ type ToolCall struct {
 	// ID names the call; its tool message answers with the same ID.
 	ID   string
 	Name string
-	// Arguments is a JSON object as text: what the model sent on OpenAI,
-	// the encoding of the map Ollama parsed on Ollama.
+	// Arguments is a JSON object as text, as the server sent it: keys in
+	// the model's order, nested objects included.
 	Arguments string
 }
 

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,6 +123,10 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	var content strings.Builder
 	var calls []ToolCall
 	var final *api.ChatResponse
+	raw := &rawArguments{}
+	if rec, ok := ctx.Value(recordKey{}).(*record); ok {
+		rec.tap = raw
+	}
 	err := c.api.Chat(ctx, creq, func(r api.ChatResponse) error {
 		if r.Message.Content != "" {
 			content.WriteString(r.Message.Content)
@@ -153,6 +158,11 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	// only once the server said done.
 	if final == nil {
 		return nil, errDropped
+	}
+	if args := raw.all(); len(args) == len(calls) {
+		for i := range calls {
+			calls[i].Arguments = args[i]
+		}
 	}
 	return &Response{
 		Message:      Message{Role: RoleAssistant, Content: content.String(), ToolCalls: calls},
@@ -189,11 +199,9 @@ func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 			am.Images = append(am.Images, api.ImageData(img))
 		}
 		for i, tc := range m.ToolCalls {
-			args := api.NewToolCallFunctionArguments()
-			if tc.Arguments != "" {
-				if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
-					return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.ID, err)
-				}
+			args, err := orderedArguments(tc.Arguments)
+			if err != nil {
+				return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.ID, err)
 			}
 			am.ToolCalls = append(am.ToolCalls, api.ToolCall{ID: tc.ID, Function: api.ToolCallFunction{Index: i, Name: tc.Name, Arguments: args}})
 			toolOf[tc.ID] = tc.Name
@@ -251,6 +259,95 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// The api package decodes a call's arguments into an ordered map whose
+// nested objects are Go maps, so re-encoding them sorts their keys: the
+// answers object of final_answer would lose the model's order. The
+// arguments are therefore read from the NDJSON stream itself, which the
+// transport tees into rawArguments (record.tap), keeping the api package
+// for everything else (its errors, ollama.com's request signing). And a
+// call sent back in the history is rebuilt from its text key by key with
+// the values as raw JSON, so nothing is reordered either way.
+
+// rawArguments collects, from the NDJSON lines of a reply, the arguments
+// of each tool call in order, as the server wrote them (compacted).
+type rawArguments struct {
+	pending []byte // the start of a line not yet complete
+	args    []string
+}
+
+func (r *rawArguments) Write(p []byte) (int, error) {
+	r.pending = append(r.pending, p...)
+	for {
+		i := bytes.IndexByte(r.pending, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		r.line(r.pending[:i])
+		r.pending = r.pending[i+1:]
+	}
+}
+
+func (r *rawArguments) line(l []byte) {
+	var chunk struct {
+		Message struct {
+			ToolCalls []struct {
+				Function struct{ Arguments json.RawMessage }
+			} `json:"tool_calls"`
+		}
+	}
+	if json.Unmarshal(l, &chunk) != nil {
+		return
+	}
+	for _, tc := range chunk.Message.ToolCalls {
+		var b bytes.Buffer
+		if json.Compact(&b, tc.Function.Arguments) != nil || b.Len() == 0 || b.String() == "null" {
+			b.Reset()
+			b.WriteString("{}")
+		}
+		r.args = append(r.args, b.String())
+	}
+}
+
+// all returns the arguments of every call, the last line included.
+func (r *rawArguments) all() []string {
+	if len(bytes.TrimSpace(r.pending)) > 0 {
+		r.line(r.pending)
+		r.pending = nil
+	}
+	return r.args
+}
+
+// orderedArguments reads a JSON object into the api package's ordered
+// arguments, keeping every value as its raw JSON.
+func orderedArguments(text string) (api.ToolCallFunctionArguments, error) {
+	args := api.NewToolCallFunctionArguments()
+	if strings.TrimSpace(text) == "" {
+		return args, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return args, fmt.Errorf("want a JSON object, got %.40q", text)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return args, err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return args, err
+		}
+		args.Set(tok.(string), value)
+	}
+	if _, err := dec.Token(); err != nil {
+		return args, err
+	}
+	if dec.More() {
+		return args, fmt.Errorf("text after the object in %.40q", text)
+	}
+	return args, nil
 }
 
 // showContextLength is the model's window as /api/show reports it: the

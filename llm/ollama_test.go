@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -259,5 +260,42 @@ func TestOllamaHostFromEnv(t *testing.T) {
 	}
 	if got := s.requests(); len(got) != 1 || got[0].Path != "/api/chat" {
 		t.Errorf("requests = %+v, want one to /api/chat", got)
+	}
+}
+
+// The model's arguments keep the order it wrote them in, nested objects
+// included (the answers of final_answer are in the model's order), both in
+// the reply and when the call goes back to the server in the history.
+func TestOllamaToolArgumentsOrder(t *testing.T) {
+	const args = `{"summary":"Revenue peaks in July.","answers":{"peak_month":"2024-07","total_revenue":152300.5,"avg_order":42,"best_region":"West","zeta":[3,1,2],"alpha":{"y":1,"b":2}}}`
+	line := `{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"","tool_calls":[` +
+		`{"id":"call_1","function":{"index":0,"name":"final_answer","arguments":` + args + `}},` +
+		`{"id":"call_2","function":{"index":1,"name":"run_python","arguments":{"timeout":30,"code":"df.head()"}}}]},"done":false}`
+	s := newServer(t, ndjson(line, ollamaDone), ndjson(ollamaHello, ollamaDone))
+	c := testClient(t, "ollama", "m", s, Options{})
+	resp, err := c.Chat(context.Background(), hello(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Message.ToolCalls
+	if len(calls) != 2 {
+		t.Fatalf("calls = %+v, want 2", calls)
+	}
+	if calls[0].Arguments != args {
+		t.Errorf("final_answer arguments\n got %s\nwant %s", calls[0].Arguments, args)
+	}
+	if want := `{"timeout":30,"code":"df.head()"}`; calls[1].Arguments != want {
+		t.Errorf("run_python arguments\n got %s\nwant %s", calls[1].Arguments, want)
+	}
+
+	history := hello()
+	history.Messages = append(history.Messages, resp.Message,
+		Message{Role: RoleTool, ToolCallID: "call_1", Content: "ok"},
+		Message{Role: RoleTool, ToolCallID: "call_2", Content: "ok"})
+	if _, err := c.Chat(context.Background(), history, nil); err != nil {
+		t.Fatal(err)
+	}
+	if sent := string(s.requests()[1].Body); !strings.Contains(sent, `"arguments":`+args+`}`) {
+		t.Errorf("the history sent back does not carry the arguments as written:\n%s", sent)
 	}
 }

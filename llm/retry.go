@@ -221,6 +221,7 @@ type record struct {
 	hasRetryAfter bool
 	errorBody     string // the start of an error response's body
 	watch         *watchdog
+	tap           io.Writer // if set, gets a copy of a successful response's body
 }
 
 // maxErrorBody is how much of an error response's body a record keeps.
@@ -242,6 +243,8 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 			rec.errorBody = strings.TrimSpace(string(head))
 			resp.Body = readCloser{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+		} else if rec.tap != nil {
+			resp.Body = readCloser{io.TeeReader(resp.Body, rec.tap), resp.Body}
 		}
 	}
 	return resp, err
