@@ -12,7 +12,8 @@ import (
 
 // fakeOllama is a model server for the CLI scripts: it speaks Ollama's
 // /api/show, /api/tags and NDJSON /api/chat, and plays an analyst that runs
-// one cell, then answers, then accepts its chart when asked to reflect.
+// one cell, then answers, then accepts its chart when asked to reflect. A
+// model whose name starts with "slow" never answers /api/show.
 type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -35,6 +36,10 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	switch r.URL.Path {
 	case "/api/show":
+		if strings.Contains(string(body), `"model":"slow`) { // a model that never loads
+			<-r.Context().Done()
+			return
+		}
 		io.WriteString(w, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":["completion","tools"]}`)
 		return
 	case "/api/tags":

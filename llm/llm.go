@@ -45,8 +45,8 @@ type ToolCall struct {
 	// ID names the call; its tool message answers with the same ID.
 	ID   string
 	Name string
-	// Arguments is a JSON object as text: what the model sent on OpenAI,
-	// the encoding of the map Ollama parsed on Ollama.
+	// Arguments is a JSON object as text, as the server sent it: keys in
+	// the model's order, nested objects included.
 	Arguments string
 }
 
@@ -67,6 +67,12 @@ type Request struct {
 	Seed        *int
 	// MaxTokens bounds the reply; 0 leaves it to the server.
 	MaxTokens int
+	// ContextWindow, when > 0, is the context window in tokens the server
+	// should give the conversation: Ollama gets it as options.num_ctx (its
+	// default window is small, and it silently drops the oldest messages
+	// beyond it). OpenAI-compatible servers fix the window themselves and
+	// ignore it.
+	ContextWindow int
 }
 
 // Response is the model's reply to one Request.
@@ -84,7 +90,16 @@ type Response struct {
 	FinishReason string
 }
 
-// Usage counts the tokens of one Chat call.
+// Truncated reports whether the reply was cut by the token limit (OpenAI
+// finish_reason "length", Ollama done_reason "length"): its text is
+// incomplete and must not be read as a final answer.
+func (r *Response) Truncated() bool {
+	return r != nil && r.FinishReason == "length"
+}
+
+// Usage counts the tokens of one Chat call, as the server counted them
+// (Ollama prompt_eval_count and eval_count; OpenAI usage). Zero when the
+// server did not say.
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
@@ -104,6 +119,13 @@ type ModelInfo struct {
 	// empty otherwise.
 	Digest       string
 	Capabilities Capabilities
+	// ContextLength is the model's context window in tokens: on Ollama the
+	// num_ctx parameter the model was created with if any, else the
+	// architecture's context_length from /api/show model_info; on
+	// OpenAI-compatible servers, which do not report it,
+	// Options.ContextLength. 0 means unknown. Options.ContextLength, when
+	// set, overrides what the server says on both.
+	ContextLength int
 }
 
 // Client talks to one model on one server.
@@ -143,10 +165,33 @@ type Options struct {
 	// RetryBaseDelay is the first backoff delay, doubled each retry. 0 means
 	// 500ms.
 	RetryBaseDelay time.Duration
-	// Timeout bounds each request attempt, the streamed reply included. 0
-	// means no bound beyond the context.
+	// FirstTokenTimeout bounds how long one attempt waits for the server to
+	// start answering: the response headers and then the first streamed
+	// chunk (a model being loaded into memory answers late). 0 means
+	// DefaultFirstTokenTimeout; a negative value means no bound.
+	FirstTokenTimeout time.Duration
+	// Timeout is the idle timeout of a streamed reply: the longest wait
+	// between two chunks once the reply has started. 0 means
+	// DefaultIdleTimeout; a negative value means no bound.
 	Timeout time.Duration
+	// A request that hits either bound fails with ErrTimeout, not retried
+	// (a slow model stays slow), whose message names the bound, its value
+	// and the setting that changes it: FirstTokenTimeoutSetting and
+	// TimeoutSetting name it for the user (e.g. "--model-idle-timeout");
+	// empty means the Options field's name.
+	FirstTokenTimeoutSetting, TimeoutSetting string
+
+	// ContextLength, when > 0, is the model's context window in tokens,
+	// overriding what the server reports (ModelInfo.ContextLength); for
+	// OpenAI-compatible servers, which report none, it is the only source.
+	ContextLength int
 }
+
+// The defaults of Options.FirstTokenTimeout and Options.Timeout.
+const (
+	DefaultFirstTokenTimeout = 10 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
+)
 
 // providers maps a spec's provider to its constructor.
 var providers = map[string]func(model string, opts Options) (Client, error){
