@@ -44,10 +44,7 @@ func Shell(ctx context.Context, opts Options, tty bool, in io.Reader, out, errOu
 // these options gets; cleanup removes the files prepared for it.
 func SandboxArgs(opts Options, tty bool, entry ...string) (args []string, cleanup func(), err error) {
 	k := &Kernel{opts: opts, limits: opts.Limits.withDefaults(), name: namePrefix + "once-" + randomHex(4)}
-	cleanup = func() {
-		k.restoreOutputOwner()
-		k.cleanupFiles()
-	}
+	cleanup = k.cleanupFiles
 	if err := k.prepareMounts(); err != nil {
 		cleanup()
 		return nil, nil, err
