@@ -41,7 +41,7 @@ func TestOutputSinkRefusesHostileChunks(t *testing.T) {
 
 	s.receive(chunk("a.txt", 0, "hello ", false))
 	s.receive(chunk("a.txt", 6, "world", true))
-	s.receive(chunk("link/escape.txt", 0, "x", true))   // a user's symlink out of the folder
+	s.receive(chunk("link/escape.txt", 0, "x", true))    // a user's symlink out of the folder
 	s.receive(chunk("mine.txt", 0, "overwritten", true)) // a user's file
 	s.receive(chunk("gap.txt", 0, "ab", false))
 	s.receive(chunk("gap.txt", 5, "cd", true)) // a chunk that skips bytes
