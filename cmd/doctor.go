@@ -24,7 +24,7 @@ type check struct {
 }
 
 func newCmdDoctor(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check that this host can run the sandboxed kernel",
 		Long: `Check podman, the OCI runtime, subordinate ids for rootless use, the kernel
@@ -52,6 +52,8 @@ it. Each problem is printed with the command that fixes it. The exit code is
 			return nil
 		},
 	}
+	addKernelFlags(c)
+	return c
 }
 
 func doctor(ctx context.Context, f *Factory) []check {

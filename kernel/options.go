@@ -175,7 +175,7 @@ func (o Options) checkRequiredLimits() error {
 		return nil
 	}
 	l := o.Limits.withDefaults()
-	return fmt.Errorf("starting kernel: %w: podman cannot apply cgroup limits here (rootless podman on cgroup v1), so memory would be limited per process only "+
+	return fmt.Errorf("starting kernel: %w: podman cannot apply cgroup memory and pids limits for this user here (as with rootless podman on cgroup v1), so memory would be limited per process only "+
 		"(worst case %s × %d processes = %s) and kernel.require-limits is set; "+
 		"run as root (rootful podman), or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1) and delegate the memory and pids controllers to this user",
 		ErrLimitsNotEnforced, units.Bytes(l.MemoryBytes), l.Pids, units.Bytes(l.MemoryBytes*int64(l.Pids)))
