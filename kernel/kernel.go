@@ -284,13 +284,13 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 	var ctxErr error
 	ctxDone := ctx.Done()
 
+	grace := k.opts.InterruptGrace
+	if grace == 0 {
+		grace = 5 * time.Second
+	}
 	interrupt := func(why Status, reason string) {
 		interrupted = why
 		_ = k.send(map[string]any{"type": "interrupt", "reason": reason})
-		grace := k.opts.InterruptGrace
-		if grace == 0 {
-			grace = 5 * time.Second
-		}
 		graceC = time.After(grace)
 	}
 
@@ -324,6 +324,11 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 			case "file":
 				if k.out != nil {
 					k.out.receive(fileMsg{Path: m.Path, Offset: m.Offset, Data: m.Data, EOF: m.EOF})
+				}
+				if graceC != nil {
+					// The cell has ended and its files are coming: progress,
+					// not a cell that ignores the interrupt.
+					graceC = time.After(grace)
 				}
 			case "status":
 				k.notCopied(ex)
