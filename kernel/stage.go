@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/analyst-cli/analyst/internal/units"
 )
 
 // A bind mount shows, in the container's /proc/self/mountinfo, the path of
@@ -18,6 +20,9 @@ import (
 // never copied nor changed; the mount is read-only) or, where a link is
 // impossible (another filesystem, or fs.protected_hardlinks for a file the
 // caller does not own), as a copy.
+
+// maxStageCopy bounds what staging copies where it cannot link.
+const maxStageCopy = 2 << 30
 
 // staged is the data as the container mounts it.
 type staged struct {
@@ -47,6 +52,9 @@ func stageData(src, dst string) (*staged, error) {
 	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if p == dst {
+			return filepath.SkipDir // the data folder holds $TMPDIR
 		}
 		rel, err := filepath.Rel(src, p)
 		if err != nil {
@@ -79,6 +87,10 @@ func (s *staged) linkOrCopy(src, dst string, fi fs.FileInfo) error {
 		return nil
 	} else if !errors.Is(err, os.ErrPermission) && !isCrossDevice(err) {
 		return fmt.Errorf("staging %s: %w", src, err)
+	}
+	if s.copied+fi.Size() > maxStageCopy {
+		return fmt.Errorf("staging %s: it cannot be hard-linked into %s (another filesystem, or a file you do not own), and copying more than %s of data for each kernel is refused; set TMPDIR to a folder on the data's filesystem",
+			src, os.TempDir(), units.Bytes(maxStageCopy))
 	}
 	in, err := os.Open(src)
 	if err != nil {
