@@ -6,8 +6,8 @@ package nbformat_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
