@@ -24,7 +24,7 @@ type check struct {
 }
 
 func newCmdDoctor(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check that this host can run the sandboxed kernel",
 		Long: `Check podman, the OCI runtime, subordinate ids for rootless use, the kernel
@@ -52,6 +52,8 @@ it. Each problem is printed with the command that fixes it. The exit code is
 			return nil
 		},
 	}
+	addKernelFlags(c)
+	return c
 }
 
 func doctor(ctx context.Context, f *Factory) []check {
@@ -133,23 +135,36 @@ func doctor(ctx context.Context, f *Factory) []check {
 	if !info.Enforced.CPU {
 		missing = append(missing, "cpus")
 	}
+	opts := f.kernelOptions(cfg, img, info, runtime)
 	if len(missing) == 0 {
-		add("ok", fmt.Sprintf("cgroup %s enforces memory, pids and cpu limits", info.CgroupVersion), "")
+		add("ok", fmt.Sprintf("cgroup %s enforces memory, pids and cpu limits (in total for the kernel)", info.CgroupVersion), "")
 	} else {
 		fix := ""
 		if info.Rootless && info.CgroupVersion == "v1" {
 			fix = "run as root, or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1) and delegate controllers to users"
 		}
-		add("warn", fmt.Sprintf("cgroup %s does not enforce %s limits for this user: memory and processes fall back to rlimits set by the kernel driver; CPU is not limited",
-			info.CgroupVersion, strings.Join(missing, ", ")), fix)
+		level := "warn"
+		what := fmt.Sprintf("cgroup %s does not enforce %s limits for this user: memory and processes fall back to rlimits set by the kernel driver; CPU is not limited; ",
+			info.CgroupVersion, strings.Join(missing, ", "))
+		if !opts.CgroupLimits {
+			what += perProcessNote(opts)
+			if cfg.RequireLimits {
+				level = "FAIL"
+				what += "; kernel.require-limits is set, so kernels will not start here"
+			}
+		}
+		add(level, what, fix)
 	}
+	add("ok", "/output: "+opts.Enforcement().Output+" (kernel.output-size)", "")
 
 	if imgErr != nil || runtime == "" {
 		return checks
 	}
-	setup := f.kernelOptions(cfg, img, info, runtime)
+	if cfg.RequireLimits && !opts.CgroupLimits {
+		return checks
+	}
 	start := time.Now()
-	k, err := kernel.Start(ctx, setup)
+	k, err := kernel.Start(ctx, opts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return checks

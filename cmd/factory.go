@@ -44,6 +44,9 @@ type Config struct {
 	CacheDir string
 	Runtime  string // forced OCI runtime; "" means detect
 	Limits   kernel.Limits
+	// RequireLimits refuses to start kernels where memory and processes
+	// cannot be limited in total (kernel.require-limits).
+	RequireLimits bool
 
 	// The model stages.
 	Model         string        // provider:model; "" for none
@@ -98,6 +101,8 @@ const (
 	keyPids        = "kernel.pids"
 	keyCPUs        = "kernel.cpus"
 	keyTmpSize     = "kernel.tmp-size"
+	keyOutputSize  = "kernel.output-size"
+	keyRequireLims = "kernel.require-limits"
 	keyCellTimeout = "kernel.cell-timeout"
 
 	keyModel         = "model"
@@ -122,6 +127,8 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyPids, d.Pids)
 	v.SetDefault(keyCPUs, d.CPUs)
 	v.SetDefault(keyTmpSize, units.Bytes(d.TmpBytes))
+	v.SetDefault(keyOutputSize, units.Bytes(d.OutputBytes))
+	v.SetDefault(keyRequireLims, false)
 	v.SetDefault(keyCellTimeout, d.CellTimeout.String())
 	v.SetDefault(keyMaxTurns, 10)
 	v.SetDefault(keyReflectRounds, 1)
@@ -185,6 +192,12 @@ func (f *Factory) readConfig() (*Config, error) {
 	}
 	if l.TmpBytes, err = units.ParseBytes(v.GetString(keyTmpSize)); err != nil {
 		return nil, usageErrorf("%s: %v", keyTmpSize, err)
+	}
+	if l.OutputBytes, err = units.ParseBytes(v.GetString(keyOutputSize)); err != nil || l.OutputBytes < 1<<20 {
+		return nil, usageErrorf("%s must be a size of at least 1MiB, like 256MiB, got %q", keyOutputSize, v.GetString(keyOutputSize))
+	}
+	if cfg.RequireLimits, err = strconv.ParseBool(v.GetString(keyRequireLims)); err != nil {
+		return nil, usageErrorf("%s must be true or false, got %q", keyRequireLims, v.GetString(keyRequireLims))
 	}
 	if l.Pids = v.GetInt(keyPids); l.Pids < 16 {
 		return nil, usageErrorf("%s must be at least 16, got %q", keyPids, v.GetString(keyPids))

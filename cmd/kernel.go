@@ -28,7 +28,7 @@ func newCmdKernel(f *Factory) *cobra.Command {
 		Short: "Build, inspect and use the sandboxed Python kernel",
 		Long: `The kernel is a persistent Python process in a Podman container: no network,
 no capabilities, a read-only root filesystem, the dataset mounted read-only at
-/data and one writable folder at /output. Its image is a Debian root
+/data and a size-capped scratch folder at /output whose files are copied out. Its image is a Debian root
 filesystem with pandas, matplotlib, seaborn, plotly, scipy, statsmodels and
 scikit-learn, built locally from Debian's packages.`,
 	}
@@ -106,14 +106,20 @@ func (f *Factory) kernelSetup(ctx context.Context) (*kernelSetup, error) {
 }
 
 // kernelOptions are the options of a kernel on this host with this image.
+// img may be nil (doctor without an image): RootFS is then empty.
 func (f *Factory) kernelOptions(cfg *Config, img *image.Image, info *host.Info, runtime string) kernel.Options {
+	rootfs := ""
+	if img != nil {
+		rootfs = img.RootFS
+	}
 	return kernel.Options{
-		RootFS:       img.RootFS,
-		Runtime:      runtimeArg(runtime, info),
-		Limits:       cfg.Limits,
-		CgroupLimits: info.Enforced.Memory && info.Enforced.Pids,
-		Rootless:     info.Rootless,
-		Runner:       f.Runner,
+		RootFS:        rootfs,
+		Runtime:       runtimeArg(runtime, info),
+		Limits:        cfg.Limits,
+		CgroupLimits:  info.Enforced.Memory && info.Enforced.Pids,
+		RequireLimits: cfg.RequireLimits,
+		Rootless:      info.Rootless,
+		Runner:        f.Runner,
 	}
 }
 
@@ -124,6 +130,13 @@ func runtimeArg(runtime string, info *host.Info) string {
 		return info.RuntimePath
 	}
 	return runtime
+}
+
+// perProcessNote says plainly what rlimits do not bound: the total.
+func perProcessNote(o kernel.Options) string {
+	l := o.Limits
+	return fmt.Sprintf("memory is limited per process only; worst case = limit × process limit = %s × %d = %s (set kernel.require-limits to refuse such hosts)",
+		units.Bytes(l.MemoryBytes), l.Pids, units.Bytes(l.MemoryBytes*int64(l.Pids)))
 }
 
 func runtimeErrors(info *host.Info) string {
@@ -159,6 +172,7 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 					"size_bytes": m.SizeBytes, "built_at": m.BuiltAt, "python": m.Python, "packages": m.Packages,
 					"runtime": setup.Options.Runtime, "rootless": setup.Host.Rootless,
 					"cgroup_version": setup.Host.CgroupVersion, "limits": enf, "driver": kernel.DriverHash(),
+					"require_limits": setup.Options.RequireLimits,
 				})
 			}
 			w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
@@ -179,8 +193,11 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 			fmt.Fprintf(w, "cgroups:\t%s\n", setup.Host.CgroupVersion)
 			fmt.Fprintf(w, "driver:\t%s\n", kernel.DriverHash())
 			fmt.Fprintf(w, "limits:\t\n")
-			fmt.Fprintf(w, "  memory\t%s\n  processes\t%s\n  cpus\t%s\n  /tmp\t%s\n  open files\t%s\n  network\t%s\n",
-				enf.Memory, enf.Pids, enf.CPUs, enf.Tmp, enf.NoFile, enf.Network)
+			fmt.Fprintf(w, "  memory\t%s\n  processes\t%s\n  cpus\t%s\n  /tmp\t%s\n  /output\t%s\n  open files\t%s\n  network\t%s\n",
+				enf.Memory, enf.Pids, enf.CPUs, enf.Tmp, enf.Output, enf.NoFile, enf.Network)
+			if !enf.Totals {
+				fmt.Fprintf(w, "  note\t%s\n", perProcessNote(setup.Options))
+			}
 			return w.Flush()
 		},
 	}
@@ -209,7 +226,10 @@ and errors. A file may hold several cells separated by lines starting with
 
 Charts come back without savefig: every matplotlib figure shown or left open
 is captured. With --out DIR they are saved there as PNG and JSON
-descriptions; DIR is also mounted writable at /output.`,
+descriptions, and the files the code writes to /output (a scratch folder
+of at most kernel.output-size) are copied into DIR after each cell: regular
+files only, never over a file DIR already had. DIR itself is never mounted
+into the sandbox: what was in it stays out of the code's reach.`,
 		Example: `  analyst kernel exec -c 'print(1 + 1)'
   analyst kernel exec --data sales.csv -c 'pd.read_csv("/data/sales.csv").describe()'
   analyst kernel exec --data sales.csv --out charts analysis.py
@@ -235,7 +255,7 @@ descriptions; DIR is also mounted writable at /output.`,
 	}
 	c.Flags().StringVarP(&opts.Code, "code", "c", "", "code to run")
 	c.Flags().StringVar(&opts.Data, "data", "", "file or folder to mount read-only at /data")
-	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts, mounted writable at /output")
+	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts and for the files the code writes to /output")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON lines: one per output, one status per cell")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "timeout per cell (default: kernel.cell-timeout)")
 	addKernelFlags(c)
@@ -426,13 +446,13 @@ func (p *execPrinter) saveCharts(ex *kernel.Execution, w io.Writer) error {
 }
 
 func newCmdKernelShell(f *Factory) *cobra.Command {
-	var data, out string
+	var data string
 	c := &cobra.Command{
-		Use:   "shell [--data FILE] [--out DIR]",
+		Use:   "shell [--data FILE]",
 		Short: "Start an interactive IPython in the sandbox, for debugging",
 		Long: `Start IPython in a sandbox with the same isolation, limits and mounts as a
-kernel, with numpy, pandas and matplotlib imported. Nothing is captured;
-exit with Ctrl-D.`,
+kernel, with numpy, pandas and matplotlib imported. Nothing is captured, and
+nothing written in the sandbox is kept; exit with Ctrl-D.`,
 		Example: "  analyst kernel shell --data sales.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -446,7 +466,7 @@ exit with Ctrl-D.`,
 				return err
 			}
 			opts := setup.Options
-			opts.Data, opts.OutputDir = data, out
+			opts.Data = data
 			tty := f.IO.IsStdinTTY() && f.IO.IsStdoutTTY()
 			if err := kernel.Shell(c.Context(), opts, tty, f.IO.In, f.IO.Out, f.IO.ErrOut); err != nil {
 				if errors.Is(err, context.Canceled) {
@@ -458,7 +478,6 @@ exit with Ctrl-D.`,
 		},
 	}
 	c.Flags().StringVar(&data, "data", "", "file or folder to mount read-only at /data")
-	c.Flags().StringVar(&out, "out", "", "folder mounted writable at /output")
 	addKernelFlags(c)
 	return c
 }

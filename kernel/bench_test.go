@@ -162,3 +162,52 @@ func BenchmarkFollowUp(b *testing.B) {
 	b.ReportMetric(ms(median(cold)), "fresh-ms")
 	b.ReportMetric(float64(median(cold))/float64(median(warm)), "speedup")
 }
+
+// BenchmarkOutputCopyOut: what copying /output out after each cell costs.
+// A kernel with an output folder runs a cell that writes nothing and one
+// that saves a chart to /output/chart.png; a kernel without one runs the
+// same cells (the chart saved to /tmp), interleaved.
+func BenchmarkOutputCopyOut(b *testing.B) {
+	opts := kerneltest.Options(b)
+	plain, err := kernel.Start(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer plain.Close()
+	opts.OutputDir = b.TempDir()
+	withOut, err := kernel.Start(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer withOut.Close()
+	run := func(k *kernel.Kernel, code string) time.Duration {
+		start := time.Now()
+		ex, err := k.Execute(context.Background(), code, kernel.ExecOptions{})
+		if err != nil || ex.Status != kernel.StatusOK {
+			b.Fatalf("%v %+v", err, ex)
+		}
+		return time.Since(start)
+	}
+	chart := func(dir string) string {
+		return twelveBars + "fig.savefig('" + dir + "/chart.png', bbox_inches='tight')\nplt.close(fig)"
+	}
+	run(withOut, chart("/output")) // warm matplotlib's caches
+	run(plain, chart("/tmp"))
+	var nothing, nothingPlain, charts, chartsPlain []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		nothing = append(nothing, run(withOut, "x = 1"))
+		nothingPlain = append(nothingPlain, run(plain, "x = 1"))
+		charts = append(charts, run(withOut, chart("/output")))
+		chartsPlain = append(chartsPlain, run(plain, chart("/tmp")))
+	}
+	b.StopTimer()
+	if _, err := os.Stat(filepath.Join(opts.OutputDir, "chart.png")); err != nil {
+		b.Fatalf("the chart did not reach the output folder: %v", err)
+	}
+	b.ReportMetric(ms(median(nothing)), "nothing-ms")
+	b.ReportMetric(ms(median(nothingPlain)), "nothing-no-out-ms")
+	b.ReportMetric(ms(median(charts)), "chart-ms")
+	b.ReportMetric(ms(median(chartsPlain)), "chart-no-out-ms")
+	b.ReportMetric(float64(median(charts))/float64(median(chartsPlain)), "chart-ratio")
+}

@@ -48,6 +48,9 @@ type Kernel struct {
 	runner command.Runner
 	podman string
 	tmpDir string
+	out    *outputSink // nil without an output folder
+	// stagedData is the data as mounted, from a neutral path (stage.go).
+	stagedData *staged
 
 	cmd     *exec.Cmd
 	args    []string
@@ -87,11 +90,19 @@ type message struct {
 	KilledProcesses int             `json:"killed_processes"`
 	Versions        map[string]any  `json:"versions"`
 	Error           string          `json:"error"`
+	// A "file" line: one chunk of a file copied out of /output.
+	Path   string `json:"path"`
+	Offset int64  `json:"offset"`
+	Data   string `json:"data"`
+	EOF    bool   `json:"eof"`
 }
 
 // Start starts a kernel and waits until the driver has imported pandas and
 // matplotlib and is ready for code.
 func Start(ctx context.Context, opts Options) (*Kernel, error) {
+	if err := opts.checkRequiredLimits(); err != nil {
+		return nil, err
+	}
 	if opts.RootFS == "" {
 		return nil, errors.New("starting kernel: no kernel image given (run: analyst kernel build)")
 	}
@@ -121,6 +132,14 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 	if err := k.prepareMounts(); err != nil {
 		k.cleanupFiles()
 		return nil, err
+	}
+	if opts.OutputDir != "" {
+		out, err := newOutputSink(opts.OutputDir, k.limits.OutputBytes)
+		if err != nil {
+			k.cleanupFiles()
+			return nil, fmt.Errorf("starting kernel: %w", err)
+		}
+		k.out = out
 	}
 	args, err := k.podmanArgs()
 	if err != nil {
@@ -163,6 +182,11 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 		"html_limit":        k.limits.HTMLBytes,
 		"max_displays":      k.limits.MaxDisplays,
 		"rlimits":           k.rlimits(),
+	}
+	if opts.OutputDir != "" {
+		cfg["output_dir"] = OutputMount
+		cfg["output_limit"] = units.Bytes(k.limits.OutputBytes)
+		cfg["output_max_files"] = maxOutputFiles
 	}
 	if err := k.send(cfg); err != nil {
 		k.Close()
@@ -260,13 +284,13 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 	var ctxErr error
 	ctxDone := ctx.Done()
 
+	grace := k.opts.InterruptGrace
+	if grace == 0 {
+		grace = 5 * time.Second
+	}
 	interrupt := func(why Status, reason string) {
 		interrupted = why
 		_ = k.send(map[string]any{"type": "interrupt", "reason": reason})
-		grace := k.opts.InterruptGrace
-		if grace == 0 {
-			grace = 5 * time.Second
-		}
 		graceC = time.After(grace)
 	}
 
@@ -297,12 +321,25 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
 					}
 				}
+			case "file":
+				if k.out != nil {
+					k.out.receive(fileMsg{Path: m.Path, Offset: m.Offset, Data: m.Data, EOF: m.EOF})
+				}
+				if graceC != nil {
+					// The cell has ended and its files are coming: progress,
+					// not a cell that ignores the interrupt.
+					graceC = time.After(grace)
+				}
 			case "status":
+				k.notCopied(ex)
 				ex.Status = Status(m.Status)
 				ex.ExecutionCount = m.ExecutionCount
 				ex.KilledProcesses = m.KilledProcesses
 				if ex.Status == StatusInterrupted && interrupted != "" {
 					ex.Status = interrupted
+				}
+				if ex.Status == StatusOK && ex.Error != nil {
+					ex.Status = StatusError // files of the cell were not copied out
 				}
 				return ex, ctxErr
 			}
@@ -325,6 +362,25 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 			_ = k.remove()
 			return ex, ctxErr
 		}
+	}
+}
+
+// notCopied adds an error output to ex for the files of its cell that were
+// not copied out of /output (output folder full, a name the folder already
+// had): the cell failed to do what it meant to.
+func (k *Kernel) notCopied(ex *Execution) {
+	if k.out == nil {
+		return
+	}
+	why := k.out.endCell()
+	if len(why) == 0 {
+		return
+	}
+	o := Output{OutputType: "error", EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
+		Traceback: append([]string{"OutputNotCopied: files written to /output were not copied to the output folder:"}, why...)}
+	ex.Outputs = append(ex.Outputs, o)
+	if ex.Error == nil {
+		ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
 	}
 }
 
@@ -446,7 +502,9 @@ func (k *Kernel) Close() error {
 			_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
 		}
 	}
-	k.restoreOutputOwner()
+	if k.out != nil {
+		k.out.close()
+	}
 	k.cleanupFiles()
 	return err
 }

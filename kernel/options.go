@@ -1,8 +1,8 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
@@ -19,13 +19,21 @@ type Options struct {
 	// Data is a file or folder mounted read-only at /data. A file keeps its
 	// name: /data/NAME.
 	Data string
-	// OutputDir, if set, is mounted read-write at /output.
+	// OutputDir, if set, receives the files the code writes to /output: the
+	// container gets a size-capped tmpfs there (no host folder is mounted
+	// writable), and the kernel copies new and changed regular files out
+	// after each cell (see output.go). Files already in OutputDir are never
+	// visible to, nor overwritten by, the sandbox.
 	OutputDir string
 	// Limits bound the kernel's resources.
 	Limits Limits
 	// CgroupLimits says the host enforces --memory, --pids-limit and --cpus.
 	// When false (rootless on cgroup v1) the driver sets rlimits instead.
 	CgroupLimits bool
+	// RequireLimits refuses to start a kernel where memory and processes
+	// cannot be limited as totals (CgroupLimits false): for callers who need
+	// that guarantee rather than the per-process rlimit fallback.
+	RequireLimits bool
 	// Rootless says podman runs without root; the container user is then the
 	// caller's own uid (--userns=keep-id), so files in /output are theirs.
 	Rootless bool
@@ -48,6 +56,7 @@ type Limits struct {
 	Pids        int     // processes and threads
 	CPUs        float64 // CPU share (cgroups only)
 	TmpBytes    int64   // size of the /tmp tmpfs
+	OutputBytes int64   // size of the /output tmpfs, and of all it may copy to the host
 	NoFile      int     // open files
 	// Output caps per cell, enforced by the driver.
 	StreamBytes     int // stream text kept; the rest is dropped with a marker
@@ -66,6 +75,7 @@ func DefaultLimits() Limits {
 		Pids:            256,
 		CPUs:            2,
 		TmpBytes:        256 << 20,
+		OutputBytes:     256 << 20,
 		NoFile:          1024,
 		StreamBytes:     1 << 20,
 		StreamStopBytes: 64 << 20,
@@ -90,6 +100,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.TmpBytes == 0 {
 		l.TmpBytes = d.TmpBytes
+	}
+	if l.OutputBytes == 0 {
+		l.OutputBytes = d.OutputBytes
 	}
 	if l.NoFile == 0 {
 		l.NoFile = d.NoFile
@@ -121,8 +134,12 @@ type Enforced struct {
 	Pids    string `json:"pids"`
 	CPUs    string `json:"cpus"`
 	Tmp     string `json:"tmp"`
+	Output  string `json:"output"`
 	NoFile  string `json:"nofile"`
 	Network string `json:"network"`
+	// Totals says memory and processes are limited in total (cgroups);
+	// false means per process only (rlimits).
+	Totals bool `json:"totals"`
 }
 
 // Enforcement reports how the limits in o are enforced on this host.
@@ -130,23 +147,40 @@ func (o Options) Enforcement() Enforced {
 	l := o.Limits.withDefaults()
 	e := Enforced{
 		Tmp:     fmt.Sprintf("tmpfs size %s", units.Bytes(l.TmpBytes)),
+		Output:  fmt.Sprintf("tmpfs size %s, copied out after each cell (at most %s in total)", units.Bytes(l.OutputBytes), units.Bytes(l.OutputBytes)),
 		NoFile:  fmt.Sprintf("rlimit %d", l.NoFile),
 		Network: "none (only a loopback interface)",
 	}
 	if o.CgroupLimits {
+		e.Totals = true
 		e.Memory = fmt.Sprintf("cgroup %s", units.Bytes(l.MemoryBytes))
 		e.Pids = fmt.Sprintf("cgroup %d", l.Pids)
 		e.CPUs = fmt.Sprintf("cgroup %g", l.CPUs)
 	} else {
-		e.Memory = fmt.Sprintf("rlimit address space %s (host does not enforce cgroup limits)", units.Bytes(l.MemoryBytes))
+		e.Memory = fmt.Sprintf("rlimit address space %s per process only (host does not enforce cgroup limits); worst case = %s × %d processes = %s",
+			units.Bytes(l.MemoryBytes), units.Bytes(l.MemoryBytes), l.Pids, units.Bytes(l.MemoryBytes*int64(l.Pids)))
 		e.Pids = fmt.Sprintf("rlimit nproc %d (host does not enforce cgroup limits)", l.Pids)
 		e.CPUs = "not enforced (host does not enforce cgroup limits)"
 	}
 	return e
 }
 
+// ErrLimitsNotEnforced is returned by Start when Options.RequireLimits is
+// set and the host cannot enforce memory and process limits as totals.
+var ErrLimitsNotEnforced = errors.New("memory and process limits cannot be enforced as totals on this host")
+
+// checkRequiredLimits refuses a host without total limits when asked to.
+func (o Options) checkRequiredLimits() error {
+	if !o.RequireLimits || o.CgroupLimits {
+		return nil
+	}
+	l := o.Limits.withDefaults()
+	return fmt.Errorf("starting kernel: %w: podman cannot apply cgroup memory and pids limits for this user here (as with rootless podman on cgroup v1), so memory would be limited per process only "+
+		"(worst case %s × %d processes = %s) and kernel.require-limits is set; "+
+		"run as root (rootful podman), or boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1) and delegate the memory and pids controllers to this user",
+		ErrLimitsNotEnforced, units.Bytes(l.MemoryBytes), l.Pids, units.Bytes(l.MemoryBytes*int64(l.Pids)))
+}
+
 // sandboxUID is the container user when podman runs as root: not root, and
 // not a uid a desktop user is likely to have.
 const sandboxUID = 10001
-
-func isRoot() bool { return os.Geteuid() == 0 }

@@ -23,6 +23,7 @@ const (
 	OutputMount = "/output"
 	driverMount = "/opt/analyst"
 	driverPath  = driverMount + "/analyst_driver.py"
+	hostname    = "analyst-kernel"
 )
 
 // DriverHash identifies the embedded driver: it is in `analyst version` and
@@ -80,7 +81,8 @@ func EnvironmentKeys() []string {
 }
 
 // prepareMounts writes the driver and an empty resolv.conf to a private
-// folder, and makes the output folder writable by the sandbox user.
+// folder, and stages the data there under a neutral name (stage.go), so no
+// path of the host shows in the container's mount table.
 func (k *Kernel) prepareMounts() error {
 	dir, err := os.MkdirTemp("", "analyst-kernel-")
 	if err != nil {
@@ -104,41 +106,55 @@ func (k *Kernel) prepareMounts() error {
 	if err := os.WriteFile(filepath.Join(dir, "resolv.conf"), nil, 0o444); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
+	if err := k.writeIdentityFiles(dir); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
 	// Rootless podman maps the caller's uid in; it must be able to read.
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
 	if k.opts.Data != "" {
-		if _, err := os.Stat(k.opts.Data); err != nil {
+		staged, err := stageData(k.opts.Data, filepath.Join(dir, "data"))
+		if err != nil {
 			return fmt.Errorf("starting kernel: data: %w", err)
 		}
-	}
-	if k.opts.OutputDir != "" {
-		if err := os.MkdirAll(k.opts.OutputDir, 0o755); err != nil {
-			return fmt.Errorf("starting kernel: output folder: %w", err)
-		}
-		if !k.opts.Rootless && isRoot() {
-			// Rootful: the sandbox user is sandboxUID; it needs to write here.
-			if err := os.Chown(k.opts.OutputDir, sandboxUID, sandboxUID); err != nil {
-				return fmt.Errorf("starting kernel: output folder: %w", err)
-			}
-		}
+		k.stagedData = staged
 	}
 	return nil
 }
 
-// restoreOutputOwner gives the files the kernel wrote back to the caller.
-func (k *Kernel) restoreOutputOwner() {
-	if k.opts.OutputDir == "" || k.opts.Rootless || !isRoot() {
-		return
+// identityFiles are the container's files about itself. Podman would write
+// them into its own storage and bind-mount them from there, which shows
+// the storage's host path in the container's mount table; ours come from
+// the kernel's private folder instead.
+var identityFiles = []string{"passwd", "group", "hostname"}
+
+// writeIdentityFiles writes /etc/passwd and /etc/group (the image's, plus
+// the sandbox user) and /etc/hostname to dir.
+func (k *Kernel) writeIdentityFiles(dir string) error {
+	uid, gid := sandboxUID, sandboxUID
+	if k.opts.Rootless {
+		uid, gid = os.Getuid(), os.Getgid() // --userns=keep-id
 	}
-	uid, gid := os.Getuid(), os.Getgid()
-	_ = filepath.WalkDir(k.opts.OutputDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil {
-			_ = os.Lchown(p, uid, gid)
+	content := map[string]string{
+		"passwd":   fmt.Sprintf("analyst:x:%d:%d:analyst kernel:/tmp:/bin/sh\n", uid, gid),
+		"group":    fmt.Sprintf("analyst:x:%d:\n", gid),
+		"hostname": hostname + "\n",
+	}
+	for _, name := range identityFiles {
+		text := content[name]
+		if name != "hostname" {
+			b, err := os.ReadFile(filepath.Join(k.opts.RootFS, "etc", name))
+			if err != nil {
+				return fmt.Errorf("reading the image's /etc/%s: %w", name, err)
+			}
+			text = string(b) + text
 		}
-		return nil
-	})
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o444); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (k *Kernel) cleanupFiles() {
@@ -176,7 +192,7 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 	}
 	args = append(args,
 		"--name", k.name,
-		"--hostname", "analyst-kernel",
+		"--hostname", hostname,
 		"--label", LabelKernel+"=1",
 		"--label", LabelOwner+"="+strconv.Itoa(os.Getpid()),
 		"--network=none",
@@ -201,6 +217,9 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		"--volume", k.tmpDir+"/driver:"+driverMount+":ro",
 		"--volume", k.tmpDir+"/resolv.conf:/etc/resolv.conf:ro",
 	)
+	for _, name := range identityFiles {
+		args = append(args, "--volume", k.tmpDir+"/"+name+":/etc/"+name+":ro")
+	}
 	if k.opts.CgroupLimits {
 		args = append(args,
 			"--memory", strconv.FormatInt(l.MemoryBytes, 10),
@@ -217,30 +236,23 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 	for _, kv := range k.environment() {
 		args = append(args, "--env", kv)
 	}
-	if k.opts.Data != "" {
-		abs, err := filepath.Abs(k.opts.Data)
-		if err != nil {
-			return nil, fmt.Errorf("starting kernel: data: %w", err)
-		}
+	if s := k.stagedData; s != nil {
 		target := DataMount
-		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-			target = DataMount + "/" + filepath.Base(abs)
+		if !s.dir {
+			target = DataMount + "/" + filepath.Base(s.path)
 			args = append(args, "--tmpfs", DataMount+":rw,nosuid,nodev,noexec,size=64k,mode=0755")
 		}
-		if strings.ContainsAny(abs, ",:") {
-			return nil, fmt.Errorf("starting kernel: data path %q contains ',' or ':', which podman cannot mount; copy or link it to a plain path", abs)
+		if strings.ContainsAny(s.path, ",:") {
+			return nil, fmt.Errorf("starting kernel: data name %q contains ',' or ':', which podman cannot mount; copy or link it to a plain name", filepath.Base(s.path))
 		}
-		args = append(args, "--volume", abs+":"+target+":ro")
+		args = append(args, "--volume", s.path+":"+target+":ro")
 	}
 	if k.opts.OutputDir != "" {
-		abs, err := filepath.Abs(k.opts.OutputDir)
-		if err != nil {
-			return nil, fmt.Errorf("starting kernel: output folder: %w", err)
-		}
-		if strings.ContainsAny(abs, ",:") {
-			return nil, fmt.Errorf("starting kernel: output path %q contains ',' or ':', which podman cannot mount", abs)
-		}
-		args = append(args, "--volume", abs+":"+OutputMount+":rw")
+		// A tmpfs, not the host folder: the kernel copies its files out
+		// after each cell (output.go), so the cap holds for the host too.
+		// U: owned by the sandbox user (runc keeps the image folder's mode,
+		// 0755, whatever mode= says).
+		args = append(args, "--tmpfs", fmt.Sprintf("%s:rw,nosuid,nodev,noexec,size=%d,notmpcopyup,U", OutputMount, l.OutputBytes))
 	}
 	args = append(args, "--rootfs", k.opts.RootFS)
 	return append(args, entry...), nil

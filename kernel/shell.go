@@ -41,13 +41,11 @@ func Shell(ctx context.Context, opts Options, tty bool, in io.Reader, out, errOu
 
 // SandboxArgs returns podman's arguments (after "podman") to run entry once,
 // with --rm, in a sandbox with the isolation, limits and mounts a kernel with
-// these options gets; cleanup removes the files prepared for it.
+// these options gets; cleanup removes the files prepared for it. Nothing is
+// copied out of /output: a one-off run keeps no files.
 func SandboxArgs(opts Options, tty bool, entry ...string) (args []string, cleanup func(), err error) {
 	k := &Kernel{opts: opts, limits: opts.Limits.withDefaults(), name: namePrefix + "once-" + randomHex(4)}
-	cleanup = func() {
-		k.restoreOutputOwner()
-		k.cleanupFiles()
-	}
+	cleanup = k.cleanupFiles
 	if err := k.prepareMounts(); err != nil {
 		cleanup()
 		return nil, nil, err

@@ -468,7 +468,7 @@ func (r *runner) write(res *Result) error {
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
 			Started: r.started, Duration: time.Since(r.started), Stages: r.stages, Failure: r.failure,
 			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
-			Versions: r.opts.Versions,
+			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory,
 		},
 	}
 	err = report.WriteFile(r.out.path(r.name+".html"), in)

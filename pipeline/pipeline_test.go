@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,10 +125,15 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 	if m.Data.SHA256 != before || m.Data.Rows != 3000 || m.Data.Columns != 10 || m.Failure != "" || len(m.Stages) != 4 {
 		t.Errorf("manifest: %+v", m)
 	}
-	if m.Limits.Memory == "" || m.Driver != kernel.DriverHash() {
+	if m.Limits.Memory == "" || m.Limits.Output == "" || m.Driver != kernel.DriverHash() {
 		t.Errorf("manifest lacks limits or driver: %+v", m)
 	}
+	// Where memory is limited per process only, manifest and report say so.
 	html, _ := os.ReadFile(res.Files.Report)
+	if perProcess := strings.Contains(m.Limits.Memory, "per process only"); perProcess == m.Limits.Totals ||
+		!bytes.Contains(html, []byte(htmlEscape(m.Limits.Memory))) {
+		t.Errorf("memory limit: manifest %q (totals %v); in the report: %v", m.Limits.Memory, m.Limits.Totals, bytes.Contains(html, []byte(htmlEscape(m.Limits.Memory))))
+	}
 	if !bytes.Contains(html, []byte("sales.csv")) || !bytes.Contains(html, []byte("data:image/png;base64,")) {
 		t.Errorf("report lacks the data name or inline charts")
 	}
@@ -311,3 +317,5 @@ func TestInterruptedRunWritesWhatItHas(t *testing.T) {
 		t.Errorf("the profile done before the interrupt was lost")
 	}
 }
+
+func htmlEscape(s string) string { return template.HTMLEscapeString(s) }

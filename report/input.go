@@ -45,6 +45,9 @@ type RunInfo struct {
 	DriverHash     string
 	ImageID        string
 	Versions       map[string]string // python, pandas, ...
+	// SandboxMemory says how the kernel's memory was limited (in total, or
+	// per process only, with the worst case).
+	SandboxMemory string
 }
 
 // StageInfo is one stage's outcome.

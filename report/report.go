@@ -237,6 +237,9 @@ func aboutFacts(r RunInfo) []fact {
 	if r.ImageID != "" {
 		f = append(f, fact{Label: "Kernel image", Value: short(r.ImageID, 12), Title: r.ImageID, Code: true})
 	}
+	if r.SandboxMemory != "" {
+		f = append(f, fact{Label: "Sandbox memory limit", Value: r.SandboxMemory})
+	}
 	keys := sortedKeys(r.Versions)
 	slices.SortStableFunc(keys, func(a, b string) int {
 		ia, ib := slices.Index(preferredVersions, a), slices.Index(preferredVersions, b)

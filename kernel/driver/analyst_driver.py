@@ -12,6 +12,8 @@ Replies:   {"type": "ready", ...} once, after the preloads are imported;
            {"type": "output", "id": ..., "output": <nbformat output>} per output;
            {"type": "status", "id": ..., "status": "ok"|"error"|"interrupted", ...}
            {"type": "info", "id": ..., "versions": {...}}
+           {"type": "file", "id": ..., "path": ..., "offset": ..., "data": <base64>, "eof": ...}
+           per chunk of a file new or changed under /output, after each cell
 
 The user's code never sees the protocol: stdin is /dev/null to it, and file
 descriptors 1 and 2 are pipes whose text becomes stream outputs.
@@ -19,12 +21,14 @@ descriptors 1 and 2 are pipes whose text becomes stream outputs.
 
 import ast
 import base64
+import errno
 import io
 import json
 import linecache
 import os
 import queue
 import signal
+import stat
 import sys
 import threading
 import time
@@ -414,6 +418,89 @@ class _PlotlyHook:
         return spec
 
 
+# ---- files written to /output ---------------------------------------------
+
+# /output is a size-capped tmpfs; what the code writes there reaches the
+# host only because the driver sends it, after each cell, and the Go side
+# checks every name and byte (the code shares this process, so nothing here
+# is trusted by it).
+FILE_CHUNK = 4 << 20
+_output_seen = {}  # relative name -> (size, mtime_ns, ctime_ns, inode) when last sent
+
+
+def _output_full(root):
+    try:
+        st = os.statvfs(root)
+    except OSError:
+        return False
+    return st.f_bavail == 0 or st.f_favail == 0
+
+
+def _output_full_note(cfg):
+    return ("output folder full (limit %s): /output holds at most %s; "
+            "write smaller files, or raise kernel.output-size" % (cfg["output_limit"], cfg["output_limit"]))
+
+
+def _send_file(req_id, path, rel):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return
+        offset = 0
+        while True:
+            chunk = f.read(FILE_CHUNK)
+            eof = len(chunk) < FILE_CHUNK
+            send({"type": "file", "id": req_id, "path": rel, "offset": offset,
+                  "data": base64.b64encode(chunk).decode("ascii"), "eof": eof})
+            offset += len(chunk)
+            if eof:
+                return
+
+
+def copy_out(req_id, cfg, cell):
+    """Sends every regular file under /output that is new or changed since
+    the last cell; symbolic links, devices and fifos are not files to copy."""
+    root = cfg.get("output_dir")
+    if not root or not os.path.isdir(root):
+        return
+    current = {}
+    skipped = []
+    for dirpath, _dirnames, filenames in os.walk(root):
+        if len(current) > cfg["output_max_files"]:
+            cell.outputs.append(_marker_stream(
+                "[analyst: more than %d files in /output; the rest were not copied out]"
+                % cfg["output_max_files"]))
+            break
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            rel = os.path.relpath(path, root)
+            if not stat.S_ISREG(st.st_mode):
+                skipped.append(rel)
+                continue
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                skipped.append(rel.encode("utf-8", "replace").decode("utf-8"))
+                continue
+            key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            current[rel] = key
+            if _output_seen.get(rel) != key:
+                _send_file(req_id, path, rel)
+    _output_seen.clear()
+    _output_seen.update(current)
+    if skipped:
+        cell.outputs.append(_marker_stream(
+            "[analyst: not copied out of /output (only regular files with UTF-8 names are): %s]"
+            % ", ".join(sorted(skipped)[:20])))
+
+
 # ---- running cells --------------------------------------------------------
 
 _running = False
@@ -441,10 +528,18 @@ def _traceback_lines(etype, value, tb):
 def error_output(etype, value, tb):
     lines = _traceback_lines(etype, value, tb)
     text = "".join(lines).rstrip("\n")
+    evalue = str(value)
+    cfg = _config
+    if (isinstance(value, OSError) and value.errno == errno.ENOSPC and cfg.get("output_dir")
+            and _output_full(cfg["output_dir"])):
+        # "No space left on device" alone does not say which limit was hit.
+        note = _output_full_note(cfg)
+        evalue += " (" + note + ")"
+        text += "\n" + note
     return {
         "output_type": "error",
         "ename": etype.__name__,
-        "evalue": str(value),
+        "evalue": evalue,
         "traceback": text.split("\n"),
     }
 
@@ -561,6 +656,13 @@ def execute(req, cfg):
     time.sleep(0)  # let the pipe readers catch up with fd-level writes
     strays = _reap_strays()
     _cell = None
+    root = cfg.get("output_dir")
+    if root and _output_full(root) and not any(
+            o.get("output_type") == "error" and "output folder full" in o.get("evalue", "")
+            for o in cell.outputs):
+        # Also when a child process hit the cap, or the error was caught.
+        cell.outputs.append(_marker_stream("[analyst: " + _output_full_note(cfg) + "]"))
+    copy_out(req.get("id"), cfg, cell)
     duration = time.monotonic() - start
     for out in cell.finish():
         send({"type": "output", "id": req.get("id"), "output": out})
@@ -633,7 +735,11 @@ DEFAULT_CONFIG = {
     "max_displays": 50,
     "rlimits": {},
     "preload": True,
+    "output_dir": None,
+    "output_limit": "",
+    "output_max_files": 10000,
 }
+_config = DEFAULT_CONFIG
 
 
 def _seed_matplotlib_cache():
@@ -650,11 +756,13 @@ def _seed_matplotlib_cache():
 
 
 def main():
+    global _config
     cfg = dict(DEFAULT_CONFIG)
     first = _proto_in.readline()
     if first.strip():
         msg = json.loads(first)
         cfg.update({k: v for k, v in msg.items() if k in DEFAULT_CONFIG})
+    _config = cfg
 
     signal.signal(signal.SIGINT, _on_sigint)
     os.register_at_fork(after_in_child=lambda: None)  # children are detected by pid
