@@ -99,9 +99,12 @@ type Files struct {
 
 // DataError is data the kernel's loader could not read (its message says
 // why and what to do).
-type DataError struct{ Msg string }
+type DataError struct {
+	Path string // the dataset, as the user named it
+	Msg  string
+}
 
-func (e *DataError) Error() string { return e.Msg }
+func (e *DataError) Error() string { return e.Path + ": " + e.Msg }
 
 // SandboxError is a kernel that could not start or died.
 type SandboxError struct{ Err error }
@@ -308,7 +311,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 		if ex.Status != kernel.StatusOK {
 			info.Status = "error"
 			cell.AddTags("error")
-			return cellError(st.Name, ex)
+			return cellError(st.Name, r.opts.Data, ex)
 		}
 		if cell.HasTag("profile-json") {
 			if err := r.readProfile(ex); err != nil {
@@ -320,13 +323,13 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	return nil
 }
 
-// cellError classifies a failed cell.
-func cellError(stage string, ex *kernel.Execution) error {
+// cellError classifies a failed cell of a run of the dataset data.
+func cellError(stage, data string, ex *kernel.Execution) error {
 	switch {
 	case ex.Status == kernel.StatusDied || ex.StateLost:
 		return &SandboxError{fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
-		return &DataError{Msg: ex.Error.Value}
+		return &DataError{Path: data, Msg: ex.Error.Value}
 	case ex.Error != nil:
 		return &StageError{Stage: stage, Err: ex.Error}
 	default:
