@@ -27,6 +27,10 @@ type Options struct {
 	Data   string // the dataset on the host
 	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
 	Name   string // output base name; default: the data file's name without extensions
+	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
+	// NAME_files folder even where no previous run's manifest lists them
+	// unchanged (see CheckOutputs).
+	Force  bool
 	Kernel kernel.Options
 
 	CellTimeout time.Duration // per cell; zero: the kernel's default
@@ -142,15 +146,9 @@ const (
 // failed (an *InputError, *DataError, *SandboxError, *StageError, or the
 // context's error); the Result is non-nil whenever outputs were written.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	in, err := CheckInput(opts.Data)
+	in, name, err := Preflight(opts)
 	if err != nil {
 		return nil, err
-	}
-	name := opts.Name
-	if name == "" {
-		name = defaultName(in.Name)
-	} else if !validName.MatchString(name) {
-		return nil, fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
 	}
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
@@ -173,6 +171,29 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, errors.Join(runErr, writeErr)
 	}
 	return res, runErr
+}
+
+// Preflight checks what a run can check before anything slow starts: the
+// dataset (an *InputError), the outputs' name, and that the outputs would
+// replace nothing but a previous run (an *OutputConflictError, unless
+// opts.Force). It returns the checked input and the outputs' name.
+func Preflight(opts Options) (*Input, string, error) {
+	in, err := CheckInput(opts.Data)
+	if err != nil {
+		return nil, "", err
+	}
+	name := opts.Name
+	if name == "" {
+		name = defaultName(in.Name)
+	} else if !validName.MatchString(name) {
+		return nil, "", fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	if !opts.Force {
+		if err := CheckOutputs(opts.OutDir, name); err != nil {
+			return nil, "", err
+		}
+	}
+	return in, name, nil
 }
 
 var (
@@ -394,6 +415,8 @@ type Manifest struct {
 	Limits         kernel.Enforced   `json:"limits"`
 	Failure        string            `json:"failure,omitempty"`
 	Outputs        ManifestOutputs   `json:"outputs"`
+	// Files are every file and folder the run wrote but this manifest.
+	Files []ManifestFile `json:"files"`
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel `json:"model,omitempty"`
 	Questions []*Answer      `json:"questions,omitempty"`
@@ -484,6 +507,9 @@ func (r *runner) write(res *Result) error {
 		return err
 	}
 	m := r.manifest(charts)
+	if m.Files, err = r.out.written(r.name); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
