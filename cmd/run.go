@@ -36,7 +36,8 @@ would look at first, all in the sandboxed kernel, and write the run out:
   NAME.ipynb     the notebook: every number and chart comes from its cells
   NAME.html      a self-contained report (no network needed to view it)
   NAME_files/    the charts as PNG, with their descriptions as JSON
-  NAME.run.json  what ran on what: data sha256, versions, limits, timings
+  NAME.run.json  what ran on what: data sha256, versions, limits, timings,
+                 and every file above with its sha256
 
 NAME defaults to the data file's name. Re-running into the same folder
 replaces the previous run of that name whole — and only a run: where one of

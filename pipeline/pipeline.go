@@ -17,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
@@ -404,6 +405,7 @@ func failureText(err error) string {
 type Manifest struct {
 	AnalystVersion string            `json:"analyst_version"`
 	Driver         string            `json:"driver"`
+	Seccomp        string            `json:"seccomp"` // the kernel's seccomp profile (seccomp.Hash)
 	Image          string            `json:"image"`
 	Runtime        string            `json:"runtime"`
 	Rootless       bool              `json:"rootless"`
@@ -451,6 +453,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	m := &Manifest{
 		AnalystVersion: r.opts.AnalystVersion,
 		Driver:         kernel.DriverHash(),
+		Seccomp:        seccomp.Hash(),
 		Image:          r.opts.ImageID,
 		Runtime:        r.opts.Runtime,
 		Rootless:       r.opts.Kernel.Rootless,

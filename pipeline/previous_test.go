@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/pipeline"
 )
 
@@ -180,6 +181,9 @@ func checkManifestFiles(t *testing.T, res *pipeline.Result, dir string) {
 	var m pipeline.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
+	}
+	if m.Seccomp != seccomp.Hash() {
+		t.Errorf("manifest seccomp %q, want %q", m.Seccomp, seccomp.Hash())
 	}
 	var listed, onDisk []string
 	for _, f := range m.Files {
