@@ -11,7 +11,7 @@ import (
 const (
 	ExitOK          = 0
 	ExitFailure     = 1   // the command failed (kernel exec: the code raised)
-	ExitUsage       = 2   // bad flags or arguments
+	ExitUsage       = 2   // bad flags or arguments; outputs in the way (run --force)
 	ExitBadData     = 3   // the dataset is missing, unreadable or malformed
 	ExitModel       = 4   // the model server is unreachable or refused us
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image
@@ -22,7 +22,8 @@ const (
 const exitCodeHelp = `Exit codes:
   0    success
   1    the command failed (kernel exec: the code raised an error or timed out)
-  2    usage error: bad flags or arguments
+  2    usage error: bad flags or arguments, or outputs that would replace
+       files no previous run wrote (see analyst run --help: --force)
   3    bad data: the dataset is missing, unreadable or malformed
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable

@@ -21,6 +21,7 @@ type RunOptions struct {
 	Questions []string
 	OutDir    string
 	Name      string
+	Force     bool
 	JSON      bool
 }
 
@@ -35,12 +36,18 @@ would look at first, all in the sandboxed kernel, and write the run out:
   NAME.ipynb     the notebook: every number and chart comes from its cells
   NAME.html      a self-contained report (no network needed to view it)
   NAME_files/    the charts as PNG, with their descriptions as JSON
-  NAME.run.json  what ran on what: data sha256, versions, limits, timings
+  NAME.run.json  what ran on what: data sha256, versions, limits, timings,
+                 and every file above with its sha256
 
 NAME defaults to the data file's name. Re-running into the same folder
-replaces the previous run of that name whole. A run that fails still writes
-what it got to, with the failure shown. The data file is mounted read-only
-and never changed.
+replaces the previous run of that name whole — and only a run: where one of
+these outputs exists and NAME.run.json of a previous run does not list it
+with the same sha256 (a file of yours, or one you edited since), the run
+stops before it starts, with exit code 2 and the file's name; choose another
+--name or --out, or pass --force to replace NAME.ipynb, NAME.html,
+NAME.run.json and the whole NAME_files folder anyway. A run that fails
+still writes what it got to, with the failure shown. The data file is
+mounted read-only and never changed.
 
 With questions, a language model (--model) then writes pandas/matplotlib
 code for each, in the same kernel: it sees the outputs and charts, repairs
@@ -78,6 +85,7 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 	}
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", ".", "output folder")
 	c.Flags().StringVar(&opts.Name, "name", "", "base name of the outputs (default: the data file's name)")
+	c.Flags().BoolVar(&opts.Force, "force", false, "replace NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ even if no previous run wrote them")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
 	fl := c.Flags()
 	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
@@ -94,9 +102,10 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 }
 
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
-	// Bad data is reported before anything slow starts.
-	if _, err := pipeline.CheckInput(opts.Data); err != nil {
-		return withCode(ExitBadData, err)
+	// Bad data, and outputs that would replace files no run wrote, are
+	// reported before anything slow starts.
+	if _, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force}); err != nil {
+		return runError(err)
 	}
 	cfg, err := f.Config()
 	if err != nil {
@@ -128,6 +137,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Data:           opts.Data,
 		OutDir:         opts.OutDir,
 		Name:           opts.Name,
+		Force:          opts.Force,
 		Kernel:         setup.Options,
 		CellTimeout:    cfg.Limits.CellTimeout,
 		AnalystVersion: Version,
@@ -157,6 +167,7 @@ func runError(err error) error {
 	var dataErr *pipeline.DataError
 	var sbErr *pipeline.SandboxError
 	var modelErr *pipeline.ModelError
+	var outErr *pipeline.OutputConflictError
 	switch {
 	case err == nil:
 		return nil
@@ -164,6 +175,8 @@ func runError(err error) error {
 		return err
 	case errors.As(err, &inErr), errors.As(err, &dataErr):
 		return withCode(ExitBadData, err)
+	case errors.As(err, &outErr):
+		return withCode(ExitUsage, err)
 	case errors.As(err, &modelErr):
 		return withCode(ExitModel, modelMessage(err))
 	case errors.As(err, &sbErr):

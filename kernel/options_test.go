@@ -19,6 +19,9 @@ func TestPodmanArgsCarryIsolation(t *testing.T) {
 				t.Errorf("cgroups=%v: %s missing from %v", cgroups, want, args)
 			}
 		}
+		if i := slices.Index(args, "seccomp=/t/seccomp.json"); i < 1 || args[i-1] != "--security-opt" {
+			t.Errorf("cgroups=%v: our seccomp profile is not on %v", cgroups, args)
+		}
 		if got := slices.Contains(args, "--memory"); got != cgroups {
 			t.Errorf("cgroups=%v: --memory present = %v", cgroups, got)
 		}

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/analyst-cli/analyst/kernel/seccomp"
 )
 
 //go:embed driver/*.py
@@ -104,6 +106,11 @@ func (k *Kernel) prepareMounts() error {
 	}
 	// The host's resolver address is nobody's business inside the sandbox.
 	if err := os.WriteFile(filepath.Join(dir, "resolv.conf"), nil, 0o444); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
+	// Podman's default seccomp profile plus our denials (no namespaces,
+	// mounts, keyring, bpf, perf, ptrace): see package seccomp.
+	if err := os.WriteFile(filepath.Join(dir, "seccomp.json"), seccomp.Profile(), 0o444); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
 	if err := k.writeIdentityFiles(dir); err != nil {
@@ -200,6 +207,7 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		"--http-proxy=false",
 		"--cap-drop=all",
 		"--security-opt=no-new-privileges",
+		"--security-opt", "seccomp="+k.tmpDir+"/seccomp.json",
 		"--read-only",
 		"--read-only-tmpfs=false",
 		"--tmpfs", fmt.Sprintf("/tmp:rw,nosuid,nodev,size=%d,mode=1777", l.TmpBytes),

@@ -17,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
@@ -27,6 +28,10 @@ type Options struct {
 	Data   string // the dataset on the host
 	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
 	Name   string // output base name; default: the data file's name without extensions
+	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
+	// NAME_files folder even where no previous run's manifest lists them
+	// unchanged (see CheckOutputs).
+	Force  bool
 	Kernel kernel.Options
 
 	CellTimeout time.Duration // per cell; zero: the kernel's default
@@ -99,9 +104,12 @@ type Files struct {
 
 // DataError is data the kernel's loader could not read (its message says
 // why and what to do).
-type DataError struct{ Msg string }
+type DataError struct {
+	Path string // the dataset, as the user named it
+	Msg  string
+}
 
-func (e *DataError) Error() string { return e.Msg }
+func (e *DataError) Error() string { return e.Path + ": " + e.Msg }
 
 // SandboxError is a kernel that could not start or died.
 type SandboxError struct{ Err error }
@@ -139,15 +147,9 @@ const (
 // failed (an *InputError, *DataError, *SandboxError, *StageError, or the
 // context's error); the Result is non-nil whenever outputs were written.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	in, err := CheckInput(opts.Data)
+	in, name, err := Preflight(opts)
 	if err != nil {
 		return nil, err
-	}
-	name := opts.Name
-	if name == "" {
-		name = defaultName(in.Name)
-	} else if !validName.MatchString(name) {
-		return nil, fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
 	}
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
@@ -170,6 +172,29 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, errors.Join(runErr, writeErr)
 	}
 	return res, runErr
+}
+
+// Preflight checks what a run can check before anything slow starts: the
+// dataset (an *InputError), the outputs' name, and that the outputs would
+// replace nothing but a previous run (an *OutputConflictError, unless
+// opts.Force). It returns the checked input and the outputs' name.
+func Preflight(opts Options) (*Input, string, error) {
+	in, err := CheckInput(opts.Data)
+	if err != nil {
+		return nil, "", err
+	}
+	name := opts.Name
+	if name == "" {
+		name = defaultName(in.Name)
+	} else if !validName.MatchString(name) {
+		return nil, "", fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	if !opts.Force {
+		if err := CheckOutputs(opts.OutDir, name); err != nil {
+			return nil, "", err
+		}
+	}
+	return in, name, nil
 }
 
 var (
@@ -308,7 +333,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 		if ex.Status != kernel.StatusOK {
 			info.Status = "error"
 			cell.AddTags("error")
-			return cellError(st.Name, ex)
+			return cellError(st.Name, r.opts.Data, ex)
 		}
 		if cell.HasTag("profile-json") {
 			if err := r.readProfile(ex); err != nil {
@@ -320,13 +345,13 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	return nil
 }
 
-// cellError classifies a failed cell.
-func cellError(stage string, ex *kernel.Execution) error {
+// cellError classifies a failed cell of a run of the dataset data.
+func cellError(stage, data string, ex *kernel.Execution) error {
 	switch {
 	case ex.Status == kernel.StatusDied || ex.StateLost:
 		return &SandboxError{fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
-		return &DataError{Msg: ex.Error.Value}
+		return &DataError{Path: data, Msg: ex.Error.Value}
 	case ex.Error != nil:
 		return &StageError{Stage: stage, Err: ex.Error}
 	default:
@@ -380,6 +405,7 @@ func failureText(err error) string {
 type Manifest struct {
 	AnalystVersion string            `json:"analyst_version"`
 	Driver         string            `json:"driver"`
+	Seccomp        string            `json:"seccomp"` // the kernel's seccomp profile (seccomp.Hash)
 	Image          string            `json:"image"`
 	Runtime        string            `json:"runtime"`
 	Rootless       bool              `json:"rootless"`
@@ -391,6 +417,8 @@ type Manifest struct {
 	Limits         kernel.Enforced   `json:"limits"`
 	Failure        string            `json:"failure,omitempty"`
 	Outputs        ManifestOutputs   `json:"outputs"`
+	// Files are every file and folder the run wrote but this manifest.
+	Files []ManifestFile `json:"files"`
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel `json:"model,omitempty"`
 	Questions []*Answer      `json:"questions,omitempty"`
@@ -425,6 +453,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	m := &Manifest{
 		AnalystVersion: r.opts.AnalystVersion,
 		Driver:         kernel.DriverHash(),
+		Seccomp:        seccomp.Hash(),
 		Image:          r.opts.ImageID,
 		Runtime:        r.opts.Runtime,
 		Rootless:       r.opts.Kernel.Rootless,
@@ -481,6 +510,9 @@ func (r *runner) write(res *Result) error {
 		return err
 	}
 	m := r.manifest(charts)
+	if m.Files, err = r.out.written(r.name); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

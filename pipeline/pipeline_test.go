@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -222,6 +223,20 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
+func gz(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Every bad-input shape is refused before a kernel starts (the options name
+// no image, so reaching kernel.Start would be a SandboxError), with an
+// error that names the file.
 func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, content []byte, mode os.FileMode) string {
@@ -232,12 +247,28 @@ func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 		return p
 	}
 	unreadable := write("secret.csv", []byte("a\n1\n"), 0o000)
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(i * 7919 % 251)
+	}
 	tests := []struct {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "nosuch.csv"), "no such file"},
 		{"directory", dir, "is a folder"},
 		{"empty", write("empty.csv", nil, 0o644), "the file is empty"},
+		{"blank", write("blank.csv", []byte("\n  \r\n\t\n"), 0o644), "only blank space"},
+		{"binary", write("garbage.csv", garbage, 0o644), "looks binary (NUL bytes"},
+		{"control characters", write("controls.tsv", bytes.Repeat([]byte("a\x01\x02\x03\x04\n"), 100), 0o644), "looks binary (many control characters"},
+		{"binary json", write("garbage.json", garbage, 0o644), "looks binary"},
+		{"binary gzipped", write("garbage.csv.gz", gz(t, garbage), 0o644), "looks binary"},
+		{"not gzip", write("plain.csv.gz", []byte("a,b\n1,2\n"), 0o644), "named .gz but is not gzip-compressed"},
+		{"broken gzip", write("broken.csv", []byte("\x1f\x8b\x08\x00garbage"), 0o644), "cannot be decompressed"},
+		{"zip named csv", write("zipped.csv", append([]byte("PK\x03\x04"), garbage...), 0o644), "is a zip archive"},
+		{"xlsx that is not a workbook", write("sheet.xlsx", []byte("a,b\n1,2\n"), 0o644), "named like an Excel workbook (.xlsx) but is not one"},
+		{"pdf named csv", write("report.csv", append([]byte("%PDF-1.7\n"), garbage...), 0o644), "a PDF document"},
+		{"sqlite named csv", write("db.csv", append([]byte("SQLite format 3\x00"), garbage...), 0o644), "an SQLite database"},
+		{"png named json", write("chart.json", append([]byte("\x89PNG\r\n\x1a\n"), garbage...), 0o644), "a PNG image"},
 		{"parquet by extension", write("x.parquet", []byte("PAR1...."), 0o644), "Parquet needs pyarrow"},
 		{"parquet by magic", write("x.csv", []byte("PAR1\x00\x00\x00\x00"), 0o644), "Parquet needs pyarrow"},
 		{"unknown extension", write("x.sav", []byte("data"), 0o644), "unknown file type .sav"},
@@ -250,15 +281,50 @@ func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
-			_, err := pipeline.Run(context.Background(), options(t, tt.path, out))
+			var events []pipeline.Event
+			_, err := pipeline.Run(context.Background(), pipeline.Options{Data: tt.path, OutDir: out, Progress: func(e pipeline.Event) { events = append(events, e) }})
 			var ie *pipeline.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), tt.path+": ") {
+				t.Errorf("error %q does not start with the file's name %s", err, tt.path)
+			}
+			if len(events) > 0 {
+				t.Errorf("the run got as far as %+v", events)
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Errorf("output folder created for input that was rejected up front")
 			}
 		})
+	}
+}
+
+// What the kernel's loader reads passes the checks, odd first bytes or not.
+func TestGoodInputPassesTheChecks(t *testing.T) {
+	dir := t.TempDir()
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range "a,b\n1,2\n" {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	for name, content := range map[string][]byte{
+		"plain.csv":        []byte("a,b\n1,2\n"),
+		"starts-par1.csv":  []byte("PAR1,PAR2\n1,2\n"),
+		"latin1.csv":       []byte("name,city\nJos\xe9,M\xe1laga\n"),
+		"utf16.csv":        utf16,
+		"bom.tsv":          []byte("\xef\xbb\xbfa\tb\n1\t2\n"),
+		"gzipped.csv.gz":   gz(t, []byte("a,b\n1,2\n")),
+		"gzip-unnamed.csv": gz(t, []byte("a,b\n1,2\n")),
+		"rows.jsonl":       []byte("{\"a\": 1}\n{\"a\": 2}\n"),
+		"book.xlsx":        []byte("PK\x03\x04\x14\x00\x06\x00"),
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pipeline.CheckInput(p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

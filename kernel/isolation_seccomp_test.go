@@ -1,0 +1,166 @@
+package kernel_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// syscallAttack runs in a fresh, single-threaded interpreter started by the
+// cell (unshare(CLONE_NEWUSER) fails with EINVAL in a process with threads,
+// whatever the sandbox does, so the driver itself proves nothing), each
+// call in a child of its own. Each attempt is reported as "succeeded" or the
+// errno's name. x86-64 syscall numbers.
+const syscallAttack = `
+import ctypes, errno, json, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR = {"unshare": 272, "setns": 308, "clone": 56, "clone3": 435, "mount": 165, "umount2": 166,
+      "pivot_root": 155, "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321,
+      "userfaultfd": 323, "perf_event_open": 298, "ptrace": 101, "process_vm_readv": 310,
+      "fsopen": 430, "open_tree": 428, "io_uring_setup": 425}
+FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
+         "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
+         "CLONE_NEWNET": 0x40000000}
+SIGCHLD = 17
+res = {"calls": {}, "tools": {}}
+
+spawned = []
+
+def spawn():
+    spawned.append(subprocess.Popen(["sleep", "30"]))
+    return spawned[-1].pid
+
+def call(label, name, *args):
+    """Makes the syscall in a forked, single-threaded child, so what one
+    attempt achieves (a new namespace) does not change the next."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        args = [a() if callable(a) else a for a in args]
+        args = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+        ctypes.set_errno(0)
+        r = libc.syscall(ctypes.c_long(NR[name]), *args)
+        e = ctypes.get_errno()
+        if name in ("clone", "clone3") and r == 0:
+            os._exit(0)  # the grandchild, had the clone worked
+        if name in ("clone", "clone3") and r > 0:
+            os.waitpid(r, 0)
+        for p in spawned:
+            p.kill()
+            p.wait()
+        os.write(wfd, ("succeeded" if r != -1 else errno.errorcode.get(e, str(e))).encode())
+        os._exit(0)
+    os.close(wfd)
+    out = os.read(rfd, 100).decode()
+    os.close(rfd)
+    os.waitpid(pid, 0)
+    res["calls"][label] = out or "the child died"
+
+for name, flag in FLAGS.items():
+    call("unshare(%s)" % name, "unshare", flag)
+    call("clone(%s)" % name, "clone", flag | SIGCHLD, 0, 0, 0, 0)
+call("clone(CLONE_NEWUSER|CLONE_NEWNS)", "clone", FLAGS["CLONE_NEWUSER"] | FLAGS["CLONE_NEWNS"] | SIGCHLD, 0, 0, 0, 0)
+# struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+# set_tid, set_tid_size, cgroup
+args = (ctypes.c_uint64 * 11)(FLAGS["CLONE_NEWUSER"], 0, 0, 0, SIGCHLD, 0, 0, 0, 0, 0, 0)
+call("clone3(CLONE_NEWUSER)", "clone3", ctypes.byref(args), ctypes.sizeof(args))
+call("setns(user)", "setns", lambda: os.open("/proc/self/ns/user", os.O_RDONLY), 0)
+os.makedirs("/tmp/m", exist_ok=True)
+call("mount(tmpfs)", "mount", ctypes.c_char_p(b"x"), ctypes.c_char_p(b"/tmp/m"), ctypes.c_char_p(b"tmpfs"), 0, None)
+call("umount2(/tmp)", "umount2", ctypes.c_char_p(b"/tmp"), 0)
+call("pivot_root", "pivot_root", ctypes.c_char_p(b"/tmp"), ctypes.c_char_p(b"/tmp/m"))
+call("fsopen(tmpfs)", "fsopen", ctypes.c_char_p(b"tmpfs"), 0)
+call("open_tree(/)", "open_tree", -100, ctypes.c_char_p(b"/"), 1)  # OPEN_TREE_CLONE
+call("keyctl(get session keyring)", "keyctl", 0, -3, 0)
+call("add_key", "add_key", ctypes.c_char_p(b"user"), ctypes.c_char_p(b"k"), ctypes.c_char_p(b"v"), 1, -2)
+call("request_key", "request_key", ctypes.c_char_p(b"user"), ctypes.c_char_p(b"k"), None, 0)
+call("bpf", "bpf", 0, None, 0)
+call("userfaultfd", "userfaultfd", 0)
+attr = (ctypes.c_uint8 * 128)()
+call("perf_event_open", "perf_event_open", ctypes.byref(attr), 0, -1, -1, 0)
+call("process_vm_readv(self)", "process_vm_readv", os.getpid(), None, 0, None, 0, 0)
+call("ptrace(attach child)", "ptrace", 16, spawn, 0, 0)  # PTRACE_ATTACH
+params = (ctypes.c_uint8 * 120)()
+call("io_uring_setup", "io_uring_setup", 1, ctypes.byref(params))
+
+# The attack of the issue, and its parts, with the image's own tools.
+for cmd in ["unshare -rm sh -c 'mount -t tmpfs x /mnt && grep CapEff /proc/self/status'",
+            "unshare -r true", "unshare -m true", "unshare -U true"]:
+    p = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    res["tools"][cmd] = [p.returncode, (p.stdout + p.stderr).strip()]
+print(json.dumps(res))
+`
+
+// What still works under the profile: fork, subprocesses, threads, process
+// pools, threaded BLAS. clone3 returns ENOSYS, so glibc must fall back to
+// clone for threads and posix_spawn.
+const syscallControl = `
+import concurrent.futures, json, os, subprocess, threading
+import numpy as np
+res = {}
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+res["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+res["subprocess"] = subprocess.run(["sh", "-c", "echo hi"], capture_output=True, text=True).stdout.strip()
+done = []
+threads = [threading.Thread(target=lambda i=i: done.append(sum(range(i * 1000)))) for i in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+res["threads"] = len(done)
+with concurrent.futures.ProcessPoolExecutor(2) as ex:
+    res["process pool"] = sorted(ex.map(abs, [-1, -2, -3]))
+a = np.random.default_rng(0).random((400, 400))
+res["numpy matmul"] = bool(np.allclose(a @ np.eye(400), a))
+print(json.dumps(res))
+`
+
+func TestIsolationNoNestedNamespaces(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the attack uses x86-64 syscall numbers")
+	}
+	k := startKernel(t, nil)
+	var res struct {
+		Calls map[string]string
+		Tools map[string][2]any
+	}
+	jsonCell(t, k, childPython(syscallAttack), &res)
+	if len(res.Calls) < 25 {
+		t.Fatalf("only %d attempts reported: %v", len(res.Calls), res.Calls)
+	}
+	for label, got := range res.Calls {
+		want := "EPERM"
+		switch label {
+		case "clone3(CLONE_NEWUSER)":
+			want = "ENOSYS" // so the C library falls back to clone, which is filtered
+		case "io_uring_setup":
+			want = "ENOSYS" // not in podman's default: the profile's defaultErrnoRet
+		}
+		if got != want {
+			t.Errorf("%s from a child process: %s, want %s", label, got, want)
+		}
+	}
+	for _, cmd := range []string{"unshare -rm sh -c 'mount -t tmpfs x /mnt && grep CapEff /proc/self/status'", "unshare -r true", "unshare -m true", "unshare -U true"} {
+		got := res.Tools[cmd]
+		if got[0] != float64(1) || got[1] != "unshare: unshare failed: Operation not permitted" {
+			t.Errorf("%s: exit %v, output %q; want exit 1 and \"unshare: unshare failed: Operation not permitted\"", cmd, got[0], got[1])
+		}
+	}
+
+	var ok map[string]any
+	jsonCell(t, k, childPython(syscallControl), &ok)
+	want := map[string]any{"fork": 7.0, "subprocess": "hi", "threads": 8.0, "process pool": []any{1.0, 2.0, 3.0}, "numpy matmul": true}
+	if !reflect.DeepEqual(ok, want) {
+		t.Errorf("under the profile: %v, want %v", ok, want)
+	}
+}
+
+// childPython is a cell that runs script in a fresh python3 and prints its
+// stdout.
+func childPython(script string) string {
+	quoted, _ := json.Marshal(script)
+	return "import subprocess\nr = subprocess.run(['python3', '-c', " + string(quoted) + "], capture_output=True, text=True)\nassert r.returncode == 0, r.stderr\nprint(r.stdout)"
+}
