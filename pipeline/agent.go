@@ -330,6 +330,9 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			// would pass for an answer. Keep its text (so "continue" has
 			// a referent), drop its calls, ask again briefly.
 			msg.ToolCalls = nil
+			if strings.TrimSpace(msg.Content) == "" {
+				msg.Content = "[reply cut off by the token limit]"
+			}
 			a.add(msg, true)
 			record()
 			ans.Truncations++

@@ -291,9 +291,9 @@ func TestAgentReflectionRevises(t *testing.T) {
 // model errors of their kinds.
 func TestAgentModelErrors(t *testing.T) {
 	k := agentKernel(t)
-	f := newFakeModel(t, "openai", turn{Status: http.StatusTooManyRequests}, turn{Calls: []call{final(map[string]any{"a": 1}, "")}})
+	f := newFakeModel(t, "openai", turn{Status: http.StatusTooManyRequests}, turn{Calls: []call{code("print(1)")}}, turn{Calls: []call{final(map[string]any{"a": 1}, "")}})
 	a := newAgent(t, f, k, false)
-	if ans := ask(t, a, "question-1", "q"); !ans.Answered || len(f.requests()) != 2 {
+	if ans := ask(t, a, "question-1", "q"); !ans.Answered || len(f.requests()) != 3 {
 		t.Errorf("after a 429: %+v, %d requests", ans, len(f.requests()))
 	}
 

@@ -255,7 +255,7 @@ func modelFacts(m *ModelInfo) []fact {
 	}
 	f := []fact{{Label: "Model", Value: m.Name, Code: true}}
 	if m.Digest != "" {
-		f = append(f, fact{Label: "Model digest", Value: short(m.Digest, 19), Title: m.Digest, Code: true})
+		f = append(f, fact{Label: "Model digest", Value: short(m.Digest, 12), Title: m.Digest, Code: true})
 	}
 	if m.Mode != "" {
 		f = append(f, fact{Label: "Mode", Value: m.Mode})
