@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -11,7 +10,7 @@ import (
 )
 
 // configKeys are the settings `analyst config` lists, in order.
-var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyRunTimeout, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyCellTimeout}
+var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyCellTimeout}
 
 func newCmdConfig(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -61,7 +60,7 @@ func (f *Factory) source(c *cobra.Command, key string) string {
 	}
 	c.Flags().VisitAll(mark)
 	c.InheritedFlags().VisitAll(mark)
-	env := "ANALYST_" + strings.NewReplacer(".", "_", "-", "_").Replace(strings.ToUpper(key))
+	env := envName(key)
 	switch {
 	case changed:
 		return "flag"

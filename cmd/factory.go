@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
 	"github.com/analyst-cli/analyst/internal/command"
@@ -15,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/llm"
 )
 
 // Factory gives commands what they share: streams, configuration and the
@@ -48,6 +51,41 @@ type Config struct {
 	MaxTurns      int           // model turns per question
 	ReflectRounds int           // reflection rounds per question (0: none)
 	RunTimeout    time.Duration // 0: none
+
+	// The model requests.
+	FirstTokenTimeout time.Duration // per request, until the reply starts; 0: none
+	IdleTimeout       time.Duration // per request, between streamed chunks; 0: none
+	Vision            *bool         // the model reads images; nil: auto
+	ContextLength     int           // the model's window in tokens; 0: as the server says
+}
+
+// ModelOptions are the llm options the configuration sets.
+func (c *Config) ModelOptions() llm.Options {
+	none := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return -1 // llm: no bound
+		}
+		return d
+	}
+	return llm.Options{
+		BaseURL:                  c.BaseURL,
+		Vision:                   c.Vision,
+		ContextLength:            c.ContextLength,
+		FirstTokenTimeout:        none(c.FirstTokenTimeout),
+		FirstTokenTimeoutSetting: settingName(keyFirstTokenTimeout),
+		Timeout:                  none(c.IdleTimeout),
+		TimeoutSetting:           settingName(keyIdleTimeout),
+	}
+}
+
+// settingName names a setting every way it can be set, for messages.
+func settingName(key string) string {
+	return fmt.Sprintf("--%s, %s or %s: in the config file", key, envName(key), key)
+}
+
+// envName is the environment variable of a configuration key.
+func envName(key string) string {
+	return "ANALYST_" + strings.NewReplacer(".", "_", "-", "_").Replace(strings.ToUpper(key))
 }
 
 // Configuration keys, also the names of flags and (with ANALYST_ and
@@ -67,6 +105,11 @@ const (
 	keyMaxTurns      = "max-turns"
 	keyReflectRounds = "reflect-rounds"
 	keyRunTimeout    = "run-timeout"
+
+	keyFirstTokenTimeout = "model-first-token-timeout"
+	keyIdleTimeout       = "model-idle-timeout"
+	keyVision            = "vision"
+	keyContextLength     = "context-length"
 )
 
 func newViper() *viper.Viper {
@@ -83,6 +126,10 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyMaxTurns, 10)
 	v.SetDefault(keyReflectRounds, 1)
 	v.SetDefault(keyRunTimeout, "0s")
+	v.SetDefault(keyFirstTokenTimeout, llm.DefaultFirstTokenTimeout.String())
+	v.SetDefault(keyIdleTimeout, llm.DefaultIdleTimeout.String())
+	v.SetDefault(keyVision, "auto")
+	v.SetDefault(keyContextLength, 0)
 	return v
 }
 
@@ -161,5 +208,36 @@ func (f *Factory) readConfig() (*Config, error) {
 	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
 		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
 	}
+	for key, d := range map[string]*time.Duration{keyFirstTokenTimeout: &cfg.FirstTokenTimeout, keyIdleTimeout: &cfg.IdleTimeout} {
+		if *d, err = time.ParseDuration(v.GetString(key)); err != nil || *d < 0 {
+			return nil, usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
+		}
+	}
+	switch vision := strings.ToLower(strings.TrimSpace(v.GetString(keyVision))); vision {
+	case "auto", "":
+	case "true", "false":
+		on := vision == "true"
+		cfg.Vision = &on
+	default:
+		return nil, usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyContextLength))); err != nil || n < 0 {
+		return nil, usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
+	} else {
+		cfg.ContextLength = n
+	}
 	return cfg, nil
+}
+
+// addModelFlags adds the flags of the model requests to a command that asks
+// a model.
+func addModelFlags(c *cobra.Command) {
+	fl := c.Flags()
+	fl.Duration("model-first-token-timeout", 0, "longest wait for a model reply to start, loading included; 0 for none (key model-first-token-timeout; default 10m)")
+	fl.Duration("model-idle-timeout", 0, "longest pause inside a streamed model reply; 0 for none (key model-idle-timeout; default 2m)")
+	fl.String("vision", "", "whether the model reads images: auto, true or false; auto asks Ollama, and on OpenAI-compatible servers is true only for OpenAI's vision models (key vision)")
+	fl.Int("context-length", 0, "the model's context window in tokens, overriding what the server reports (key context-length; default: as the server says)")
+	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength} {
+		_ = fl.SetAnnotation(key, viperKey, []string{key})
+	}
 }

@@ -12,9 +12,10 @@ import (
 
 // fakeOllama is a model server for the CLI scripts: it speaks Ollama's
 // /api/show, /api/tags and NDJSON /api/chat, and plays an analyst that runs
-// one cell, then answers, then accepts its chart when asked to reflect.
-// Markers in the question change the play: "[loop]" runs cells and never
-// answers; "[flaky]" fails the first chat request with a 503 (retried).
+// one cell, then answers, then accepts its chart when asked to reflect. A
+// model whose name starts with "slow" never answers /api/show. Markers in
+// the question change the play: "[loop]" runs cells and never answers;
+// "[flaky]" fails the first chat request with a 503 (retried).
 type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -37,6 +38,10 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	switch r.URL.Path {
 	case "/api/show":
+		if strings.Contains(string(body), `"model":"slow`) { // a model that never loads
+			<-r.Context().Done()
+			return
+		}
 		io.WriteString(w, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":["completion","tools"]}`)
 		return
 	case "/api/tags":

@@ -90,6 +90,7 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
+	addModelFlags(c)
 	return c
 }
 
@@ -108,7 +109,9 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		if cfg.Model == "" {
 			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
 		}
-		if model, err = llm.New(cfg.Model, llm.Options{BaseURL: cfg.BaseURL, HTTPClient: &http.Client{Transport: retries}}); err != nil {
+		mopts := cfg.ModelOptions()
+		mopts.HTTPClient = &http.Client{Transport: retries}
+		if model, err = llm.New(cfg.Model, mopts); err != nil {
 			return usageErrorf("%v", err)
 		}
 	}
@@ -239,6 +242,8 @@ func modelMessage(err error) error {
 		what = "unknown model (check --model; for Ollama: ollama pull NAME)"
 	case errors.Is(err, llm.ErrRateLimited):
 		what = "rate limited by the model server, retries exhausted (try again later)"
+	case errors.Is(err, llm.ErrTimeout):
+		what = "model request timed out"
 	default:
 		what = "model error"
 	}

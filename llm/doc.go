@@ -10,7 +10,11 @@
 // user messages), so a mistake surfaces as a clear error rather than a 400.
 //
 // Both providers share one retry policy (retry.go): exponential backoff with
-// jitter on 429, 408, 5xx and dropped connections, honouring Retry-After.
-// Failures are *[Error] values whose Kind is one of [ErrUnreachable],
-// [ErrUnauthorized], [ErrUnknownModel] or [ErrRateLimited], for errors.Is.
+// jitter on 429, 408, 5xx and dropped connections, honouring Retry-After;
+// and two time limits per request, first-token and idle, that cancel a
+// reply that does not come. Failures are *[Error] values whose Kind is one
+// of [ErrUnreachable], [ErrUnauthorized], [ErrUnknownModel],
+// [ErrRateLimited], [ErrToolsUnsupported] or [ErrTimeout], for errors.Is,
+// and whose message carries the server's own reason whatever the shape of
+// its error body.
 package llm

@@ -1,11 +1,14 @@
 package llm
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -121,4 +124,92 @@ func statusKind(status int) (kind error, retry bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// maxReason is how much of a server's reason an error shows, in runes.
+const maxReason = 300
+
+// serverReason is the server's own explanation in an error body, clipped:
+// the message of the JSON shapes servers use (OpenAI's
+// {"error":{"message":…}}, {"error":"…"} of Ollama and LM Studio, vLLM's
+// top-level {"message":…}, FastAPI's {"detail":…}), the title or the text
+// of an HTML page (a proxy's), or the body itself.
+func serverReason(body string) string {
+	body = strings.TrimSpace(body)
+	var shaped struct{ Error, Message, Detail json.RawMessage }
+	if json.Unmarshal([]byte(body), &shaped) == nil {
+		for _, raw := range []json.RawMessage{shaped.Error, shaped.Message, shaped.Detail} {
+			if r := jsonReason(raw); r != "" {
+				return clip(r)
+			}
+		}
+	} else if strings.HasPrefix(body, "<") {
+		return clip(htmlReason(body))
+	}
+	return clip(body)
+}
+
+// jsonReason reads a message that is text, an object with a message, or
+// FastAPI's list of validation errors ({"loc": [...], "msg": ...}).
+func jsonReason(raw json.RawMessage) string {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text
+	}
+	var obj struct{ Message string }
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	var list []struct {
+		Loc []any
+		Msg string
+	}
+	if json.Unmarshal(raw, &list) != nil {
+		return ""
+	}
+	var parts []string
+	for _, v := range list {
+		loc := make([]string, len(v.Loc))
+		for i, l := range v.Loc {
+			loc[i] = fmt.Sprint(l)
+		}
+		parts = append(parts, strings.TrimPrefix(strings.Join(loc, ".")+": "+v.Msg, ": "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+var (
+	htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	htmlCode  = regexp.MustCompile(`(?is)<(script|style)[^>]*>.*?</(script|style)>`)
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// htmlReason is a page's title, else its text.
+func htmlReason(page string) string {
+	if m := htmlTitle.FindStringSubmatch(page); m != nil && strings.TrimSpace(m[1]) != "" {
+		return html.UnescapeString(m[1])
+	}
+	return html.UnescapeString(htmlTag.ReplaceAllString(htmlCode.ReplaceAllString(page, " "), " "))
+}
+
+// clip puts s on one line and cuts it at maxReason runes.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxReason {
+		return string(r[:maxReason]) + "…"
+	}
+	return s
+}
+
+// refusesTools reports whether a 400's reason says the server or model
+// does not do tool calling: "… does not support tools" (Ollama), "\"tools\"
+// is not supported", "tool_choice … not supported", vLLM's "\"auto\" tool
+// choice requires --enable-auto-tool-choice …", llama.cpp's "tools param
+// requires --jinja flag".
+func refusesTools(reason string) bool {
+	r := strings.ToLower(reason)
+	return strings.Contains(r, "does not support tools") ||
+		strings.Contains(r, "enable-auto-tool-choice") ||
+		strings.Contains(r, "tools param requires") ||
+		(strings.Contains(r, "tool") && (strings.Contains(r, "not supported") || strings.Contains(r, "unsupported")))
 }

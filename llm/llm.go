@@ -45,8 +45,8 @@ type ToolCall struct {
 	// ID names the call; its tool message answers with the same ID.
 	ID   string
 	Name string
-	// Arguments is a JSON object as text: what the model sent on OpenAI,
-	// the encoding of the map Ollama parsed on Ollama.
+	// Arguments is a JSON object as text, as the server sent it: keys in
+	// the model's order, nested objects included.
 	Arguments string
 }
 
@@ -174,8 +174,12 @@ type Options struct {
 	// between two chunks once the reply has started. 0 means
 	// DefaultIdleTimeout; a negative value means no bound.
 	Timeout time.Duration
-	// A request that hits either bound fails with ErrTimeout (after its
-	// retries), whose message names the bound, its value and the setting.
+	// A request that hits either bound fails with ErrTimeout, not retried
+	// (a slow model stays slow), whose message names the bound, its value
+	// and the setting that changes it: FirstTokenTimeoutSetting and
+	// TimeoutSetting name it for the user (e.g. "--model-idle-timeout");
+	// empty means the Options field's name.
+	FirstTokenTimeoutSetting, TimeoutSetting string
 
 	// ContextLength, when > 0, is the model's context window in tokens,
 	// overriding what the server reports (ModelInfo.ContextLength); for

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,10 +21,11 @@ import (
 // ollamaClient talks to an Ollama server through its own API package:
 // /api/chat (NDJSON stream), /api/show (capabilities), /api/tags (digest).
 type ollamaClient struct {
-	api    *api.Client
-	model  string
-	policy policy
-	target target
+	api           *api.Client
+	model         string
+	contextLength int // Options.ContextLength
+	policy        policy
+	target        target
 }
 
 func newOllama(name string, opts Options) (Client, error) {
@@ -36,14 +38,16 @@ func newOllama(name string, opts Options) (Client, error) {
 		return nil, err
 	}
 	return &ollamaClient{
-		api:    api.NewClient(base, recording(opts.HTTPClient)),
-		model:  name,
-		policy: newPolicy(opts),
+		api:           api.NewClient(base, recording(opts.HTTPClient)),
+		model:         name,
+		contextLength: opts.ContextLength,
+		policy:        newPolicy(opts),
 		target: target{provider: "ollama", model: name, host: base.String(), hints: hints{
-			unreachable:  "is Ollama running there? Start it with `ollama serve`, or point OLLAMA_HOST at it",
-			unauthorized: "the server refused this client: for ollama.com cloud models run `ollama signin`; otherwise check what guards OLLAMA_HOST",
-			unknownModel: fmt.Sprintf("run `ollama pull %s` (and check that OLLAMA_HOST is an Ollama server)", name),
-			rateLimited:  "the server kept refusing for load; wait and run again",
+			unreachable:      "is Ollama running there? Start it with `ollama serve`, or point OLLAMA_HOST at it",
+			unauthorized:     "the server refused this client: for ollama.com cloud models run `ollama signin`; otherwise check what guards OLLAMA_HOST",
+			unknownModel:     fmt.Sprintf("run `ollama pull %s` (and check that OLLAMA_HOST is an Ollama server)", name),
+			rateLimited:      "the server kept refusing for load; wait and run again",
+			toolsUnsupported: "the model does not do tool calling (`ollama show " + name + "` lists its capabilities)",
 		}},
 	}, nil
 }
@@ -119,6 +123,10 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	var content strings.Builder
 	var calls []ToolCall
 	var final *api.ChatResponse
+	raw := &rawArguments{}
+	if rec, ok := ctx.Value(recordKey{}).(*record); ok {
+		rec.tap = raw
+	}
 	err := c.api.Chat(ctx, creq, func(r api.ChatResponse) error {
 		if r.Message.Content != "" {
 			content.WriteString(r.Message.Content)
@@ -151,6 +159,11 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	if final == nil {
 		return nil, errDropped
 	}
+	if args := raw.all(); len(args) == len(calls) {
+		for i := range calls {
+			calls[i].Arguments = args[i]
+		}
+	}
 	return &Response{
 		Message:      Message{Role: RoleAssistant, Content: content.String(), ToolCalls: calls},
 		Usage:        Usage{PromptTokens: final.PromptEvalCount, CompletionTokens: final.EvalCount},
@@ -159,8 +172,8 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	}, nil
 }
 
-// chatRequest translates a Request into Ollama's. Temperature, seed and the
-// token bound go in options; tool messages name their tool.
+// chatRequest translates a Request into Ollama's. Temperature, seed, the
+// token bound and the context window go in options; tool messages name their tool.
 func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 	if err := req.validate(); err != nil {
 		return nil, err
@@ -176,6 +189,9 @@ func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 	if req.MaxTokens > 0 {
 		creq.Options["num_predict"] = req.MaxTokens
 	}
+	if req.ContextWindow > 0 {
+		creq.Options["num_ctx"] = req.ContextWindow
+	}
 	toolOf := map[string]string{} // call id → tool name
 	for _, m := range req.Messages {
 		am := api.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
@@ -183,11 +199,9 @@ func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 			am.Images = append(am.Images, api.ImageData(img))
 		}
 		for i, tc := range m.ToolCalls {
-			args := api.NewToolCallFunctionArguments()
-			if tc.Arguments != "" {
-				if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
-					return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.ID, err)
-				}
+			args, err := orderedArguments(tc.Arguments)
+			if err != nil {
+				return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.ID, err)
 			}
 			am.ToolCalls = append(am.ToolCalls, api.ToolCall{ID: tc.ID, Function: api.ToolCallFunction{Index: i, Name: tc.Name, Arguments: args}})
 			toolOf[tc.ID] = tc.Name
@@ -209,7 +223,8 @@ func (c *ollamaClient) chatRequest(req Request) (*api.ChatRequest, error) {
 	return creq, nil
 }
 
-// Model reads the capabilities from /api/show and the digest from
+// Model reads the capabilities and context length from /api/show
+// (Options.ContextLength overrides the latter) and the digest from
 // /api/tags (show does not report it; a model that is not pulled, such as
 // a cloud model, has none).
 func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
@@ -229,7 +244,10 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{
 		Tools:  slices.Contains(show.Capabilities, model.CapabilityTools),
 		Vision: slices.Contains(show.Capabilities, model.CapabilityVision),
-	}}
+	}, ContextLength: c.contextLength}
+	if info.ContextLength == 0 {
+		info.ContextLength = showContextLength(show)
+	}
 	want := c.model
 	if !strings.Contains(want, ":") {
 		want += ":latest"
@@ -243,16 +261,130 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 	return info, nil
 }
 
-// classify keeps the server's own message and adds its sign-in address,
-// when it sends one, to the shared classification.
+// The api package decodes a call's arguments into an ordered map whose
+// nested objects are Go maps, so re-encoding them sorts their keys: the
+// answers object of final_answer would lose the model's order. The
+// arguments are therefore read from the NDJSON stream itself, which the
+// transport tees into rawArguments (record.tap), keeping the api package
+// for everything else (its errors, ollama.com's request signing). And a
+// call sent back in the history is rebuilt from its text key by key with
+// the values as raw JSON, so nothing is reordered either way.
+
+// rawArguments collects, from the NDJSON lines of a reply, the arguments
+// of each tool call in order, as the server wrote them (compacted).
+type rawArguments struct {
+	pending []byte // the start of a line not yet complete
+	args    []string
+}
+
+func (r *rawArguments) Write(p []byte) (int, error) {
+	r.pending = append(r.pending, p...)
+	for {
+		i := bytes.IndexByte(r.pending, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		r.line(r.pending[:i])
+		r.pending = r.pending[i+1:]
+	}
+}
+
+func (r *rawArguments) line(l []byte) {
+	var chunk struct {
+		Message struct {
+			ToolCalls []struct {
+				Function struct{ Arguments json.RawMessage }
+			} `json:"tool_calls"`
+		}
+	}
+	if json.Unmarshal(l, &chunk) != nil {
+		return
+	}
+	for _, tc := range chunk.Message.ToolCalls {
+		var b bytes.Buffer
+		if json.Compact(&b, tc.Function.Arguments) != nil || b.Len() == 0 || b.String() == "null" {
+			b.Reset()
+			b.WriteString("{}")
+		}
+		r.args = append(r.args, b.String())
+	}
+}
+
+// all returns the arguments of every call, the last line included.
+func (r *rawArguments) all() []string {
+	if len(bytes.TrimSpace(r.pending)) > 0 {
+		r.line(r.pending)
+		r.pending = nil
+	}
+	return r.args
+}
+
+// orderedArguments reads a JSON object into the api package's ordered
+// arguments, keeping every value as its raw JSON.
+func orderedArguments(text string) (api.ToolCallFunctionArguments, error) {
+	args := api.NewToolCallFunctionArguments()
+	if strings.TrimSpace(text) == "" {
+		return args, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return args, fmt.Errorf("want a JSON object, got %.40q", text)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return args, err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return args, err
+		}
+		args.Set(tok.(string), value)
+	}
+	if _, err := dec.Token(); err != nil {
+		return args, err
+	}
+	if dec.More() {
+		return args, fmt.Errorf("text after the object in %.40q", text)
+	}
+	return args, nil
+}
+
+// showContextLength is the model's window as /api/show reports it: the
+// num_ctx parameter the model was created with, else the architecture's
+// context_length in model_info ("qwen2.context_length": 32768); 0 if
+// neither is there.
+func showContextLength(show *api.ShowResponse) int {
+	for _, line := range strings.Split(show.Parameters, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "num_ctx" {
+			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	for key, v := range show.ModelInfo {
+		if n, ok := v.(float64); ok && n > 0 && strings.HasSuffix(key, ".context_length") {
+			return int(n)
+		}
+	}
+	return 0
+}
+
+// classify reads the server's reason from the body the transport kept
+// (the api package keeps only {"error": ...} bodies whole, and of others
+// their first line or nothing) and adds the sign-in address, when the
+// server sends one, to the shared classification.
 func (c *ollamaClient) classify(err error, rec *record) (*Error, bool) {
+	var auth api.AuthorizationError
+	errors.As(err, &auth)
 	var status api.StatusError
-	if errors.As(err, &status) && status.ErrorMessage != "" {
+	if reason := serverReason(rec.errorBody); reason != "" {
+		err = errors.New(reason)
+	} else if errors.As(err, &status) && status.ErrorMessage != "" {
 		err = errors.New(status.ErrorMessage)
 	}
 	e, retry := c.target.hints.classify(err, rec.status)
-	var auth api.AuthorizationError
-	if errors.As(err, &auth) && auth.SigninURL != "" {
+	if auth.SigninURL != "" {
 		e.Hint += " (sign in at " + auth.SigninURL + ")"
 	}
 	return e, retry

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,25 +163,38 @@ func TestOllamaModel(t *testing.T) {
 	tags := `{"models":[` +
 		`{"name":"llama3:latest","model":"llama3:latest","size":1,"digest":"sha256:aaa"},` +
 		`{"name":"qwen2.5-coder:7b","model":"qwen2.5-coder:7b","size":2,"digest":"sha256:bbb"}]}`
+	qwenInfo := `{"general.architecture":"qwen2","general.parameter_count":7615616512,"qwen2.attention.head_count":28,"qwen2.context_length":32768,"qwen2.embedding_length":3584}`
 	tests := []struct {
-		model string
-		caps  string
-		want  ModelInfo
+		model      string
+		caps       string
+		modelInfo  string
+		parameters string
+		opts       Options
+		want       ModelInfo
 	}{
-		{"qwen2.5-coder:7b", `["completion","tools"]`,
-			ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}}},
-		{"llama3", `["completion","tools","vision"]`,
-			ModelInfo{Provider: "ollama", Name: "llama3", Digest: "sha256:aaa", Capabilities: Capabilities{Tools: true, Vision: true}}},
-		{"gpt-oss:120b-cloud", `["completion"]`,
-			ModelInfo{Provider: "ollama", Name: "gpt-oss:120b-cloud"}},
+		{model: "qwen2.5-coder:7b", caps: `["completion","tools"]`, modelInfo: qwenInfo,
+			want: ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}, ContextLength: 32768}},
+		// A num_ctx the model was created with is the window it runs in.
+		{model: "llama3", caps: `["completion","tools","vision"]`, modelInfo: `{"general.architecture":"llama","llama.context_length":8192}`,
+			parameters: `num_ctx                        4096\nstop                           \"<|eot_id|>\"`,
+			want:       ModelInfo{Provider: "ollama", Name: "llama3", Digest: "sha256:aaa", Capabilities: Capabilities{Tools: true, Vision: true}, ContextLength: 4096}},
+		{model: "gpt-oss:120b-cloud", caps: `["completion"]`, modelInfo: `{}`,
+			want: ModelInfo{Provider: "ollama", Name: "gpt-oss:120b-cloud"}},
+		// The user's setting wins over what the server says.
+		{model: "qwen2.5-coder:7b", caps: `["completion","tools"]`, modelInfo: qwenInfo, opts: Options{ContextLength: 16384},
+			want: ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}, ContextLength: 16384}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
+			params := ""
+			if tt.parameters != "" {
+				params = `"parameters":"` + tt.parameters + `",`
+			}
 			s := newServer(t, route(map[string]http.HandlerFunc{
-				"/api/show": reply(200, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":`+tt.caps+`}`),
+				"/api/show": reply(200, `{"modelfile":"FROM x",`+params+`"details":{"family":"qwen2"},"model_info":`+tt.modelInfo+`,"capabilities":`+tt.caps+`}`),
 				"/api/tags": reply(200, tags),
 			}))
-			c := testClient(t, "ollama", tt.model, s, Options{})
+			c := testClient(t, "ollama", tt.model, s, tt.opts)
 			info, err := c.Model(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -192,6 +206,43 @@ func TestOllamaModel(t *testing.T) {
 				t.Errorf("show asked for model %v, want %s", got, tt.model)
 			}
 		})
+	}
+}
+
+// Request.ContextWindow goes to Ollama as options.num_ctx; without it no
+// num_ctx is sent (the server's default stays).
+func TestOllamaContextWindow(t *testing.T) {
+	for _, window := range []int{0, 16384} {
+		s := newServer(t, route(map[string]http.HandlerFunc{"/api/chat": ndjson(ollamaHello, ollamaDone)}))
+		c := testClient(t, "ollama", "qwen2.5-coder:7b", s, Options{})
+		req := hello()
+		req.ContextWindow = window
+		if _, err := c.Chat(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		opts, _ := s.json(t, 0)["options"].(map[string]any)
+		got, sent := opts["num_ctx"]
+		switch {
+		case window == 0 && sent:
+			t.Errorf("ContextWindow 0: sent num_ctx %v", got)
+		case window > 0 && got != float64(window):
+			t.Errorf("ContextWindow %d: sent options %v, want num_ctx %d", window, opts, window)
+		}
+	}
+}
+
+// A reply cut by the token limit says so.
+func TestOllamaTruncated(t *testing.T) {
+	for reason, want := range map[string]bool{"length": true, "stop": false} {
+		done := `{"model":"m","created_at":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"` + reason + `","prompt_eval_count":12,"eval_count":512}`
+		s := newServer(t, ndjson(`{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"@peak_revenue[152"},"done":false}`, done))
+		resp, err := testClient(t, "ollama", "m", s, Options{}).Chat(context.Background(), hello(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Truncated() != want {
+			t.Errorf("done_reason %s: Truncated() = %v, want %v", reason, resp.Truncated(), want)
+		}
 	}
 }
 
@@ -209,5 +260,42 @@ func TestOllamaHostFromEnv(t *testing.T) {
 	}
 	if got := s.requests(); len(got) != 1 || got[0].Path != "/api/chat" {
 		t.Errorf("requests = %+v, want one to /api/chat", got)
+	}
+}
+
+// The model's arguments keep the order it wrote them in, nested objects
+// included (the answers of final_answer are in the model's order), both in
+// the reply and when the call goes back to the server in the history.
+func TestOllamaToolArgumentsOrder(t *testing.T) {
+	const args = `{"summary":"Revenue peaks in July.","answers":{"peak_month":"2024-07","total_revenue":152300.5,"avg_order":42,"best_region":"West","zeta":[3,1,2],"alpha":{"y":1,"b":2}}}`
+	line := `{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"","tool_calls":[` +
+		`{"id":"call_1","function":{"index":0,"name":"final_answer","arguments":` + args + `}},` +
+		`{"id":"call_2","function":{"index":1,"name":"run_python","arguments":{"timeout":30,"code":"df.head()"}}}]},"done":false}`
+	s := newServer(t, ndjson(line, ollamaDone), ndjson(ollamaHello, ollamaDone))
+	c := testClient(t, "ollama", "m", s, Options{})
+	resp, err := c.Chat(context.Background(), hello(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Message.ToolCalls
+	if len(calls) != 2 {
+		t.Fatalf("calls = %+v, want 2", calls)
+	}
+	if calls[0].Arguments != args {
+		t.Errorf("final_answer arguments\n got %s\nwant %s", calls[0].Arguments, args)
+	}
+	if want := `{"timeout":30,"code":"df.head()"}`; calls[1].Arguments != want {
+		t.Errorf("run_python arguments\n got %s\nwant %s", calls[1].Arguments, want)
+	}
+
+	history := hello()
+	history.Messages = append(history.Messages, resp.Message,
+		Message{Role: RoleTool, ToolCallID: "call_1", Content: "ok"},
+		Message{Role: RoleTool, ToolCallID: "call_2", Content: "ok"})
+	if _, err := c.Chat(context.Background(), history, nil); err != nil {
+		t.Fatal(err)
+	}
+	if sent := string(s.requests()[1].Body); !strings.Contains(sent, `"arguments":`+args+`}`) {
+		t.Errorf("the history sent back does not carry the arguments as written:\n%s", sent)
 	}
 }

@@ -27,6 +27,7 @@ type openaiClient struct {
 	model    string
 	official bool  // the server is api.openai.com
 	vision   *bool // Options.Vision
+	ctxLen   int   // Options.ContextLength
 	policy   policy
 	target   target
 }
@@ -69,12 +70,14 @@ func newOpenAI(name string, opts Options) (Client, error) {
 		model:    name,
 		official: u.Hostname() == "api.openai.com",
 		vision:   opts.Vision,
+		ctxLen:   opts.ContextLength,
 		policy:   newPolicy(opts),
 		target: target{provider: "openai", model: name, host: base, hints: hints{
-			unreachable:  "check the network and the base URL (--base-url, OPENAI_BASE_URL)",
-			unauthorized: unauthorized,
-			unknownModel: fmt.Sprintf("the server does not serve %q (GET %s/models lists what it does), or the base URL is not an OpenAI-compatible API root (it usually ends in /v1)", name, strings.TrimSuffix(base, "/")),
-			rateLimited:  "the server kept answering 429; wait, or lower the request rate",
+			unreachable:      "check the network and the base URL (--base-url, OPENAI_BASE_URL)",
+			unauthorized:     unauthorized,
+			unknownModel:     fmt.Sprintf("the server does not serve %q (GET %s/models lists what it does), or the base URL is not an OpenAI-compatible API root (it usually ends in /v1)", name, strings.TrimSuffix(base, "/")),
+			rateLimited:      "the server kept answering 429; wait, or lower the request rate",
+			toolsUnsupported: "the model or server does not do tool calling (vLLM needs --enable-auto-tool-choice and --tool-call-parser, llama.cpp --jinja)",
 		}},
 	}, nil
 }
@@ -218,10 +221,10 @@ func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, erro
 // /models/{id} either, so a 404 is checked against the GET /models list
 // before the model is called unknown. Capabilities are then Tools: true
 // (every server this package targets takes tools; a model that ignores
-// them answers in text, which the pipeline handles) and Vision from
-// openaiVision.
+// them answers in text, which the pipeline handles), Vision from
+// openaiVision, and ContextLength from Options (no server reports it).
 func (c *openaiClient) Model(ctx context.Context) (*ModelInfo, error) {
-	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{Tools: true, Vision: c.openaiVision()}}
+	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{Tools: true, Vision: c.openaiVision()}, ContextLength: c.ctxLen}
 	var m *openai.Model
 	err := c.policy.run(ctx, c.target, "model info", func(ctx context.Context) error {
 		var err error
@@ -281,22 +284,18 @@ func (c *openaiClient) openaiVision() bool {
 	return false
 }
 
-// classify adds the server's error message and OpenAI's quota case to the
-// shared classification: a 429 for insufficient_quota is not retried, since
+// classify adds the server's reason and OpenAI's quota case to the shared
+// classification: a 429 for insufficient_quota is not retried, since
 // waiting does not refill an account. openai-go decodes only error bodies
-// in OpenAI's shape ({"error":{"message":...}}); for others (LM Studio's
-// {"error":"..."}, an HTML proxy page) the body itself is the message.
+// in OpenAI's shape ({"error":{"message":...}}), so the reason is read from
+// the body the transport kept, whatever its shape (serverReason).
 func (c *openaiClient) classify(err error, rec *record) (*Error, bool) {
 	var apiErr *openai.Error
-	switch {
-	case errors.As(err, &apiErr) && apiErr.Message != "":
+	errors.As(err, &apiErr)
+	if reason := serverReason(rec.errorBody); reason != "" {
+		err = errors.New(reason)
+	} else if apiErr != nil && apiErr.Message != "" {
 		err = errors.New(apiErr.Message)
-	case apiErr == nil && rec.errorBody != "":
-		var shaped struct{ Error string }
-		if json.Unmarshal([]byte(rec.errorBody), &shaped) != nil || shaped.Error == "" {
-			shaped.Error = rec.errorBody
-		}
-		err = errors.New(shaped.Error)
 	}
 	e, retry := c.target.hints.classify(err, rec.status)
 	if apiErr != nil && apiErr.Code == "insufficient_quota" {

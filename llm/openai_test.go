@@ -174,6 +174,14 @@ func TestOpenAIModel(t *testing.T) {
 		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true, Vision: true}},
 		wantPaths: []string{"/v1/models/gpt-4o-mini"},
 	}, {
+		// No OpenAI-compatible server reports the window: only the option.
+		name:      "context length set by option",
+		model:     "gpt-4o-mini",
+		routes:    map[string]http.HandlerFunc{"/v1/models/gpt-4o-mini": reply(200, model)},
+		opts:      Options{ContextLength: 32768},
+		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true}, ContextLength: 32768},
+		wantPaths: []string{"/v1/models/gpt-4o-mini"},
+	}, {
 		name:  "unknown model",
 		model: "gpt-9",
 		routes: map[string]http.HandlerFunc{
@@ -324,5 +332,37 @@ func TestOpenAIMaxTokens(t *testing.T) {
 				t.Errorf("%s sent too", other)
 			}
 		})
+	}
+}
+
+// Request.ContextWindow is Ollama's: an OpenAI-compatible request carries
+// no trace of it.
+func TestOpenAIIgnoresContextWindow(t *testing.T) {
+	s := newServer(t, okStep("openai"))
+	req := hello()
+	req.ContextWindow = 16384
+	if _, err := testClient(t, "openai", "m", s, Options{}).Chat(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	body := s.json(t, 0)
+	for _, key := range []string{"options", "num_ctx", "context_window"} {
+		if v, sent := body[key]; sent {
+			t.Errorf("sent %s = %v", key, v)
+		}
+	}
+}
+
+// A reply cut by the token limit says so.
+func TestOpenAITruncated(t *testing.T) {
+	for reason, want := range map[string]bool{"length": true, "stop": false} {
+		end := `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"` + reason + `"}],"usage":null}`
+		s := newServer(t, sse(openaiHello, end, openaiUsage))
+		resp, err := testClient(t, "openai", "m", s, Options{}).Chat(context.Background(), hello(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Truncated() != want {
+			t.Errorf("finish_reason %s: Truncated() = %v, want %v", reason, resp.Truncated(), want)
+		}
 	}
 }

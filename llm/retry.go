@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,16 +20,37 @@ const (
 	maxRetryAfter = 60 * time.Second // a server's Retry-After is honoured up to here
 )
 
-// policy is the retry policy both providers share: each provider's SDK does
-// no retries of its own.
+// policy is the retry and timeout policy both providers share: each
+// provider's SDK does no retries of its own.
 type policy struct {
 	maxRetries int
 	baseDelay  time.Duration
-	timeout    time.Duration // per attempt; 0 means none
+	firstToken limit // from sending a request to the first byte of its reply
+	idle       limit // between two reads of a reply
+}
+
+// limit is a timeout as the user knows it: its name, value and setting.
+type limit struct {
+	name, setting string
+	d             time.Duration // ≤ 0: none
 }
 
 func newPolicy(opts Options) policy {
-	return policy{maxRetries: max(opts.MaxRetries, 0), baseDelay: opts.RetryBaseDelay, timeout: opts.Timeout}
+	bound := func(d, def time.Duration, name, setting, field string) limit {
+		if d == 0 {
+			d = def
+		}
+		if setting == "" {
+			setting = "Options." + field
+		}
+		return limit{name: name, setting: setting, d: d}
+	}
+	return policy{
+		maxRetries: max(opts.MaxRetries, 0),
+		baseDelay:  opts.RetryBaseDelay,
+		firstToken: bound(opts.FirstTokenTimeout, DefaultFirstTokenTimeout, "first-token timeout", opts.FirstTokenTimeoutSetting, "FirstTokenTimeout"),
+		idle:       bound(opts.Timeout, DefaultIdleTimeout, "idle timeout", opts.TimeoutSetting, "Timeout"),
+	}
 }
 
 // target names the model and server an Error is about.
@@ -39,7 +61,7 @@ type target struct {
 
 // hints are what to tell the user for each kind of failure.
 type hints struct {
-	unreachable, unauthorized, unknownModel, rateLimited string
+	unreachable, unauthorized, unknownModel, rateLimited, toolsUnsupported string
 }
 
 // classifier turns the error of a failed attempt, and what the transport
@@ -53,20 +75,24 @@ type classifier func(err error, rec *record) (*Error, bool)
 func (p policy) run(ctx context.Context, t target, op string, attempt func(context.Context) error, classify classifier) error {
 	for n := 1; ; n++ {
 		rec := &record{}
-		actx, cancel := p.attemptContext(context.WithValue(ctx, recordKey{}, rec))
+		actx, cancel := context.WithCancelCause(context.WithValue(ctx, recordKey{}, rec))
+		rec.watch = newWatchdog(p.firstToken, p.idle, cancel)
 		err := attempt(actx)
-		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
-		cancel()
+		rec.watch.stop()
+		cause := context.Cause(actx)
+		cancel(nil)
 		if err == nil {
 			return nil
 		}
 		var e *Error
+		var timeout *timeoutError
 		retry := false
 		switch {
 		case ctx.Err() != nil:
 			e = &Error{Err: context.Cause(ctx)}
-		case timedOut:
-			e = &Error{Err: fmt.Errorf("no complete reply within %s: %w", p.timeout, context.DeadlineExceeded), Hint: "raise the request timeout"}
+		case errors.As(cause, &timeout):
+			// Not retried: a model too slow once is as slow the next time.
+			e = &Error{Kind: ErrTimeout, StatusCode: rec.status, Err: timeout, Hint: "raise it with " + timeout.setting}
 		default:
 			e, retry = classify(err, rec)
 		}
@@ -85,12 +111,63 @@ func (p policy) run(ctx context.Context, t target, op string, attempt func(conte
 	}
 }
 
-// attemptContext bounds one attempt by the per-attempt timeout, if any.
-func (p policy) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if p.timeout > 0 {
-		return context.WithTimeout(ctx, p.timeout)
+// timeoutError is the cause of an attempt the watchdog cancelled.
+type timeoutError struct{ limit }
+
+func (e *timeoutError) Error() string {
+	if e.name == "idle timeout" {
+		return fmt.Sprintf("the reply stalled: nothing arrived for the %s of %s", e.name, e.d)
 	}
-	return context.WithCancel(ctx)
+	return fmt.Sprintf("no reply within the %s of %s (a model being loaded starts late)", e.name, e.d)
+}
+
+// watchdog cancels an attempt whose reply does not come: first-token until
+// the first byte of a response body arrives, then idle between reads.
+// The transport reports each read (activity).
+type watchdog struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	started bool // the first byte arrived
+	stopped bool
+	idle    limit
+	cancel  context.CancelCauseFunc
+}
+
+func newWatchdog(first, idle limit, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{idle: idle, cancel: cancel}
+	if first.d > 0 {
+		w.timer = time.AfterFunc(first.d, func() { cancel(&timeoutError{first}) })
+	}
+	return w
+}
+
+// activity says bytes of a reply arrived: the idle bound starts over.
+func (w *watchdog) activity() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.stopped:
+	case w.started && w.timer != nil:
+		w.timer.Reset(w.idle.d)
+	case !w.started:
+		w.started = true
+		if w.timer != nil {
+			w.timer.Stop()
+			w.timer = nil
+		}
+		if w.idle.d > 0 {
+			w.timer = time.AfterFunc(w.idle.d, func() { w.cancel(&timeoutError{w.idle}) })
+		}
+	}
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 // backoff is the wait after attempt n (1-based): the server's Retry-After
@@ -107,9 +184,14 @@ func (p policy) backoff(n int, rec *record) time.Duration {
 }
 
 // classify is the failure classification both providers share: no response
-// (network) → ErrUnreachable, retried unless the name does not resolve; an
-// HTTP error status → its kind (statusKind); anything else is generic.
+// (network) → ErrUnreachable, retried unless the name does not resolve; a
+// 400 or 422 refusing tools → ErrToolsUnsupported; an HTTP error status →
+// its kind (statusKind); anything else is generic. err carries the
+// server's reason.
 func (h hints) classify(err error, status int) (*Error, bool) {
+	if (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && refusesTools(err.Error()) {
+		return &Error{Kind: ErrToolsUnsupported, StatusCode: status, Err: err, Hint: h.toolsUnsupported}, false
+	}
 	if status >= 400 {
 		kind, retry := statusKind(status)
 		e := &Error{Kind: kind, StatusCode: status, Err: err}
@@ -138,6 +220,8 @@ type record struct {
 	retryAfter    time.Duration
 	hasRetryAfter bool
 	errorBody     string // the start of an error response's body
+	watch         *watchdog
+	tap           io.Writer // if set, gets a copy of a successful response's body
 }
 
 // maxErrorBody is how much of an error response's body a record keeps.
@@ -150,15 +234,34 @@ type recordingTransport struct{ next http.RoundTripper }
 func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if rec, ok := req.Context().Value(recordKey{}).(*record); ok && resp != nil {
+		if rec.watch != nil {
+			resp.Body = watchedBody{resp.Body, rec.watch}
+		}
 		rec.status = resp.StatusCode
 		rec.retryAfter, rec.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		if resp.StatusCode >= 400 {
 			head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 			rec.errorBody = strings.TrimSpace(string(head))
 			resp.Body = readCloser{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+		} else if rec.tap != nil {
+			resp.Body = readCloser{io.TeeReader(resp.Body, rec.tap), resp.Body}
 		}
 	}
 	return resp, err
+}
+
+// watchedBody tells the watchdog of each read that brought bytes.
+type watchedBody struct {
+	io.ReadCloser
+	watch *watchdog
+}
+
+func (b watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.watch.activity()
+	}
+	return n, err
 }
 
 type readCloser struct {

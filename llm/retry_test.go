@@ -173,25 +173,6 @@ func TestCancelDuringBackoff(t *testing.T) {
 	}
 }
 
-// The per-attempt timeout ends a reply that does not come, and is not
-// retried: a slow model stays slow.
-func TestTimeout(t *testing.T) {
-	for _, provider := range []string{"ollama", "openai"} {
-		t.Run(provider, func(t *testing.T) {
-			s := newServer(t, hang)
-			c := testClient(t, provider, "m", s, Options{Timeout: 50 * time.Millisecond})
-			_, err := c.Chat(context.Background(), hello(), nil)
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("err = %v, want DeadlineExceeded", err)
-			}
-			mustContain(t, err.Error(), "no complete reply within 50ms")
-			if n := len(s.requests()); n != 1 {
-				t.Errorf("server saw %d requests, want 1", n)
-			}
-		})
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	p := policy{baseDelay: 100 * time.Millisecond}
 	for n, want := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 30 * time.Second} {

@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/analyst-cli/analyst/llm"
+)
+
+// The model settings reach llm.Options from flags, environment, config
+// file and defaults, in that order of precedence.
+func TestModelOptions(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name  string
+		file  string // config.yaml
+		env   map[string]string
+		flags []string
+		want  llm.Options
+	}{
+		{name: "defaults",
+			want: llm.Options{FirstTokenTimeout: 10 * time.Minute, Timeout: 2 * time.Minute}},
+		{name: "file",
+			file: "model-first-token-timeout: 20m\nmodel-idle-timeout: 45s\nvision: true\ncontext-length: 32768\nbase-url: http://vllm:8000/v1\n",
+			want: llm.Options{BaseURL: "http://vllm:8000/v1", FirstTokenTimeout: 20 * time.Minute, Timeout: 45 * time.Second, Vision: &yes, ContextLength: 32768}},
+		{name: "env over file",
+			file: "model-first-token-timeout: 20m\nvision: true\n",
+			env:  map[string]string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "5m", "ANALYST_VISION": "false", "ANALYST_MODEL_IDLE_TIMEOUT": "0", "ANALYST_CONTEXT_LENGTH": "8192"},
+			want: llm.Options{FirstTokenTimeout: 5 * time.Minute, Timeout: -1, Vision: &no, ContextLength: 8192}},
+		{name: "flags over env",
+			env:   map[string]string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "5m", "ANALYST_VISION": "false"},
+			flags: []string{"--model-first-token-timeout", "0", "--model-idle-timeout", "30s", "--vision", "true", "--context-length", "4096"},
+			want:  llm.Options{FirstTokenTimeout: -1, Timeout: 30 * time.Second, Vision: &yes, ContextLength: 4096}},
+		{name: "vision auto",
+			env:  map[string]string{"ANALYST_VISION": "auto"},
+			want: llm.Options{FirstTokenTimeout: 10 * time.Minute, Timeout: 2 * time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := runConfig(t, tt.file, tt.env, tt.flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := got.ModelOptions()
+			if opts.FirstTokenTimeout != tt.want.FirstTokenTimeout || opts.Timeout != tt.want.Timeout ||
+				opts.ContextLength != tt.want.ContextLength || opts.BaseURL != tt.want.BaseURL ||
+				(opts.Vision == nil) != (tt.want.Vision == nil) || (opts.Vision != nil && *opts.Vision != *tt.want.Vision) {
+				t.Errorf("options = %+v (vision %v), want %+v (vision %v)", opts, deref(opts.Vision), tt.want, deref(tt.want.Vision))
+			}
+			for _, s := range []string{opts.FirstTokenTimeoutSetting, opts.TimeoutSetting} {
+				if !strings.Contains(s, "--model-") || !strings.Contains(s, "ANALYST_MODEL_") {
+					t.Errorf("setting named %q: want the flag and the variable", s)
+				}
+			}
+		})
+	}
+}
+
+func TestModelOptionsBadValues(t *testing.T) {
+	for env, want := range map[string]string{
+		"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "model-first-token-timeout must be a duration",
+		"ANALYST_MODEL_IDLE_TIMEOUT":        "model-idle-timeout must be a duration",
+		"ANALYST_VISION":                    "vision must be auto, true or false",
+		"ANALYST_CONTEXT_LENGTH":            "context-length must be a number of tokens",
+	} {
+		_, err := runConfig(t, "", map[string]string{env: "lots"}, nil)
+		if err == nil || !strings.Contains(err.Error(), want) || exitCode(err) != ExitUsage {
+			t.Errorf("%s=lots: err = %v (exit %d), want a usage error with %q", env, err, exitCode(err), want)
+		}
+	}
+}
+
+// runConfig runs `analyst run` with flags, stopping before any work, and
+// returns the configuration it resolved.
+func runConfig(t *testing.T, file string, env map[string]string, flags []string) (*Config, error) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	for _, k := range []string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT", "ANALYST_MODEL_IDLE_TIMEOUT", "ANALYST_VISION", "ANALYST_CONTEXT_LENGTH", "ANALYST_BASE_URL"} {
+		t.Setenv(k, env[k])
+	}
+	if file != "" {
+		if err := os.MkdirAll(filepath.Join(home, "analyst"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "analyst", "config.yaml"), []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	io, _, _, _ := iostreams.Test()
+	f := NewFactory(io)
+	root := NewCmdRoot(f)
+	run, _, _ := root.Find([]string{"run"})
+	root.RemoveCommand(run)
+	var cfg *Config
+	root.AddCommand(newCmdRun(f, func(context.Context, *RunOptions) error {
+		var err error
+		cfg, err = f.Config()
+		return err
+	}))
+	root.SetArgs(append(append([]string{"run"}, flags...), "data.csv"))
+	err := root.ExecuteContext(context.Background())
+	return cfg, err
+}
+
+func deref(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
+}
