@@ -15,7 +15,9 @@ import (
 // one cell, then answers, then accepts its chart when asked to reflect. A
 // model whose name starts with "slow" never answers /api/show. Markers in
 // the question change the play: "[loop]" runs cells and never answers;
-// "[flaky]" fails the first chat request with a 503 (retried).
+// "[flaky]" fails the first chat request with a 503 (retried); "[notools]"
+// refuses any request that offers tools (HTTP 400, as Ollama does for a
+// model without tool calling) and plays in fenced code blocks.
 type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -57,10 +59,13 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		Tools    []any                            `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
-	tools := 0
+	tools, outputs := 0, 0
 	for _, m := range req.Messages {
 		if m.Role == "tool" {
 			tools++
+		}
+		if m.Role == "user" && strings.HasPrefix(m.Content, "Output of your code") {
+			outputs++
 		}
 	}
 	f.mu.Lock()
@@ -73,9 +78,20 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":"server busy"}`)
 		return
 	}
+	if len(req.Tools) > 0 && strings.Contains(question, "[notools]") {
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":"registry.ollama.ai/library/qwen2.5-coder:7b does not support tools"}`)
+		return
+	}
 	msg := map[string]any{"role": "assistant", "content": ""}
 	last := req.Messages[len(req.Messages)-1].Content
 	switch {
+	case strings.Contains(question, "[notools]") && strings.Contains(last, "Check your work"):
+		msg["content"] = "VERDICT: ACCEPT\nThe bar chart shows East ahead, as the answer says."
+	case strings.Contains(question, "[notools]") && outputs == 0:
+		msg["content"] = "```python\n" + fakeCell + "\n```"
+	case strings.Contains(question, "[notools]"):
+		msg["content"] = "@top_region[East] East has the most revenue (40)."
 	case strings.Contains(last, "Check your work"): // asked to check its chart
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "accept",
 			"arguments": map[string]any{"reason": "the bar chart shows East ahead, as the answer says"}}}}
