@@ -173,19 +173,20 @@ var (
 			`"summary":{"type":"string","description":"two or three sentences: the answer and how it was computed"}},` +
 			`"required":["answers","summary"]}`),
 	}
-	toolAccept = llm.Tool{
-		Name:        "accept",
-		Description: "Reflection only: the charts and the answer are right; keep the answer as it is.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string","description":"one line: why the charts and answer are right"}},"required":["reason"]}`),
-	}
-	toolRevise = llm.Tool{
-		Name:        "revise",
-		Description: "Reflection only: something is wrong with a chart or the answer; say what. Then fix it with run_python and give the answer again with final_answer.",
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string","description":"what is wrong and what you will change"}},"required":["reason"]}`),
-	}
+	toolAccept = reasonTool("accept", "Reflection only: the charts and the answer are right; keep the answer as it is.",
+		"one line: why the charts and answer are right")
+	toolRevise = reasonTool("revise", "Reflection only: something is wrong with a chart or the answer; say what. "+
+		"Then fix it with run_python and give the answer again with final_answer.", "what is wrong and what you will change")
 	agentTools   = []llm.Tool{toolRunPython, toolFinalAnswer}
 	reflectTools = []llm.Tool{toolRunPython, toolFinalAnswer, toolAccept, toolRevise}
 )
+
+// reasonTool is a verdict tool: its one argument is the reason.
+func reasonTool(name, description, reason string) llm.Tool {
+	params, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"reason"},
+		"properties": map[string]any{"reason": map[string]string{"type": "string", "description": reason}}})
+	return llm.Tool{Name: name, Description: description, Parameters: params}
+}
 
 func (a *Agent) tools() bool {
 	return a.Info != nil && a.Info.Capabilities.Tools && a.ToolsRefused == ""
