@@ -266,6 +266,8 @@ func answerMarkdown(questions []string, answers []*Answer) string {
 			b.WriteString("\n*Revised after the model checked its charts.*\n")
 		case len(a.Verdicts) > 0 && a.Verdicts[len(a.Verdicts)-1].Accepted:
 			b.WriteString("\n*The model checked its charts and kept the answer.*\n")
+		case len(a.Verdicts) > 0:
+			b.WriteString("\n*The model checked its charts and did not accept them.* " + mdEscape(a.Verdicts[len(a.Verdicts)-1].Note) + "\n")
 		}
 		b.WriteString("\n")
 	}
