@@ -92,7 +92,7 @@ func (p policy) run(ctx context.Context, t target, op string, attempt func(conte
 			e = &Error{Err: context.Cause(ctx)}
 		case errors.As(cause, &timeout):
 			// Not retried: a model too slow once is as slow the next time.
-			e = &Error{Kind: ErrTimeout, StatusCode: rec.status, Err: timeout, Hint: "raise it with " + timeout.setting}
+			e = &Error{Kind: ErrTimeout, Err: timeout, Hint: "raise it with " + timeout.setting}
 		default:
 			e, retry = classify(err, rec)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,6 +62,9 @@ func TestFirstTokenTimeout(t *testing.T) {
 				mustContain(t, err.Error(), "first-token timeout", "100ms", "--model-first-token-timeout")
 				if errors.Is(err, context.DeadlineExceeded) {
 					t.Errorf("err %q passes for the caller's deadline", err)
+				}
+				if strings.Contains(err.Error(), "HTTP 200") {
+					t.Errorf("err %q reports the status of a reply that never came", err)
 				}
 				if n := len(s.requests()); n != 1 {
 					t.Errorf("server saw %d requests, want 1 (a slow model stays slow)", n)
