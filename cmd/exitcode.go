@@ -16,6 +16,7 @@ const (
 	ExitModel       = 4   // the model server is unreachable or refused us
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image
 	ExitBelowTarget = 6   // analyst eval scored below --min-score
+	ExitNoAnswer    = 7   // the run finished, but a question got no answer
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -28,6 +29,8 @@ const exitCodeHelp = `Exit codes:
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable
   6    eval score below the threshold
+  7    no answer: the run finished, but a question got no answer (turn or
+       repair bound reached, no clear reply); the reason is printed
   130  interrupted (Ctrl-C or SIGTERM)`
 
 // ExitError carries an exit code with the error that caused it.

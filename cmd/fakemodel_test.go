@@ -13,7 +13,11 @@ import (
 // fakeOllama is a model server for the CLI scripts: it speaks Ollama's
 // /api/show, /api/tags and NDJSON /api/chat, and plays an analyst that runs
 // one cell, then answers, then accepts its chart when asked to reflect. A
-// model whose name starts with "slow" never answers /api/show.
+// model whose name starts with "slow" never answers /api/show. Markers in
+// the question change the play: "[loop]" runs cells and never answers;
+// "[flaky]" fails the first chat request with a 503 (retried); "[notools]"
+// refuses any request that offers tools (HTTP 400, as Ollama does for a
+// model without tool calling) and plays in fenced code blocks.
 type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -55,22 +59,49 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		Tools    []any                            `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
-	tools := 0
+	tools, outputs := 0, 0
 	for _, m := range req.Messages {
 		if m.Role == "tool" {
 			tools++
 		}
+		if m.Role == "user" && strings.HasPrefix(m.Content, "Output of your code") {
+			outputs++
+		}
+	}
+	f.mu.Lock()
+	f.chats++
+	first := f.chats == 1
+	f.mu.Unlock()
+	question := req.Messages[1].Content
+	if first && strings.Contains(question, "[flaky]") {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"error":"server busy"}`)
+		return
+	}
+	if len(req.Tools) > 0 && strings.Contains(question, "[notools]") {
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":"registry.ollama.ai/library/qwen2.5-coder:7b does not support tools"}`)
+		return
 	}
 	msg := map[string]any{"role": "assistant", "content": ""}
 	last := req.Messages[len(req.Messages)-1].Content
 	switch {
-	case strings.Contains(last, "ACCEPT"): // asked to check its chart
-		msg["content"] = "ACCEPT the bar chart shows East ahead, as the answer says"
+	case strings.Contains(question, "[notools]") && strings.Contains(last, "Check your work"):
+		msg["content"] = "VERDICT: ACCEPT\nThe bar chart shows East ahead, as the answer says."
+	case strings.Contains(question, "[notools]") && outputs == 0:
+		msg["content"] = "```python\n" + fakeCell + "\n```"
+	case strings.Contains(question, "[notools]"):
+		msg["content"] = "@top_region[East] East has the most revenue (40)."
+	case strings.Contains(last, "Check your work"): // asked to check its chart
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "accept",
+			"arguments": map[string]any{"reason": "the bar chart shows East ahead, as the answer says"}}}}
+	case strings.Contains(question, "[loop]"):
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": "x = 1"}}}}
 	case tools == 0:
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": fakeCell}}}}
 	default:
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
-			"arguments": map[string]any{"answers": map[string]any{"top_region": "East"}, "summary": "East has the most revenue (40)."}}}}
+			"arguments": map[string]any{"answers": map[string]any{"top_region": "East"}, "summary": "East has the most revenue (@top_region[East], 40)."}}}}
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	line, _ := json.Marshal(map[string]any{"model": "qwen2.5-coder:7b", "created_at": "2026-01-01T00:00:00Z", "message": msg, "done": false})

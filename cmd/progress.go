@@ -14,16 +14,17 @@ import (
 // terminal, finished stages as lines plus one live status line (stage, turn,
 // tokens, elapsed) redrawn in place; elsewhere (CI) plain lines only.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	enc    *json.Encoder
-	live   bool
-	start  time.Time
-	stage  string
-	turn   int
-	tokens int
-	stop   chan struct{}
-	done   chan struct{}
+	mu      sync.Mutex
+	w       io.Writer
+	enc     *json.Encoder
+	live    bool
+	start   time.Time
+	stage   string
+	turn    int
+	tokens  int
+	retries int
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 func newProgress(f *Factory, asJSON bool) *progress {
@@ -72,10 +73,12 @@ func (p *progress) Event(e pipeline.Event) {
 			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
 		}
 	case "model-turn":
-		p.turn, p.tokens = e.Turn, e.Tokens
+		p.turn, p.tokens, p.retries = e.Turn, e.Tokens, e.Retries
 		if !p.live {
-			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far, %s\n", e.Stage, e.Turn, e.Tokens, p.elapsed())
+			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far%s, %s\n", e.Stage, e.Turn, e.Tokens, retryText(e.Retries, ", "), p.elapsed())
 		}
+	case "notice":
+		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, e.Message))
 	case "stage-end":
 		p.line(fmt.Sprintf("%-14s %s in %s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond)))
 		p.stage = ""
@@ -105,7 +108,7 @@ func (p *progress) redraw() {
 	}
 	status := fmt.Sprintf("%s · %s", p.stage, p.elapsed())
 	if p.turn > 0 {
-		status = fmt.Sprintf("%s · turn %d · %d tokens · %s", p.stage, p.turn, p.tokens, p.elapsed())
+		status = fmt.Sprintf("%s · turn %d · %d tokens%s · %s", p.stage, p.turn, p.tokens, retryText(p.retries, " · "), p.elapsed())
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", status)
 }
@@ -122,4 +125,15 @@ func (p *progress) Stop() {
 	if p.stage != "" {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// retryText is "<sep>N retries" when model requests were retried.
+func retryText(n int, sep string) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return sep + "1 retry"
+	}
+	return fmt.Sprintf("%s%d retries", sep, n)
 }

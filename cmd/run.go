@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 
@@ -112,11 +113,14 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return err
 	}
 	var model llm.Client
+	retries := newRetryCounter()
 	if len(opts.Questions) > 0 {
 		if cfg.Model == "" {
 			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
 		}
-		if model, err = llm.New(cfg.Model, cfg.ModelOptions()); err != nil {
+		mopts := cfg.ModelOptions()
+		mopts.HTTPClient = &http.Client{Transport: retries}
+		if model, err = llm.New(cfg.Model, mopts); err != nil {
 			return usageErrorf("%v", err)
 		}
 	}
@@ -152,11 +156,21 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		MaxTurns:       cfg.MaxTurns,
 		ReflectRounds:  reflect,
 		RunTimeout:     cfg.RunTimeout,
+		ModelRetries:   retries.Retries,
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
 	if res != nil && res.Files.Report != "" {
 		printRunFiles(f, opts.JSON, res)
+	}
+	if err == nil && res != nil {
+		if missing := res.Unanswered(); len(missing) > 0 {
+			var reasons []string
+			for _, u := range missing {
+				reasons = append(reasons, fmt.Sprintf("question %d got no answer: %s", u.Index, u.Reason))
+			}
+			return withCode(ExitNoAnswer, errors.New(strings.Join(reasons, "; ")))
+		}
 	}
 	return runError(err)
 }
@@ -186,14 +200,41 @@ func runError(err error) error {
 	}
 }
 
+// answerJSON is one question's outcome in the --json result.
+type answerJSON struct {
+	Question   string                `json:"question"`
+	Status     string                `json:"status"` // answered, unverified, no-answer
+	Values     []pipeline.NamedValue `json:"values"`
+	Summary    string                `json:"summary,omitempty"`
+	Reason     string                `json:"reason,omitempty"` // why there is no answer
+	Revised    bool                  `json:"revised,omitempty"`
+	Unverified bool                  `json:"unverified,omitempty"`
+}
+
+func answerStatus(a *pipeline.Answer) string {
+	switch {
+	case !a.Answered:
+		return "no-answer"
+	case a.Unverified:
+		return "unverified"
+	}
+	return "answered"
+}
+
 func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 	if asJSON {
+		answers := []answerJSON{}
+		for _, a := range res.Answers {
+			answers = append(answers, answerJSON{Question: a.Question, Status: answerStatus(a), Values: a.Values, Summary: a.Summary,
+				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified})
+		}
 		_ = json.NewEncoder(f.IO.Out).Encode(map[string]any{
 			"type": "result", "report": res.Files.Report, "notebook": res.Files.Notebook,
-			"manifest": res.Files.Manifest, "charts": res.Files.Charts, "failure": res.Failure,
+			"manifest": res.Files.Manifest, "charts": res.Files.Charts, "failure": res.Failure, "answers": answers,
 		})
 		return
 	}
+	printAnswers(f, res.Answers)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)
 	fmt.Fprintf(f.IO.Out, "notebook: %s\n", res.Files.Notebook)
 	fmt.Fprintf(f.IO.Out, "manifest: %s\n", res.Files.Manifest)
@@ -220,4 +261,39 @@ func modelMessage(err error) error {
 		what = "model error"
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// printAnswers shows each question's outcome: status, named values and
+// narrative (values named inline in bold on a terminal), or why there is
+// no answer.
+func printAnswers(f *Factory, answers []*pipeline.Answer) {
+	bold := func(s string) string { return strings.ReplaceAll(s, "**", "") }
+	if f.IO.IsStdoutTTY() {
+		bold = func(s string) string {
+			parts := strings.Split(s, "**")
+			for i := 1; i < len(parts); i += 2 {
+				parts[i] = "\x1b[1m" + parts[i] + "\x1b[0m"
+			}
+			return strings.Join(parts, "")
+		}
+	}
+	for i, a := range answers {
+		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", pipeline.StageQuestion(i+1), answerStatus(a), a.Question)
+		if !a.Answered {
+			fmt.Fprintf(f.IO.Out, "  reason: %s\n", a.Stop)
+			continue
+		}
+		for _, v := range a.Values {
+			fmt.Fprintf(f.IO.Out, "  %s = %s\n", v.Name, v.Value)
+		}
+		if s := a.SummaryMarkdown(); s != "" {
+			fmt.Fprintf(f.IO.Out, "  %s\n", strings.ReplaceAll(bold(s), "\n", "\n  "))
+		}
+		if a.Unverified {
+			fmt.Fprintln(f.IO.Out, "  (unverified: no code ran for this answer)")
+		}
+		if a.Revised {
+			fmt.Fprintln(f.IO.Out, "  (revised after the model checked its charts)")
+		}
+	}
 }

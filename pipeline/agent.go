@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,13 +19,22 @@ const (
 	DefaultMaxRepairs    = 3
 	DefaultReflectRounds = 1
 	DefaultSeed          = 42
+	// MaxTruncations bounds the replies in a row cut off by the token limit
+	// before a question stops.
+	MaxTruncations = 2
+)
+
+// Modes of the agent: how the model runs code.
+const (
+	ModeTools      = "tools"
+	ModeCodeBlocks = "code-blocks"
 )
 
 // Agent answers questions about the loaded data with a model that writes
 // code for the kernel: tools mode (run_python, final_answer) when the model
-// calls tools, fenced ```python blocks otherwise. Questions asked of one
-// Agent share the conversation and the kernel's state, so follow-ups build
-// on earlier answers.
+// calls tools, fenced ```python blocks otherwise (fenced code is run in
+// either mode). Questions asked of one Agent share the conversation and the
+// kernel's state, so follow-ups build on earlier answers.
 type Agent struct {
 	Client llm.Client
 	Info   *llm.ModelInfo
@@ -40,7 +50,16 @@ type Agent struct {
 	// OnTurn, if set, hears of every model call and cell as they happen.
 	OnTurn func(TurnEvent)
 
+	// Columns are the data's column names: feedback on a KeyError names the
+	// closest ones.
+	Columns []string
+
+	// ToolsRefused is the server's refusal of tool calling when it made the
+	// agent switch to code-block mode for the rest of its life; "" if not.
+	ToolsRefused string
+
 	messages []llm.Message
+	ctx      contextState
 }
 
 // TurnEvent is a model call or a cell, for progress displays.
@@ -50,6 +69,9 @@ type TurnEvent struct {
 	Tokens int    // prompt + completion tokens of this call (model calls)
 	Cell   bool   // a cell ran (Status set)
 	Status string // the cell's status
+	// Notice, when set, is something the user should hear of once (the
+	// switch to code-block mode); no model call or cell goes with it.
+	Notice string
 }
 
 // Step is one cell the model wrote, with what it produced.
@@ -60,6 +82,9 @@ type Step struct {
 	Exec   *kernel.Execution `json:"-"`
 	Status string            `json:"status"`
 	Failed bool              `json:"failed"`
+	// Fenced is true for code the model wrote as a fenced block (rather
+	// than a run_python call).
+	Fenced bool `json:"fenced,omitempty"`
 }
 
 // ModelCall is one Chat call, for the manifest.
@@ -71,6 +96,12 @@ type ModelCall struct {
 	DurationMS       float64 `json:"duration_ms"`
 	FinishReason     string  `json:"finish_reason,omitempty"`
 	ToolCalls        int     `json:"tool_calls,omitempty"`
+	// Truncated: the reply was cut off by the token limit and not used.
+	Truncated bool `json:"truncated,omitempty"`
+	// ContextWindow is the window asked of the server (Ollama num_ctx);
+	// Condensed counts the earlier messages sent condensed to fit it.
+	ContextWindow int `json:"context_window,omitempty"`
+	Condensed     int `json:"condensed,omitempty"`
 	// OverheadMS is the tool's own time in the turn: everything but the
 	// model call and the cells.
 	OverheadMS float64 `json:"overhead_ms"`
@@ -91,6 +122,9 @@ type Answer struct {
 	Values   []NamedValue `json:"values"`
 	Summary  string       `json:"summary"`
 	Answered bool         `json:"answered"`
+	// Unverified is true when the model gave its answer without any code
+	// having run for it successfully, after being told to compute it.
+	Unverified bool `json:"unverified,omitempty"`
 	// Stop says why there is no answer ("" when answered).
 	Stop     string      `json:"stop,omitempty"`
 	Steps    []Step      `json:"steps"`
@@ -100,6 +134,28 @@ type Answer struct {
 	Verdicts []Verdict   `json:"verdicts,omitempty"`
 	// Revised is true when reflection changed the answer.
 	Revised bool `json:"revised,omitempty"`
+	// Truncations counts replies cut off by the token limit (not used).
+	Truncations int `json:"truncations,omitempty"`
+	// Restatements counts the times the model was asked to restate a reply
+	// that had no clear verdict.
+	Restatements int `json:"restatements,omitempty"`
+
+	// summaryMD is Summary with inline values in bold, for the report.
+	summaryMD string
+}
+
+// SummaryMarkdown is the narrative as markdown: values named inline
+// (@name[value]) shown as the value in bold.
+func (a *Answer) SummaryMarkdown() string {
+	if a.summaryMD != "" {
+		return a.summaryMD
+	}
+	return a.Summary
+}
+
+func (a *Answer) setAnswer(o outcome) {
+	a.Values, a.Summary, a.summaryMD = o.values, o.summary, o.summaryMD
+	a.Unverified = o.unverified
 }
 
 // Tool schemas.
@@ -117,12 +173,34 @@ var (
 			`"summary":{"type":"string","description":"two or three sentences: the answer and how it was computed"}},` +
 			`"required":["answers","summary"]}`),
 	}
-	agentTools = []llm.Tool{toolRunPython, toolFinalAnswer}
+	toolAccept = reasonTool("accept", "Reflection only: the charts and the answer are right; keep the answer as it is.",
+		"one line: why the charts and answer are right")
+	toolRevise = reasonTool("revise", "Reflection only: something is wrong with a chart or the answer; say what. "+
+		"Then fix it with run_python and give the answer again with final_answer.", "what is wrong and what you will change")
+	agentTools   = []llm.Tool{toolRunPython, toolFinalAnswer}
+	reflectTools = []llm.Tool{toolRunPython, toolFinalAnswer, toolAccept, toolRevise}
 )
 
-func (a *Agent) tools() bool { return a.Info != nil && a.Info.Capabilities.Tools }
+// reasonTool is a verdict tool: its one argument is the reason.
+func reasonTool(name, description, reason string) llm.Tool {
+	params, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"reason"},
+		"properties": map[string]any{"reason": map[string]string{"type": "string", "description": reason}}})
+	return llm.Tool{Name: name, Description: description, Parameters: params}
+}
+
+func (a *Agent) tools() bool {
+	return a.Info != nil && a.Info.Capabilities.Tools && a.ToolsRefused == ""
+}
 func (a *Agent) vision() bool {
 	return a.Info != nil && a.Info.Capabilities.Vision
+}
+
+// Mode is how the model runs code: ModeTools or ModeCodeBlocks.
+func (a *Agent) Mode() string {
+	if a.tools() {
+		return ModeTools
+	}
+	return ModeCodeBlocks
 }
 
 func orDefault(v, d int) int {
@@ -138,7 +216,7 @@ func orDefault(v, d int) int {
 func (a *Agent) Ask(ctx context.Context, phase, question string) (*Answer, error) {
 	ans := &Answer{Question: question}
 	if len(a.messages) == 0 {
-		a.messages = append(a.messages, llm.Message{Role: llm.RoleSystem, Content: a.System})
+		a.add(llm.Message{Role: llm.RoleSystem, Content: a.System}, false)
 	}
 	ans.Prompt = "Question: " + question
 	if len(a.messages) > 1 {
@@ -146,7 +224,8 @@ func (a *Agent) Ask(ctx context.Context, phase, question string) (*Answer, error
 	}
 	out, err := a.converse(ctx, ans, phase, llm.Message{Role: llm.RoleUser, Content: ans.Prompt}, false)
 	if out.answered {
-		ans.Values, ans.Summary, ans.Answered = out.values, out.summary, true
+		ans.setAnswer(out)
+		ans.Answered = true
 	} else {
 		ans.Stop = out.stop
 	}
@@ -155,60 +234,129 @@ func (a *Agent) Ask(ctx context.Context, phase, question string) (*Answer, error
 
 // outcome is how a conversation round ended.
 type outcome struct {
-	answered bool
-	values   []NamedValue
-	summary  string
-	accepted bool // reflection: the model accepted
-	note     string
-	stop     string
+	answered   bool
+	values     []NamedValue
+	summary    string
+	summaryMD  string
+	unverified bool
+	accepted   bool // reflection: the model accepted
+	note       string
+	stop       string
 }
 
-var acceptRe = regexp.MustCompile(`(?i)\bACCEPT(ED)?\b`)
+// verdictRe is the required first line of a code-block reflection reply.
+var verdictRe = regexp.MustCompile(`(?i)^[\s*_#>` + "`" + `]*VERDICT\s*:\s*[*_` + "`" + `]*\s*(ACCEPT|REVISE)\b`)
 
-// converse sends user and runs turns until the model answers (or, when
-// acceptable, accepts), or a bound is reached.
-func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user llm.Message, acceptable bool) (outcome, error) {
-	a.messages = append(a.messages, user)
+// textVerdict reads the verdict token on the first line of text: "accept",
+// "revise" or "".
+func textVerdict(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if m := verdictRe.FindStringSubmatch(line); m != nil {
+		return strings.ToLower(m[1])
+	}
+	return ""
+}
+
+// reasonOf reads the reason argument of accept and revise.
+func reasonOf(args string) string {
+	var v struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal([]byte(args), &v)
+	return strings.TrimSpace(v.Reason)
+}
+
+// convo is the state of one converse call.
+type convo struct {
+	ans         *Answer
+	phase       string
+	reflect     bool // a reflection round: verdicts expected
+	streak      int  // failed cells in a row
+	truncations int  // replies in a row cut off
+	pushedBack  bool // told to compute before answering
+	restated    bool // asked once to restate a reply without a verdict
+}
+
+// verified says whether some cell of the answer ran without error.
+func (c *convo) verified() bool {
+	for _, s := range c.ans.Steps {
+		if !s.Failed {
+			return true
+		}
+	}
+	return false
+}
+
+const computeFirst = "No code has run successfully for this question yet, so that answer is not backed by a computation. " +
+	"Compute the values first (run the code, print them), then give the answer again."
+
+// converse sends user and runs turns until the model answers (or, in a
+// reflection round, accepts), or a bound is reached.
+func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user llm.Message, reflect bool) (outcome, error) {
+	a.add(user, false)
 	maxTurns := orDefault(a.MaxTurns, DefaultMaxTurns)
 	maxRepairs := orDefault(a.MaxRepairs, DefaultMaxRepairs)
-	zero := 0.0
-	seed := a.Seed
-	streak := 0 // failed cells in a row
+	c := &convo{ans: ans, phase: phase, reflect: reflect}
 	for turn := 1; ; turn++ {
 		if turn > maxTurns {
 			return outcome{stop: fmt.Sprintf("no final answer after %d model turns (--max-turns)", maxTurns)}, nil
 		}
-		req := llm.Request{Messages: a.messages, Temperature: &zero, Seed: &seed}
-		if a.tools() {
-			req.Tools = agentTools
-		}
 		turnStart := time.Now()
+		req, window, condensed := a.request(reflect)
 		resp, err := a.Client.Chat(ctx, req, nil)
+		if err != nil && a.tools() && errors.Is(err, llm.ErrToolsUnsupported) {
+			a.refuseTools(phase, err)
+			turn--
+			continue
+		}
 		if err != nil {
 			return outcome{stop: "the model call failed"}, err
 		}
+		a.ctx.observe(req.Messages, resp)
 		var cellTime time.Duration
 		ans.Turns++
 		call := ModelCall{Phase: phase, Turn: turn, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			DurationMS: ms(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls)}
+			DurationMS: ms(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls),
+			Truncated: resp.Truncated(), ContextWindow: window, Condensed: condensed}
 		a.event(TurnEvent{Phase: phase, Turn: turn, Tokens: call.PromptTokens + call.CompletionTokens})
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
-		a.messages = append(a.messages, msg)
-
 		record := func() {
 			call.OverheadMS = ms(time.Since(turnStart) - resp.Duration - cellTime)
 			ans.Calls = append(ans.Calls, call)
 		}
+
+		if resp.Truncated() {
+			// A cut-off reply is never read: half a value or half a call
+			// would pass for an answer. Keep its text (so "continue" has
+			// a referent), drop its calls, ask again briefly.
+			msg.ToolCalls = nil
+			if strings.TrimSpace(msg.Content) == "" {
+				msg.Content = "[reply cut off by the token limit]"
+			}
+			a.add(msg, true)
+			record()
+			ans.Truncations++
+			c.truncations++
+			if c.truncations > MaxTruncations {
+				return outcome{stop: fmt.Sprintf("%d replies in a row were cut off by the token limit", c.truncations)}, nil
+			}
+			a.add(llm.Message{Role: llm.RoleUser, Content: "Your last reply was cut off by the token limit before it ended, so none of it was used " +
+				"(no code was run, no answer recorded). Restate it briefly: shorter code without long printouts, and a short answer."}, false)
+			continue
+		}
+		c.truncations = 0
+		a.add(msg, false)
+
 		// run executes one cell and returns its feedback.
-		run := func(code string) (string, []kernel.Chart, bool, error) {
+		run := func(code string, fenced bool) (string, []kernel.Chart, bool, error) {
 			ex, err := a.Kernel.Execute(ctx, code, kernel.ExecOptions{Timeout: a.CellTimeout})
 			if ex == nil {
 				return "", nil, true, &SandboxError{err}
 			}
 			cellTime += ex.Duration
 			failed := ex.Status != kernel.StatusOK
-			ans.Steps = append(ans.Steps, Step{Phase: phase, Turn: turn, Code: code, Exec: ex, Status: string(ex.Status), Failed: failed})
+			ans.Steps = append(ans.Steps, Step{Phase: phase, Turn: turn, Code: code, Exec: ex, Status: string(ex.Status), Failed: failed, Fenced: fenced})
 			a.event(TurnEvent{Phase: phase, Turn: turn, Cell: true, Status: string(ex.Status)})
 			if err != nil {
 				return "", nil, failed, err
@@ -220,22 +368,25 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			if ex.Status == kernel.StatusOK {
 				charts = ex.Charts()
 			}
-			return describeExecution(ex, a.vision()), charts, failed, nil
+			return describeExecution(ex, a.vision(), a.Columns), charts, failed, nil
 		}
 		// afterCells counts the repair streak; true means give up.
 		afterCells := func(ran, failed int) bool {
 			ans.Repairs += failed
 			if ran > 0 && failed == ran {
-				streak += failed
+				c.streak += failed
 			} else if ran > 0 {
-				streak = 0
+				c.streak = 0
 			}
-			return streak > maxRepairs
+			return c.streak > maxRepairs
+		}
+		gaveUp := func() outcome {
+			return outcome{stop: fmt.Sprintf("gave up after %d failed cells in a row (repair bound %d)", c.streak, maxRepairs)}
 		}
 
 		if a.tools() && len(msg.ToolCalls) > 0 {
 			var charts []kernel.Chart
-			var final *outcome
+			var final, verdict *outcome
 			ran, failed := 0, 0
 			var runErr error
 			for _, tc := range msg.ToolCalls {
@@ -249,7 +400,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 						content = perr.Error()
 						break
 					}
-					fb, cs, f, err := run(code)
+					fb, cs, f, err := run(code, false)
 					if err != nil {
 						runErr = err
 						content = "not run: the run stopped"
@@ -266,12 +417,26 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 						content = perr.Error()
 						break
 					}
-					final = &outcome{answered: true, values: vs, summary: summary}
+					o, pushBack := c.answer(vs, summary)
+					if pushBack {
+						content = "not recorded: " + computeFirst + " Use run_python, then call final_answer."
+						break
+					}
+					final = &o
 					content = "answer recorded: " + FormatAnswers(vs)
+				case c.reflect && tc.Name == toolAccept.Name:
+					verdict = &outcome{accepted: true, note: reasonOf(tc.Arguments)}
+					content = "verdict recorded: accepted"
+				case c.reflect && tc.Name == toolRevise.Name:
+					content = "noted. Now fix it: run code with run_python (redraw the chart, recompute), then give the answer again with final_answer."
 				default:
-					content = fmt.Sprintf("unknown tool %q: the tools are run_python(code) and final_answer(answers, summary)", tc.Name)
+					names := "run_python(code) and final_answer(answers, summary)"
+					if c.reflect {
+						names += ", accept(reason) and revise(reason)"
+					}
+					content = fmt.Sprintf("unknown tool %q: the tools are %s", tc.Name, names)
 				}
-				a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: content})
+				a.add(llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: content}, true)
 			}
 			if runErr != nil {
 				record()
@@ -279,63 +444,112 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			}
 			a.sendCharts(charts)
 			record()
-			if final != nil {
+			switch {
+			case final != nil:
 				return *final, nil
+			case verdict != nil && ran == 0:
+				return *verdict, nil
 			}
 			if afterCells(ran, failed) {
-				return outcome{stop: fmt.Sprintf("gave up after %d failed cells in a row (repair bound %d)", streak, maxRepairs)}, nil
+				return gaveUp(), nil
 			}
 			continue
 		}
 
 		text := msg.Content
-		if !a.tools() {
-			if blocks := codeBlocks(text); len(blocks) > 0 {
-				var parts []string
-				var charts []kernel.Chart
-				ran, failed := 0, 0
-				for i, code := range blocks {
-					fb, cs, f, err := run(code)
-					if err != nil {
-						record()
-						return outcome{stop: "the run stopped"}, err
-					}
-					ran++
-					parts = append(parts, fmt.Sprintf("block %d:\n%s", i+1, fb))
-					charts = append(charts, cs...)
-					if f {
-						failed++
-						if i+1 < len(blocks) {
-							parts = append(parts, fmt.Sprintf("blocks %d to %d were not run because block %d failed.", i+2, len(blocks), i+1))
-						}
-						break
-					}
+		if blocks := codeBlocks(text); len(blocks) > 0 {
+			// Fenced code runs in either mode: a tools-mode model that
+			// writes a block instead of a call still gets it run.
+			var parts []string
+			var charts []kernel.Chart
+			ran, failed := 0, 0
+			for i, code := range blocks {
+				fb, cs, f, err := run(code, true)
+				if err != nil {
+					record()
+					return outcome{stop: "the run stopped"}, err
 				}
-				a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: "Output of your code:\n" + strings.Join(parts, "\n\n")})
-				a.sendCharts(charts)
-				record()
-				if afterCells(ran, failed) {
-					return outcome{stop: fmt.Sprintf("gave up after %d failed cells in a row (repair bound %d)", streak, maxRepairs)}, nil
+				ran++
+				parts = append(parts, fmt.Sprintf("block %d:\n%s", i+1, fb))
+				charts = append(charts, cs...)
+				if f {
+					failed++
+					if i+1 < len(blocks) {
+						parts = append(parts, fmt.Sprintf("blocks %d to %d were not run because block %d failed.", i+2, len(blocks), i+1))
+					}
+					break
 				}
-				continue
 			}
+			fb := "Output of your code:\n" + strings.Join(parts, "\n\n")
+			if a.tools() {
+				fb += "\n\n(Your fenced code was run. Next time call run_python with the code.)"
+			}
+			a.add(llm.Message{Role: llm.RoleUser, Content: fb}, true)
+			a.sendCharts(charts)
+			record()
+			if afterCells(ran, failed) {
+				return gaveUp(), nil
+			}
+			continue
 		}
 		record()
-		if vs := ParseAnswers(text); len(vs) > 0 {
-			return outcome{answered: true, values: vs, summary: stripAnswers(text)}, nil
-		}
-		if acceptable && acceptRe.MatchString(text) {
+		v := textVerdict(text)
+		if c.reflect && v == "accept" {
 			return outcome{accepted: true, note: strings.TrimSpace(text)}, nil
 		}
-		nudge := "Continue: call run_python to compute what you need, or final_answer with the named values and a summary."
-		if !a.tools() {
+		if vs := ParseAnswers(text); len(vs) > 0 {
+			o, pushBack := c.answer(vs, text)
+			if !pushBack {
+				return o, nil
+			}
+			a.add(llm.Message{Role: llm.RoleUser, Content: computeFirst + " Write the code in a ```python block."}, false)
+			continue
+		}
+		var nudge string
+		switch {
+		case c.reflect && v == "" && !c.restated:
+			c.restated = true
+			ans.Restatements++
+			nudge = "Your reply did not state a verdict, so the chart is not accepted. "
+			if a.tools() {
+				nudge += "Call accept(reason) if the charts and the answer are right, or revise(reason) and then fix them (run_python, then final_answer)."
+			} else {
+				nudge += "Start your reply with the line VERDICT: ACCEPT (then one line why) if the charts and the answer are right, " +
+					"or VERDICT: REVISE (then what is wrong), followed by the ```python code that fixes it."
+			}
+		case c.reflect && v == "":
+			return outcome{stop: "no clear verdict after a request to restate: " + clip(strings.TrimSpace(text), 300)}, nil
+		case a.tools():
+			nudge = "Continue: call run_python to compute what you need, or final_answer with the named values and a summary."
+		default:
 			nudge = "Continue: write Python in a ```python block to compute what you need, or, when done, reply with no code: the answer as @name[value] pairs and two or three sentences."
 		}
-		if acceptable {
-			nudge = "Reply ACCEPT with a one-line reason if the chart and answer are right; otherwise fix them and give the answer again. " + nudge
-		}
-		a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Content: nudge})
+		a.add(llm.Message{Role: llm.RoleUser, Content: nudge}, false)
 	}
+}
+
+// answer takes an answer the model gave: it is sent back once when no code
+// has run for it (pushBack), then taken as unverified.
+func (c *convo) answer(vs []NamedValue, text string) (outcome, bool) {
+	plain, md := narrative(text)
+	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md}
+	if !c.verified() {
+		if !c.pushedBack {
+			c.pushedBack = true
+			return o, true
+		}
+		o.unverified = true
+	}
+	return o, false
+}
+
+// refuseTools switches the agent to code-block mode for good after the
+// server refused tool calling, and tells the model (and the user, once).
+func (a *Agent) refuseTools(phase string, err error) {
+	a.ToolsRefused = failureText(err)
+	a.add(llm.Message{Role: llm.RoleUser, Content: "Tool calling is not available on this server: ignore the instructions about run_python and final_answer. " +
+		codeBlockHowTo}, false)
+	a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
 }
 
 // sendCharts shows a vision model the charts just made, in a user message:
@@ -355,8 +569,8 @@ func (a *Agent) sendCharts(charts []kernel.Chart) {
 	if len(imgs) == 0 {
 		return
 	}
-	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Images: imgs,
-		Content: "The chart(s) your code made, in order: " + strings.Join(labels, "; ")})
+	a.add(llm.Message{Role: llm.RoleUser, Images: imgs,
+		Content: "The chart(s) your code made, in order: " + strings.Join(labels, "; ")}, true)
 }
 
 func (a *Agent) event(e TurnEvent) {

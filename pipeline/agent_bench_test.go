@@ -81,7 +81,7 @@ func TestSystemPromptBounded(t *testing.T) {
 	if n := pipeline.EstimateTokens(s); n > 6000 {
 		t.Errorf("500-column prompt is %d tokens", n)
 	}
-	for _, want := range []string{"500 columns", "and 460 more columns", "… 230 more alerts", "Handle missing values first", "print its formula"} {
+	for _, want := range []string{"500 columns", "and 460 more columns", "- skewed, 250 alerts (e.g. measurement_with_a_long_name_000 is highly skewed", "and 242 more\n", "Handle missing values first", "print its formula"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("prompt lacks %q", want)
 		}

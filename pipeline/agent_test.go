@@ -64,7 +64,7 @@ func TestAgentAnswerWithChartOpenAI(t *testing.T) {
 	f := newFakeModel(t, "openai",
 		turn{Calls: []call{code(monthlyChart)}},
 		turn{Calls: []call{final(map[string]any{"peak_month": "2024-03", "peak_revenue": 1234.5}, "March 2024 had the most revenue.")}},
-		turn{Text: "ACCEPT: the chart is titled, labelled and shows the peak."},
+		turn{Calls: []call{{"accept", `{"reason": "the chart is titled, labelled and shows the peak"}`}}},
 	)
 	a := newAgent(t, f, k, true)
 	ans := ask(t, a, "question-1", "Plot revenue by month; which month peaks?")
@@ -126,12 +126,14 @@ func TestAgentRepairOllama(t *testing.T) {
 		turn{Calls: []call{final(map[string]any{"total": 1.5}, "Summed.")}},
 	)
 	a := newAgent(t, f, k, false)
+	a.Columns = []string{"date", "region", "product", "units", "revenue"}
 	ans := ask(t, a, "question-1", "Total revenue?")
 	if !ans.Answered || ans.Repairs != 1 || len(ans.Steps) != 2 || !ans.Steps[0].Failed || ans.Steps[1].Failed {
 		t.Fatalf("answer %+v", ans)
 	}
 	tool := f.lastText(t, 1, "tool")
-	if !strings.Contains(tool, "error: KeyError: 'revenu'") || !strings.Contains(tool, "traceback (end):") || strings.Contains(tool, "\x1b[") {
+	if !strings.Contains(tool, "error: KeyError: 'revenu'") || !strings.Contains(tool, "traceback (end):") || strings.Contains(tool, "\x1b[") ||
+		!strings.Contains(tool, `"revenu" is not a column of df; the closest column names: "revenue", `) {
 		t.Errorf("tool message:\n%s", tool)
 	}
 	if len(tool) > 6000 {
@@ -265,7 +267,7 @@ func TestAgentReflectionRevises(t *testing.T) {
 		turn{Text: "The chart has no title or axis labels; redrawing.", Calls: []call{code(
 			"ax = df.groupby('region')['units'].sum().plot.bar()\nax.set(title='Units by region', xlabel='Region', ylabel='Units')")}},
 		turn{Calls: []call{final(map[string]any{"top_region": "West"}, "West, on the labelled chart.")}},
-		turn{Text: "ACCEPT: labelled and consistent."},
+		turn{Calls: []call{{"accept", `{"reason": "labelled and consistent"}`}}},
 	)
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "Which region sells most units?")
@@ -289,9 +291,9 @@ func TestAgentReflectionRevises(t *testing.T) {
 // model errors of their kinds.
 func TestAgentModelErrors(t *testing.T) {
 	k := agentKernel(t)
-	f := newFakeModel(t, "openai", turn{Status: http.StatusTooManyRequests}, turn{Calls: []call{final(map[string]any{"a": 1}, "")}})
+	f := newFakeModel(t, "openai", turn{Status: http.StatusTooManyRequests}, turn{Calls: []call{code("print(1)")}}, turn{Calls: []call{final(map[string]any{"a": 1}, "")}})
 	a := newAgent(t, f, k, false)
-	if ans := ask(t, a, "question-1", "q"); !ans.Answered || len(f.requests()) != 2 {
+	if ans := ask(t, a, "question-1", "q"); !ans.Answered || len(f.requests()) != 3 {
 		t.Errorf("after a 429: %+v, %d requests", ans, len(f.requests()))
 	}
 

@@ -46,10 +46,34 @@ func FormatAnswers(vs []NamedValue) string {
 	return strings.Join(parts, " ")
 }
 
-// stripAnswers removes the @name[value] pairs from text, leaving the
-// narrative.
-func stripAnswers(text string) string {
-	return strings.TrimSpace(answerRe.ReplaceAllString(text, ""))
+// narrative is the text of an answer without its list of values: pairs
+// that lead a line (the answer list) are left out, and a pair inside a
+// sentence ("The peak month is @peak_month[2024-07].") becomes its value —
+// plain, and in bold in md.
+func narrative(text string) (plain, md string) {
+	var pl, ml []string
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		rest, stripped := line, false
+		for {
+			t := strings.TrimLeft(rest, " \t-*•,;:")
+			loc := answerRe.FindStringIndex(t)
+			if loc == nil || loc[0] != 0 {
+				if stripped {
+					rest = t
+				}
+				break
+			}
+			rest, stripped = t[loc[1]:], true
+		}
+		if stripped && strings.TrimSpace(rest) == "" {
+			continue
+		}
+		pl = append(pl, answerRe.ReplaceAllString(rest, "$2"))
+		ml = append(ml, answerRe.ReplaceAllStringFunc(rest, func(m string) string {
+			return "**" + strings.TrimSpace(answerRe.FindStringSubmatch(m)[2]) + "**"
+		}))
+	}
+	return strings.TrimSpace(strings.Join(pl, "\n")), strings.TrimSpace(strings.Join(ml, "\n"))
 }
 
 var validAnswerName = regexp.MustCompile(`^\w+$`)

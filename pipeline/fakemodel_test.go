@@ -23,6 +23,9 @@ type turn struct {
 	Text   string
 	Calls  []call
 	Status int // non-zero: answer with this HTTP status instead
+	// Finish, if set, is the finish reason sent ("length": cut off by the
+	// token limit).
+	Finish string
 }
 
 func code(src string) call {
@@ -48,6 +51,11 @@ type fakeModel struct {
 	// wait, if set, is called before each chat reply (to simulate latency
 	// or block until a test cancels).
 	wait func(r *http.Request)
+	// refuseTools makes the server answer any request that offers tools
+	// with HTTP 400, the way servers without tool calling do; refused
+	// counts those requests.
+	refuseTools bool
+	refused     int
 }
 
 func newFakeModel(t testing.TB, provider string, turns ...turn) *fakeModel {
@@ -78,6 +86,17 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 	var req map[string]any
 	_ = json.Unmarshal(body, &req)
 	f.mu.Lock()
+	if _, hasTools := req["tools"]; hasTools && f.refuseTools {
+		f.refused++
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusBadRequest)
+		if f.provider == "ollama" {
+			io.WriteString(w, `{"error":"registry.ollama.ai/library/qwen2.5-coder:7b does not support tools"}`)
+		} else {
+			io.WriteString(w, `{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}`)
+		}
+		return
+	}
 	f.chats = append(f.chats, req)
 	tn := f.turns[min(len(f.chats), len(f.turns))-1]
 	wait := f.wait
@@ -114,7 +133,11 @@ func (f *fakeModel) ollama(w http.ResponseWriter, tn turn) {
 	}
 	line, _ := json.Marshal(map[string]any{"model": "qwen2.5-coder:7b", "created_at": "2025-01-01T00:00:00Z", "message": msg, "done": false})
 	fmt.Fprintf(w, "%s\n", line)
-	fmt.Fprintln(w, `{"model":"qwen2.5-coder:7b","created_at":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":1000,"prompt_eval_count":100,"eval_count":20}`)
+	finish := tn.Finish
+	if finish == "" {
+		finish = "stop"
+	}
+	fmt.Fprintf(w, `{"model":"qwen2.5-coder:7b","created_at":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":%q,"total_duration":1000,"prompt_eval_count":100,"eval_count":20}`+"\n", finish)
 }
 
 func (f *fakeModel) openai(w http.ResponseWriter, tn turn) {
@@ -135,6 +158,9 @@ func (f *fakeModel) openai(w http.ResponseWriter, tn turn) {
 	finish := "stop"
 	if len(tn.Calls) > 0 {
 		finish = "tool_calls"
+	}
+	if tn.Finish != "" {
+		finish = tn.Finish
 	}
 	chunk(map[string]any{}, finish)
 	fmt.Fprint(w, `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120}}`+"\n\n")

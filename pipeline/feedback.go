@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/analyst-cli/analyst/kernel"
@@ -24,7 +26,7 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 // status, trimmed streams, results as short text, the error with the end of
 // its traceback, and the charts made (kind and title; the description too
 // when the model cannot see images).
-func describeExecution(ex *kernel.Execution, vision bool) string {
+func describeExecution(ex *kernel.Execution, vision bool, columns []string) string {
 	var b strings.Builder
 	switch ex.Status {
 	case kernel.StatusOK:
@@ -69,6 +71,9 @@ func describeExecution(ex *kernel.Execution, vision bool) string {
 		b.WriteString("error: " + ex.Error.Name + ": " + clip(ex.Error.Value, 500) + "\n")
 		if tb := trimTraceback(ex.Error.Traceback); tb != "" {
 			b.WriteString("traceback (end):\n" + tb + "\n")
+		}
+		if near := missingColumnHint(ex.Error, columns); near != "" {
+			b.WriteString(near + "\n")
 		}
 	}
 	for i, c := range ex.Charts() {
@@ -149,4 +154,58 @@ func headTail(s string, n int) string {
 		start++
 	}
 	return s[:head] + fmt.Sprintf("\n… [%d characters left out] …\n", start-head) + s[start:]
+}
+
+// keyErrorRe reads the key of a KeyError: 'revenu' or "revenu".
+var keyErrorRe = regexp.MustCompile(`^\s*\(?\s*['"](.*)['"]`)
+
+// missingColumnHint, for a KeyError on a name that is not a column, names
+// the closest real columns.
+func missingColumnHint(e *kernel.ExecError, columns []string) string {
+	if e.Name != "KeyError" || len(columns) == 0 {
+		return ""
+	}
+	m := keyErrorRe.FindStringSubmatch(e.Value)
+	if m == nil || slices.Contains(columns, m[1]) {
+		return ""
+	}
+	key := strings.ToLower(m[1])
+	ranked := slices.Clone(columns)
+	dist := map[string]int{}
+	for _, c := range ranked {
+		d := editDistance(key, strings.ToLower(c))
+		if strings.Contains(strings.ToLower(c), key) || strings.Contains(key, strings.ToLower(c)) {
+			d = min(d, 1)
+		}
+		dist[c] = d
+	}
+	slices.SortStableFunc(ranked, func(a, b string) int { return dist[a] - dist[b] })
+	ranked = ranked[:min(5, len(ranked))]
+	quoted := make([]string, len(ranked))
+	for i, c := range ranked {
+		quoted[i] = strconv.Quote(c)
+	}
+	return fmt.Sprintf("%q is not a column of df; the closest column names: %s", m[1], strings.Join(quoted, ", "))
+}
+
+// editDistance is the Levenshtein distance of a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

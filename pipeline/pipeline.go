@@ -66,6 +66,10 @@ type Options struct {
 	Seed int
 	// RunTimeout bounds the whole run; 0: none.
 	RunTimeout time.Duration
+	// ModelRetries, if set, says how many model requests were retries so
+	// far (the client retries 429, 5xx and dropped connections by itself);
+	// shown on the progress line and counted in run.json.
+	ModelRetries func() int
 }
 
 // Event is a step of a run, for progress displays.
@@ -74,8 +78,9 @@ type Event struct {
 	Type     string        `json:"type"` // stage-start, cell, model-turn, stage-end, run-end
 	Stage    string        `json:"stage,omitempty"`
 	Cell     int           `json:"cell,omitempty"`
-	Turn     int           `json:"turn,omitempty"`   // model-turn, and cells of model stages
-	Tokens   int           `json:"tokens,omitempty"` // model-turn: the run's tokens so far
+	Turn     int           `json:"turn,omitempty"`    // model-turn, and cells of model stages
+	Tokens   int           `json:"tokens,omitempty"`  // model-turn: the run's tokens so far
+	Retries  int           `json:"retries,omitempty"` // model-turn: model requests retried so far
 	Status   string        `json:"status,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Message  string        `json:"message,omitempty"`
@@ -92,6 +97,25 @@ type Result struct {
 	Manifest *Manifest
 	// Answers to the questions, in order (as far as the run got).
 	Answers []*Answer
+}
+
+// Unanswered returns the questions (1-based) asked that got no answer,
+// with the reason each stopped.
+func (r *Result) Unanswered() []Unanswered {
+	var out []Unanswered
+	for i, a := range r.Answers {
+		if !a.Answered {
+			out = append(out, Unanswered{Index: i + 1, Question: a.Question, Reason: a.Stop})
+		}
+	}
+	return out
+}
+
+// Unanswered is a question that got no answer, and why.
+type Unanswered struct {
+	Index    int
+	Question string
+	Reason   string
 }
 
 // Files are the paths a run wrote.
@@ -235,6 +259,25 @@ type runner struct {
 	system    string
 	answers   []*Answer
 	tokens    int
+	agent     *Agent
+}
+
+func (r *runner) retries() int {
+	if r.opts.ModelRetries == nil {
+		return 0
+	}
+	return r.opts.ModelRetries()
+}
+
+// cellTimeout is the time a cell may take: the option, else the kernel's.
+func (r *runner) cellTimeout() time.Duration {
+	if r.opts.CellTimeout > 0 {
+		return r.opts.CellTimeout
+	}
+	if t := r.opts.Kernel.Limits.CellTimeout; t > 0 {
+		return t
+	}
+	return kernel.DefaultLimits().CellTimeout
 }
 
 func (r *runner) emit(e Event) {
@@ -497,7 +540,7 @@ func (r *runner) write(res *Result) error {
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
 			Started: r.started, Duration: time.Since(r.started), Stages: r.stages, Failure: r.failure,
 			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
-			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory,
+			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory, Model: r.reportModel(),
 		},
 	}
 	err = report.WriteFile(r.out.path(r.name+".html"), in)

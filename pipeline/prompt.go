@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -17,6 +18,8 @@ const (
 	promptMaxAlerts       = 20    // alerts listed
 	promptMaxChars        = 24000 // hard cap of the system prompt (~6k tokens)
 	promptSampleChars     = 32    // one sample value
+	promptAllCategories   = 10    // a column with this many values or fewer lists them all
+	promptAlertColumns    = 8     // columns named in a grouped alert
 )
 
 // PromptInput is what the system prompt is made of.
@@ -26,7 +29,19 @@ type PromptInput struct {
 	Versions map[string]string // python and library versions of the image
 	Tools    bool              // the model calls tools; else fenced code blocks
 	Vision   bool              // the model sees charts as images
+	// The budgets the model is told: model turns per question, failed cells
+	// in a row, time per cell (0: not told).
+	MaxTurns    int
+	MaxRepairs  int
+	CellTimeout time.Duration
 }
+
+// codeBlockHowTo is how a model without tools works.
+const codeBlockHowTo = "Write the code to run in fenced ```python blocks; they run in order and you get back " +
+	"their output (trimmed), errors, and the charts they made. Run code before you answer. " +
+	"When you know the answer, reply with no code block: the answer as named values in the form @name[value] " +
+	"(for example @peak_month[2024-03] @peak_revenue[18234.5]), then two or three sentences that state the answer " +
+	"and how it was computed."
 
 // SystemPrompt tells the model what it works with and the rules. It carries
 // the schema and profile summary, never raw rows beyond a few sample values
@@ -56,11 +71,10 @@ func SystemPrompt(in PromptInput) string {
 			"named values (name in snake_case, value a number or short text, for example {\"peak_month\": \"2024-03\", " +
 			"\"peak_revenue\": 18234.5}); summary is two or three sentences that state the answer and how it was computed.\n")
 	} else {
-		b.WriteString("How to work: write the code to run in fenced ```python blocks; they run in order and you get back " +
-			"their output (trimmed), errors, and the charts they made" + visionNote(in.Vision) + ". Run code before you answer. " +
-			"When you know the answer, reply with no code block: the answer as named values in the form @name[value] " +
-			"(for example @peak_month[2024-03] @peak_revenue[18234.5]), then two or three sentences that state the answer " +
-			"and how it was computed.\n")
+		b.WriteString("How to work: " + strings.Replace(codeBlockHowTo, "charts they made.", "charts they made"+visionNote(in.Vision)+".", 1) + "\n")
+	}
+	if bl := budgetLine(in); bl != "" {
+		b.WriteString(bl)
 	}
 	b.WriteString("\n" + profileSummary(in.Profile))
 	s := b.String()
@@ -68,6 +82,24 @@ func SystemPrompt(in PromptInput) string {
 		s = clip(s, promptMaxChars)
 	}
 	return s
+}
+
+// budgetLine tells the model its bounds, so it can plan within them.
+func budgetLine(in PromptInput) string {
+	var parts []string
+	if in.MaxTurns > 0 {
+		parts = append(parts, fmt.Sprintf("%d model turns per question (each reply is one turn)", in.MaxTurns))
+	}
+	if in.MaxRepairs > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed cells in a row before the question is given up", in.MaxRepairs))
+	}
+	if in.CellTimeout > 0 {
+		parts = append(parts, fmt.Sprintf("%s per cell (a slower cell is interrupted)", in.CellTimeout))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Budget: " + strings.Join(parts, "; ") + ". Do several steps in one cell where you can.\n"
 }
 
 func visionNote(vision bool) string {
@@ -137,7 +169,7 @@ func profileSummary(p *eda.Profile) string {
 		fmt.Fprintf(&b, "… and %d more columns (%s); names: ", len(rest), strings.Join(ks, ", "))
 		budget := 3000
 		for i, c := range rest {
-			name := strconv.Quote(clip(c.Name, 40)) + " (" + c.Kind + ")"
+			name := quoteClipped(c.Name, 40) + " (" + c.Kind + ")"
 			if budget -= len(name) + 2; budget < 0 {
 				fmt.Fprintf(&b, "… (%d more; list them with df.columns)", len(rest)-i)
 				break
@@ -150,21 +182,14 @@ func profileSummary(p *eda.Profile) string {
 		b.WriteString(".\n")
 	}
 	if len(p.Alerts) > 0 {
-		b.WriteString("\nAlerts:\n")
-		for i, a := range p.Alerts {
-			if i == promptMaxAlerts {
-				fmt.Fprintf(&b, "- … %d more alerts\n", len(p.Alerts)-promptMaxAlerts)
-				break
-			}
-			b.WriteString("- " + a.Type + ": " + clip(a.Message, 200) + "\n")
-		}
+		b.WriteString("\nAlerts:\n" + alertLines(p.Alerts))
 	}
 	return b.String()
 }
 
 func columnLine(c eda.Column, rows int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "- %s: %s (%s); missing %d (%.1f%%); distinct %d", strconv.Quote(clip(c.Name, 60)), c.Kind, c.Dtype,
+	fmt.Fprintf(&b, "- %s: %s (%s); missing %d (%.1f%%); distinct %d", quoteClipped(c.Name, 60), c.Kind, c.Dtype,
 		c.Missing, 100*c.MissingShare, c.Distinct)
 	if c.Min != nil && c.Max != nil {
 		fmt.Fprintf(&b, "; min %s, max %s", num(*c.Min), num(*c.Max))
@@ -176,21 +201,27 @@ func columnLine(c eda.Column, rows int) string {
 		fmt.Fprintf(&b, "; from %s to %s", c.MinDate, c.MaxDate)
 	}
 	if len(c.Top) > 0 && c.Kind != eda.KindNumeric {
+		// A few categories are listed in full: the model must not guess
+		// the ones it was not shown.
+		show, label := 3, "; top "
+		if c.Distinct <= len(c.Top) && c.Distinct <= promptAllCategories {
+			show, label = len(c.Top), "; all values "
+		}
 		var tops []string
 		for i, t := range c.Top {
-			if i == 3 {
+			if i == show {
 				break
 			}
-			tops = append(tops, fmt.Sprintf("%s×%d", strconv.Quote(clip(t.Value, promptSampleChars)), t.Count))
+			tops = append(tops, fmt.Sprintf("%s×%d", quoteClipped(t.Value, promptSampleChars), t.Count))
 		}
-		b.WriteString("; top " + strings.Join(tops, ", "))
+		b.WriteString(label + strings.Join(tops, ", "))
 	} else if len(c.Sample) > 0 {
 		var ss []string
 		for i, s := range c.Sample {
 			if i == 3 {
 				break
 			}
-			ss = append(ss, strconv.Quote(clip(s, promptSampleChars)))
+			ss = append(ss, quoteClipped(s, promptSampleChars))
 		}
 		b.WriteString("; e.g. " + strings.Join(ss, ", "))
 	}
@@ -209,3 +240,65 @@ func num(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 
 // EstimateTokens is the usual rough count: four characters a token.
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+
+// alertLines lists the alerts, one line per alert, except that a type with
+// more than two alerts (wide data) is one line naming its columns.
+func alertLines(alerts []eda.Alert) string {
+	byType := map[string][]eda.Alert{}
+	var order []string
+	for _, a := range alerts {
+		if _, seen := byType[a.Type]; !seen {
+			order = append(order, a.Type)
+		}
+		byType[a.Type] = append(byType[a.Type], a)
+	}
+	var b strings.Builder
+	lines := 0
+	for _, t := range order {
+		as := byType[t]
+		if len(as) <= 2 {
+			for _, a := range as {
+				if lines == promptMaxAlerts {
+					break
+				}
+				b.WriteString("- " + a.Type + ": " + clip(a.Message, 200) + "\n")
+				lines++
+			}
+			continue
+		}
+		if lines == promptMaxAlerts {
+			break
+		}
+		var cols []string
+		for _, a := range as {
+			name := a.Column
+			if name == "" {
+				name = strings.Join(a.Columns, " & ")
+			}
+			if name != "" {
+				cols = append(cols, quoteClipped(name, 40))
+			}
+		}
+		more := ""
+		if len(cols) > promptAlertColumns {
+			more = fmt.Sprintf(" and %d more", len(cols)-promptAlertColumns)
+			cols = cols[:promptAlertColumns]
+		}
+		fmt.Fprintf(&b, "- %s, %d alerts (e.g. %s): %s%s\n", t, len(as), clip(as[0].Message, 160), strings.Join(cols, ", "), more)
+		lines++
+	}
+	if n := len(alerts); lines == promptMaxAlerts && n > lines {
+		fmt.Fprintf(&b, "- (alerts were left out for room; see the report)\n")
+	}
+	return b.String()
+}
+
+// quoteClipped quotes s; a long s is cut, and the cut said outside the
+// quotes, so the model never takes a clipped name for a real one.
+func quoteClipped(s string, n int) string {
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	cut := cutAt(s, n)
+	return strconv.Quote(s[:cut]) + fmt.Sprintf(" (clipped: the first %d of %d characters)", cut, len(s))
+}

@@ -22,13 +22,17 @@ const TagModel = "model"
 
 // ManifestModel is the model of a run and what it cost.
 type ManifestModel struct {
-	Spec             string  `json:"spec"`
-	Provider         string  `json:"provider"`
-	Name             string  `json:"name"`
-	Digest           string  `json:"digest,omitempty"`
-	Tools            bool    `json:"tools"`
-	Vision           bool    `json:"vision"`
-	Mode             string  `json:"mode"` // tools or code-blocks
+	Spec     string `json:"spec"`
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+	Digest   string `json:"digest,omitempty"`
+	Tools    bool   `json:"tools"`
+	Vision   bool   `json:"vision"`
+	Mode     string `json:"mode"` // tools or code-blocks
+	// ToolsRefused is the server's refusal of tool calling that switched
+	// the run to code-block mode ("" if none).
+	ToolsRefused     string  `json:"tools_refused,omitempty"`
+	ContextLength    int     `json:"context_length,omitempty"` // the model's window, as the server said`
 	Temperature      float64 `json:"temperature"`
 	Seed             int     `json:"seed"`
 	MaxTurns         int     `json:"max_turns"`
@@ -40,6 +44,13 @@ type ManifestModel struct {
 	Calls            int     `json:"calls"`
 	Turns            int     `json:"turns"`
 	Repairs          int     `json:"repairs"`
+	// Retries counts model requests made again after a failure (429, 5xx,
+	// dropped connections), when the client reports them.
+	Retries int `json:"retries"`
+	// Truncations counts replies cut off by the token limit.
+	Truncations int `json:"truncations,omitempty"`
+	// Unanswered counts the questions that got no answer.
+	Unanswered int `json:"unanswered"`
 }
 
 func (r *runner) reflectRounds() int {
@@ -66,19 +77,30 @@ func (r *runner) ask(ctx context.Context) error {
 		return nil
 	}
 	r.system = SystemPrompt(PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
-		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision})
+		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
+		MaxTurns: orDefault(r.opts.MaxTurns, DefaultMaxTurns), MaxRepairs: orDefault(r.opts.MaxRepairs, DefaultMaxRepairs),
+		CellTimeout: r.cellTimeout()})
+	var columns []string
+	for _, c := range r.profile.ColumnInfo {
+		columns = append(columns, c.Name)
+	}
 	agent := &Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, System: r.system,
+		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, System: r.system, Columns: columns,
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
 		OnTurn: func(e TurnEvent) {
+			if e.Notice != "" {
+				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
+				return
+			}
 			if e.Cell {
 				r.emit(Event{Type: "cell", Stage: e.Phase, Turn: e.Turn, Status: e.Status})
 				return
 			}
 			r.tokens += e.Tokens
-			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens})
+			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
 		},
 	}
+	r.agent = agent
 	for i, q := range r.opts.Questions {
 		phase := StageQuestion(i + 1)
 		var ans *Answer
@@ -140,7 +162,7 @@ func (r *runner) modelStage(name, title string, body func() (string, error)) err
 	r.emit(Event{Type: "stage-start", Stage: name, Message: title})
 	r.nb.AddMarkdown("## "+title, report.StageTag(name), report.TagNotebookOnly)
 	status, err := body()
-	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start)}
+	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start), Lead: true}
 	r.stages = append(r.stages, info)
 	r.emit(Event{Type: "stage-end", Stage: name, Status: status, Duration: info.Duration})
 	var le *llm.Error
@@ -179,11 +201,17 @@ func answerBlock(a *Answer) string {
 	for _, v := range a.Values {
 		fmt.Fprintf(&b, "- `@%s[%s]`\n", v.Name, mdEscape(v.Value))
 	}
-	if a.Summary != "" {
-		b.WriteString("\n" + a.Summary + "\n")
+	if s := a.SummaryMarkdown(); s != "" {
+		b.WriteString("\n" + s + "\n")
+	}
+	if a.Unverified {
+		b.WriteString("\n" + unverifiedNote + "\n")
 	}
 	return b.String()
 }
+
+// unverifiedNote marks an answer no code was run for.
+const unverifiedNote = "**Unverified:** the model gave this answer without any code having run for it, even when told to compute it first."
 
 func verdictText(v Verdict) string {
 	what := "**Reflection round %d: revised.**"
@@ -227,14 +255,19 @@ func answerMarkdown(questions []string, answers []*Answer) string {
 		for _, v := range a.Values {
 			fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(v.Name), mdEscape(v.Value))
 		}
-		if a.Summary != "" {
-			b.WriteString("\n" + a.Summary + "\n")
+		if s := a.SummaryMarkdown(); s != "" {
+			b.WriteString("\n" + s + "\n")
+		}
+		if a.Unverified {
+			b.WriteString("\n" + unverifiedNote + "\n")
 		}
 		switch {
 		case a.Revised:
 			b.WriteString("\n*Revised after the model checked its charts.*\n")
 		case len(a.Verdicts) > 0 && a.Verdicts[len(a.Verdicts)-1].Accepted:
 			b.WriteString("\n*The model checked its charts and kept the answer.*\n")
+		case len(a.Verdicts) > 0:
+			b.WriteString("\n*The model checked its charts and did not accept them.* " + mdEscape(a.Verdicts[len(a.Verdicts)-1].Note) + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -247,15 +280,22 @@ func (r *runner) manifestModel() *ManifestModel {
 	}
 	i := r.modelInfo
 	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
-		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: "code-blocks", Seed: r.seed(),
+		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: ModeCodeBlocks, Seed: r.seed(),
 		MaxTurns: orDefault(r.opts.MaxTurns, DefaultMaxTurns), MaxRepairs: orDefault(r.opts.MaxRepairs, DefaultMaxRepairs),
-		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system}
-	if i.Capabilities.Tools {
-		m.Mode = "tools"
+		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
+	switch {
+	case r.agent != nil:
+		m.Mode, m.ToolsRefused = r.agent.Mode(), r.agent.ToolsRefused
+	case i.Capabilities.Tools:
+		m.Mode = ModeTools
 	}
 	for _, a := range r.answers {
 		m.Turns += a.Turns
 		m.Repairs += a.Repairs
+		m.Truncations += a.Truncations
+		if !a.Answered {
+			m.Unanswered++
+		}
 		for _, c := range a.Calls {
 			m.Calls++
 			m.PromptTokens += c.PromptTokens
@@ -263,6 +303,31 @@ func (r *runner) manifestModel() *ManifestModel {
 		}
 	}
 	return m
+}
+
+// reportModel is the model as the report's header and "About this run"
+// show it.
+func (r *runner) reportModel() *report.ModelInfo {
+	m := r.manifestModel()
+	if m == nil {
+		return nil
+	}
+	name := m.Spec
+	if name == "" {
+		name = m.Provider + ":" + m.Name
+	}
+	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
+	settings := []report.Setting{set("Temperature", m.Temperature), set("Seed", m.Seed), set("Max turns", m.MaxTurns),
+		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", r.cellTimeout())}
+	if m.ContextLength > 0 {
+		settings = append(settings, set("Context length", m.ContextLength))
+	}
+	mode := m.Mode
+	if m.ToolsRefused != "" {
+		mode += " (the server refused tool calling)"
+	}
+	return &report.ModelInfo{Name: name, Digest: m.Digest, Mode: mode, Settings: settings,
+		PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens, Calls: m.Calls, Retries: m.Retries}
 }
 
 func asLLM(err error, target **llm.Error) bool { return errors.As(err, target) }

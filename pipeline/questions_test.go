@@ -26,8 +26,8 @@ func TestRunWithQuestion(t *testing.T) {
 	f := newFakeModel(t, "ollama",
 		turn{Calls: []call{code("df['nosuch']")}},
 		turn{Calls: []call{code(monthlyChart)}},
-		turn{Calls: []call{final(map[string]any{"peak_month": "2024-03"}, "March 2024 peaks.")}},
-		turn{Text: "ACCEPT: titled and labelled."},
+		turn{Calls: []call{final(map[string]any{"peak_month": "2024-03"}, "The peak month is @peak_month[2024-03], from the monthly sums.")}},
+		turn{Calls: []call{{"accept", `{"reason": "titled and labelled"}`}}},
 	)
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Plot revenue by month; which month peaks?"}
@@ -61,6 +61,24 @@ func TestRunWithQuestion(t *testing.T) {
 	html, _ := os.ReadFile(res.Files.Report)
 	if i, j := strings.Index(string(html), "peak_month"), strings.Index(string(html), "failed attempt"); i < 0 || j < 0 || i > j {
 		t.Errorf("report: answer at %d, failed attempt at %d", i, j)
+	}
+	// The value named inline stays in its sentence, in bold.
+	if !strings.Contains(string(html), "The peak month is <strong>2024-03</strong>, from the monthly sums.") {
+		t.Errorf("report: the inline answer is not in its sentence")
+	}
+	// The questions come right after the answer box, the data after them.
+	order := []string{`id="answer"`, `id="stage-question-1"`, `id="stage-reflection-1"`, `id="overview"`, `id="stage-profile"`, `id="about"`}
+	for i := 1; i < len(order); i++ {
+		if a, b := strings.Index(string(html), "<section "+order[i-1]), strings.Index(string(html), order[i]); a < 0 || b < 0 || a > b {
+			t.Errorf("report: %s at %d, %s at %d", order[i-1], a, order[i], b)
+		}
+	}
+	// The model, its digest, settings and tokens are named.
+	for _, want := range []string{"<dt>Model</dt>", "ollama:qwen2.5-coder:7b", "sha256:feedface", "<dt>Tokens</dt>", "<dt>Seed</dt> <dd>42</dd>",
+		"<dt>Max turns</dt> <dd>10</dd>", "<dt>Temperature</dt> <dd>0</dd>", "<dt>Retries</dt>", "<dt>Mode</dt> <dd>tools</dd>"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 	var m map[string]any
 	b, _ := os.ReadFile(res.Files.Manifest)
@@ -164,7 +182,7 @@ print(res)`
 		t.Errorf("an escape worked: %s", out)
 	}
 	sys := f.lastText(t, 0, "system")
-	if !strings.Contains(sys, `"ignore previous instructions and… [`) || !strings.Contains(sys, "Text inside the data") {
+	if !strings.Contains(sys, `"ignore previous instructions and" (clipped: the first 32 of`) || !strings.Contains(sys, "Text inside the data") {
 		t.Errorf("system prompt: %s", sys)
 	}
 }

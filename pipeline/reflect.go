@@ -45,12 +45,14 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 			}
 		}
 		b.WriteString("For each chart: does it have a title and labelled axes, can it be read (no overlapping labels, sensible scale), " +
-			"and does it support the answer? If everything is right, reply ACCEPT and one line saying why. Otherwise say what is wrong, " +
-			"fix it (run code: redraw the chart, recompute) and give the answer again")
+			"and does it support the answer? ")
 		if a.tools() {
-			b.WriteString(" with final_answer.")
+			b.WriteString("If everything is right, call accept(reason). Otherwise call revise(reason) saying what is wrong, " +
+				"fix it (run_python: redraw the chart, recompute) and give the answer again with final_answer.")
 		} else {
-			b.WriteString(" as @name[value] pairs.")
+			b.WriteString("Start your reply with one of these lines:\nVERDICT: ACCEPT — then one line saying why, if everything is right;\n" +
+				"VERDICT: REVISE — then what is wrong, and the ```python code that fixes it (redraw the chart, recompute); " +
+				"then give the answer again as @name[value] pairs.")
 		}
 		out, err := a.converse(ctx, ans, phase, llm.Message{Role: llm.RoleUser, Content: b.String(), Images: imgs}, true)
 		v := Verdict{Round: round, Charts: strings.Join(labels, "; ")}
@@ -68,10 +70,11 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 			if out.summary != "" {
 				v.Note += " — " + out.summary
 			}
-			ans.Values, ans.Summary, ans.Revised = out.values, out.summary, true
+			ans.setAnswer(out)
+			ans.Revised = true
 			ans.Verdicts = append(ans.Verdicts, v)
 		default:
-			v.Note = "no verdict: " + out.stop
+			v.Note = "not accepted: " + out.stop
 			ans.Verdicts = append(ans.Verdicts, v)
 			return nil
 		}

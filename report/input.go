@@ -48,7 +48,26 @@ type RunInfo struct {
 	// SandboxMemory says how the kernel's memory was limited (in total, or
 	// per process only, with the worst case).
 	SandboxMemory string
+	// Model is the model that answered the questions; nil for none.
+	Model *ModelInfo
 }
+
+// ModelInfo is the model of a run, its settings and what it cost.
+type ModelInfo struct {
+	Name   string // as the user named it: ollama:qwen2.5-coder:7b
+	Digest string // the exact weights, when the server says
+	Mode   string // tools or code-blocks
+	// Settings are shown as they are, in order: temperature, seed, max
+	// turns, ...
+	Settings         []Setting
+	PromptTokens     int
+	CompletionTokens int
+	Calls            int
+	Retries          int
+}
+
+// Setting is one named model setting.
+type Setting struct{ Name, Value string }
 
 // StageInfo is one stage's outcome.
 type StageInfo struct {
@@ -56,6 +75,9 @@ type StageInfo struct {
 	Title    string
 	Status   string // ok, error, skipped
 	Duration time.Duration
+	// Lead stages (the questions) are shown right after the answer, before
+	// the data overview.
+	Lead bool
 }
 
 // TagNotebookOnly marks cells that are for notebook readers only — the

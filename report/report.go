@@ -60,6 +60,7 @@ type page struct {
 	TOC        []tocEntry
 	Overview   *overview
 	NoProfile  bool
+	LeadStages []*stageView
 	Stages     []*stageView
 	About      []fact
 }
@@ -105,6 +106,7 @@ type stageView struct {
 	Note              string
 	Cells             []template.HTML
 	notReached, known bool
+	lead              bool
 }
 
 func buildPage(in Input) (*page, error) {
@@ -153,15 +155,27 @@ func buildPage(in Input) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Stages = stages
+	for _, s := range stages {
+		if s.lead {
+			p.LeadStages = append(p.LeadStages, s)
+		} else {
+			p.Stages = append(p.Stages, s)
+		}
+	}
 	p.Failure = buildFailure(in.Run, stages)
 
 	if p.Answer != "" {
 		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"})
 	}
+	entry := func(s *stageView) tocEntry {
+		return tocEntry{ID: s.ID, Title: s.Title, Status: s.Status, StatusClass: s.StatusClass}
+	}
+	for _, s := range p.LeadStages {
+		p.TOC = append(p.TOC, entry(s))
+	}
 	p.TOC = append(p.TOC, tocEntry{ID: "overview", Title: "Data"})
-	for _, s := range stages {
-		p.TOC = append(p.TOC, tocEntry{ID: s.ID, Title: s.Title, Status: s.Status, StatusClass: s.StatusClass})
+	for _, s := range p.Stages {
+		p.TOC = append(p.TOC, entry(s))
 	}
 	p.TOC = append(p.TOC, tocEntry{ID: "about", Title: "About this run"})
 	return p, nil
@@ -220,6 +234,39 @@ func headerFacts(in Input) []fact {
 	if r.Duration > 0 {
 		f = append(f, fact{Label: "Took", Value: humanDuration(r.Duration)})
 	}
+	if m := r.Model; m != nil {
+		title := m.Digest
+		for _, s := range m.Settings {
+			title = strings.TrimSpace(title + " · " + s.Name + " " + s.Value)
+		}
+		f = append(f, fact{Label: "Model", Value: m.Name, Title: strings.TrimPrefix(title, "· "), Code: true})
+		if t := m.PromptTokens + m.CompletionTokens; t > 0 {
+			f = append(f, fact{Label: "Tokens", Value: groupDigits(int64(t)),
+				Title: groupDigits(int64(m.PromptTokens)) + " prompt + " + groupDigits(int64(m.CompletionTokens)) + " completion"})
+		}
+	}
+	return f
+}
+
+// modelFacts are the model's lines in "About this run".
+func modelFacts(m *ModelInfo) []fact {
+	if m == nil {
+		return nil
+	}
+	f := []fact{{Label: "Model", Value: m.Name, Code: true}}
+	if m.Digest != "" {
+		f = append(f, fact{Label: "Model digest", Value: short(m.Digest, 12), Title: m.Digest, Code: true})
+	}
+	if m.Mode != "" {
+		f = append(f, fact{Label: "Mode", Value: m.Mode})
+	}
+	for _, s := range m.Settings {
+		f = append(f, fact{Label: s.Name, Value: s.Value})
+	}
+	f = append(f,
+		fact{Label: "Tokens", Value: groupDigits(int64(m.PromptTokens)) + " prompt + " + groupDigits(int64(m.CompletionTokens)) + " completion"},
+		fact{Label: "Model calls", Value: groupDigits(int64(m.Calls))},
+		fact{Label: "Retries", Value: groupDigits(int64(m.Retries))})
 	return f
 }
 
@@ -240,6 +287,7 @@ func aboutFacts(r RunInfo) []fact {
 	if r.SandboxMemory != "" {
 		f = append(f, fact{Label: "Sandbox memory limit", Value: r.SandboxMemory})
 	}
+	f = append(f, modelFacts(r.Model)...)
 	keys := sortedKeys(r.Versions)
 	slices.SortStableFunc(keys, func(a, b string) int {
 		ia, ib := slices.Index(preferredVersions, a), slices.Index(preferredVersions, b)
@@ -362,7 +410,7 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 		if _, dup := byName[si.Name]; dup {
 			continue
 		}
-		s := &stageView{Name: si.Name, Title: si.Title, known: true}
+		s := &stageView{Name: si.Name, Title: si.Title, known: true, lead: si.Lead}
 		if s.Title == "" {
 			s.Title = si.Name
 		}

@@ -137,8 +137,8 @@ func goldenInput() Input {
 			Stages: []StageInfo{
 				{Name: "load", Title: "Load", Status: "ok", Duration: 1200 * time.Millisecond},
 				{Name: "distributions", Title: "Distributions", Status: "ok", Duration: 3 * time.Second},
-				{Name: "visualization", Title: "Visualization", Status: "error", Duration: 70 * time.Second},
-				{Name: "reflection", Title: "Reflection", Status: "skipped"},
+				{Name: "visualization", Title: "Visualization", Status: "error", Duration: 70 * time.Second, Lead: true},
+				{Name: "reflection", Title: "Reflection", Status: "skipped", Lead: true},
 				{Name: "summary", Title: "Summary"},
 			},
 			Failure:        "the model did not produce a final answer after 3 attempts",
@@ -146,6 +146,9 @@ func goldenInput() Input {
 			DriverHash:     "d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2",
 			ImageID:        "64bc365eda2385e1",
 			Versions:       map[string]string{"scipy": "1.10.1", "python": "3.11.2", "pandas": "1.5.3", "numpy": "1.24.2", "matplotlib": "3.6.3"},
+			Model: &ModelInfo{Name: "ollama:qwen2.5-coder:7b", Digest: "sha256:2b0496514337a3d5ada0ac3dbd8b66a3e2bcd4c7ab5f6d5a4cb4c3f9a1b2c3d4", Mode: "tools",
+				Settings:     []Setting{{"Temperature", "0"}, {"Seed", "42"}, {"Max turns", "10"}},
+				PromptTokens: 12345, CompletionTokens: 678, Calls: 7, Retries: 2},
 		},
 	}
 }
@@ -221,6 +224,13 @@ func TestGoldenContent(t *testing.T) {
 		`<div class="output-error" role="alert"><p class="error-name"><strong>RuntimeError</strong>: model gave up</p>`,
 		// untagged cells are kept
 		`Other cells`, `A cell of no stage.`,
+		// the model: in the header with its tokens, in "about" with its
+		// digest, settings, calls and retries
+		`<div><dt>Model</dt> <dd title="sha256:2b0496514337a3d5ada0ac3dbd8b66a3e2bcd4c7ab5f6d5a4cb4c3f9a1b2c3d4 · Temperature 0 · Seed 42 · Max turns 10"><code>ollama:qwen2.5-coder:7b</code></dd></div>`,
+		`<div><dt>Tokens</dt> <dd title="12,345 prompt &#43; 678 completion">13,023</dd></div>`,
+		`<dt>Model digest</dt> <dd title="sha256:2b0496514337a3d5ada0ac3dbd8b66a3e2bcd4c7ab5f6d5a4cb4c3f9a1b2c3d4"><code>2b0496514337</code>`,
+		`<dt>Mode</dt> <dd>tools</dd>`, `<dt>Seed</dt> <dd>42</dd>`, `<dt>Max turns</dt> <dd>10</dd>`,
+		`<dt>Model calls</dt> <dd>7</dd>`, `<dt>Retries</dt> <dd>2</dd>`,
 		// about this run, versions in a stable order
 		`<dt>python</dt> <dd>3.11.2</dd></div>
 <div><dt>pandas</dt>`,
@@ -232,6 +242,18 @@ func TestGoldenContent(t *testing.T) {
 	for _, bad := range []string{"\x1b", "<script>alert", "onerror", "javascript:", `src="x"`, "<style scoped>"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("report contains %q", bad)
+		}
+	}
+	// The question stages come right after the answer, the data after
+	// them, in the page and in the contents.
+	order := []string{`<section id="answer"`, `<section id="stage-visualization"`, `<section id="stage-reflection"`,
+		`<section id="overview"`, `<section id="stage-load"`, `<section id="stage-distributions"`, `<footer id="about"`}
+	toc := []string{`<li><a href="#answer"`, `<li><a href="#stage-visualization"`, `<li><a href="#stage-reflection"`, `<li><a href="#overview"`, `<li><a href="#stage-load"`}
+	for _, seq := range [][]string{order, toc} {
+		for i := 1; i < len(seq); i++ {
+			if a, b := strings.Index(out, seq[i-1]), strings.Index(out, seq[i]); a < 0 || b < a {
+				t.Errorf("%s at %d, then %s at %d", seq[i-1], a, seq[i], b)
+			}
 		}
 	}
 	// Only the report's own print script; no KaTeX without KaTeXDir.
