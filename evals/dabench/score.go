@@ -19,6 +19,11 @@ type QuestionResult struct {
 	Correct []bool `json:"correct"`
 	// Response is the selected response's text ("" when unanswered).
 	Response string `json:"-"`
+	// Concepts are the question's concepts; HasConcepts is false when the
+	// questions file does not have the question (it then counts in no
+	// breakdown, as in the official scorer).
+	Concepts    []string `json:"-"`
+	HasConcepts bool     `json:"-"`
 }
 
 // AllCorrect is Python's all(correctness.values()): true for a label with
@@ -125,6 +130,7 @@ func Score(questions []Question, labels []Label, responses []Response) (*Scores,
 			return nil, fmt.Errorf("question %d: %w", l.ID, err)
 		}
 		r := QuestionResult{ID: l.ID, Answered: ok, Labels: l.Answers, Response: text}
+		r.Concepts, r.HasConcepts = concepts[l.ID]
 		var pred map[string]string
 		if ok {
 			pred = Extract(text)
@@ -137,6 +143,24 @@ func Score(questions []Question, labels []Label, responses []Response) (*Scores,
 		}
 		s.Results = append(s.Results, r)
 	}
+	s.summarize()
+	return s, nil
+}
+
+// Summarize computes the figures of results scored elsewhere (Correct,
+// Answered and Concepts set), the way Score does.
+func Summarize(results []QuestionResult) *Scores {
+	s := &Scores{Questions: len(results), Results: results}
+	for _, r := range results {
+		if r.Answered {
+			s.Answered++
+		}
+	}
+	s.summarize()
+	return s
+}
+
+func (s *Scores) summarize() {
 	var answered []QuestionResult
 	for _, r := range s.Results {
 		if r.Answered {
@@ -146,8 +170,7 @@ func Score(questions []Question, labels []Label, responses []Response) (*Scores,
 	s.Official = metrics(answered)
 	s.ZeroResults = len(answered) == 0
 	s.Strict = metrics(s.Results)
-	s.Concepts, s.ConceptCounts, s.TwoOrMore = conceptAccuracy(answered, concepts)
-	return s, nil
+	s.Concepts, s.ConceptCounts, s.TwoOrMore = conceptAccuracy(answered)
 }
 
 // metrics computes ABQ, PSAQ and UASQ with the official arithmetic, in the
@@ -181,14 +204,14 @@ func metrics(rs []QuestionResult) Metrics {
 	return m
 }
 
-func conceptAccuracy(rs []QuestionResult, concepts map[int64][]string) (byConcept, byCount []Accuracy, two *Accuracy) {
+func conceptAccuracy(rs []QuestionResult) (byConcept, byCount []Accuracy, two *Accuracy) {
 	ci, ni := map[string]int{}, map[int]int{}
 	var twoAcc Accuracy
 	for _, r := range rs {
-		cs, ok := concepts[r.ID]
-		if !ok {
+		if !r.HasConcepts {
 			continue
 		}
+		cs := r.Concepts
 		right := r.AllCorrect()
 		for _, c := range cs {
 			i, seen := ci[c]
