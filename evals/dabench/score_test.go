@@ -123,8 +123,8 @@ func writeFile(t *testing.T, dir, name, content string) string {
 func TestSelect(t *testing.T) {
 	dir := t.TempDir()
 	resp := writeFile(t, dir, "r.jsonl", strings.Join([]string{
-		`{"id": 1, "response": ""}`,            // falsy: skipped
-		`{"response": "@a[no id]"}`,            // no id: skipped
+		`{"id": 1, "response": ""}`,             // falsy: skipped
+		`{"response": "@a[no id]"}`,             // no id: skipped
 		`{"id": "1", "response": "@a[str id]"}`, // "1" != 1
 		`{"id": 1.0, "response": "@a[float id]"}`,
 		`{"id": 1, "response": "@a[later]"}`,
