@@ -89,7 +89,7 @@ into one run.`,
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
-	c.AddCommand(newCmdEvalScore(f), newCmdEvalMerge(f))
+	c.AddCommand(newCmdEvalScore(f), newCmdEvalMerge(f), newCmdEvalValidate(f))
 	return c
 }
 
@@ -161,21 +161,79 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	return belowMinScore(sum, opts.MinScore)
 }
 
-// loadSuite reads a suite: a folder in DABench's layout.
+// loadSuite reads a suite: a folder in DABench's layout, or our YAML.
 func loadSuite(path string) (*evals.Suite, error) {
-	st, err := os.Stat(path)
+	s, err := evals.LoadSuite(path)
 	if err != nil {
 		return nil, withCode(ExitBadData, fmt.Errorf("suite: %w", err))
 	}
-	if st.IsDir() && evals.IsDABench(path) {
-		s, err := evals.LoadDABench(path)
-		if err != nil {
-			return nil, withCode(ExitBadData, err)
-		}
-		return s, nil
+	return s, nil
+}
+
+func newCmdEvalValidate(f *Factory) *cobra.Command {
+	var jobs int
+	c := &cobra.Command{
+		Use:   "validate SUITE",
+		Short: "Check that each case's reference code reproduces its gold answers",
+		Long: `Run each case's reference Python in a fresh kernel, after the same setup and
+load the model gets, and score what it prints like a model's answer. Any
+case whose gold answers its reference does not reproduce (or that has no
+reference) is listed, and the command exits 1: a gold-vs-gold self check to
+run before any model.`,
+		Example: `  analyst eval validate evals/`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("eval validate takes one SUITE")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			suite, err := loadSuite(args[0])
+			if err != nil {
+				return err
+			}
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			setup, err := f.kernelSetup(ctx)
+			if err != nil {
+				return err
+			}
+			out, err := os.MkdirTemp("", "analyst-validate-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(out)
+			solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
+			sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: jobs,
+				ImageID: setup.Image.Manifest.RecipeHash[:16]})
+			if err != nil {
+				return err
+			}
+			rs, err := evals.ReadResults(filepath.Join(out, evals.ResultsFile))
+			if err != nil {
+				return err
+			}
+			bad := 0
+			for _, r := range rs {
+				if r.Status != evals.StatusPass {
+					bad++
+					fmt.Fprintf(f.IO.Out, "FAIL %s: %s\n", r.Case, evals.Detail(r))
+				}
+			}
+			m := sum.Models[0]
+			fmt.Fprintf(f.IO.Out, "%d of %d cases reproduce their gold answers\n", m.Passed, m.Cases)
+			if bad > 0 {
+				return silentError{ExitFailure}
+			}
+			return nil
+		},
 	}
-	return nil, withCode(ExitBadData, fmt.Errorf("suite %s: not a folder in DABench's layout (%s, %s, %s/)",
-		path, evals.DABenchQuestions, evals.DABenchLabels, evals.DABenchTables))
+	c.Flags().IntVarP(&jobs, "jobs", "j", 0, "cases in parallel (default: one per 2 cores and 2 GiB free)")
+	addKernelFlags(c)
+	return c
 }
 
 func printEvalProgress(f *Factory, p evals.Progress) {

@@ -48,26 +48,12 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 
 // Solve implements Solver.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
-	out, err := os.MkdirTemp(s.TempDir, "analyst-eval-")
-	if err != nil {
-		return nil, &SolveError{ClassSandboxError, err}
-	}
-	defer os.RemoveAll(out)
-	kopts := s.Kernel
-	kopts.Data, kopts.OutputDir = c.Dataset, out
-	k, err := kernel.Start(ctx, kopts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
-	}
-	defer k.Close()
 	a := &Attempt{}
-	profile, err := s.prepare(ctx, k, c, a)
+	k, profile, done, err := startCase(ctx, caseKernel{s.Kernel, s.CellTimeout, s.TempDir}, c, a)
 	if err != nil {
 		return a, err
 	}
+	defer done()
 	name := filepath.Base(c.Dataset)
 	agent := &pipeline.Agent{
 		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed,
@@ -97,8 +83,41 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	return a, nil
 }
 
+// caseKernel is how a case's kernel is started.
+type caseKernel struct {
+	opts        kernel.Options
+	cellTimeout time.Duration
+	tempDir     string
+}
+
+// startCase starts a fresh kernel on the case's data and runs the setup,
+// load and profile stages; done closes it and removes its output folder.
+func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.Kernel, *eda.Profile, func(), error) {
+	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
+	if err != nil {
+		return nil, nil, nil, &SolveError{ClassSandboxError, err}
+	}
+	kopts := ck.opts
+	kopts.Data, kopts.OutputDir = c.Dataset, out
+	k, err := kernel.Start(ctx, kopts)
+	if err != nil {
+		os.RemoveAll(out)
+		if ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
+		return nil, nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
+	}
+	done := func() { k.Close(); os.RemoveAll(out) }
+	profile, err := prepare(ctx, k, ck.cellTimeout, c, a)
+	if err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return k, profile, done, nil
+}
+
 // prepare runs the setup, load and profile stages and returns the profile.
-func (s *AgentSolver) prepare(ctx context.Context, k *kernel.Kernel, c Case, a *Attempt) (*eda.Profile, error) {
+func prepare(ctx context.Context, k *kernel.Kernel, cellTimeout time.Duration, c Case, a *Attempt) (*eda.Profile, error) {
 	dataPath := kernel.DataMount + "/" + filepath.Base(c.Dataset)
 	var profile *eda.Profile
 	for _, st := range []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()} {
@@ -106,7 +125,7 @@ func (s *AgentSolver) prepare(ctx context.Context, k *kernel.Kernel, c Case, a *
 			if cell.Markdown {
 				continue
 			}
-			ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: s.CellTimeout})
+			ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: cellTimeout})
 			if ex != nil {
 				a.KernelMS += ms(ex.Duration)
 			}

@@ -3,6 +3,7 @@ package evals
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,3 +121,5 @@ func splitItems(s, sep string) []string {
 	}
 	return parts
 }
+
+var answerName = regexp.MustCompile(`^[\p{L}\p{N}_]+$`)

@@ -256,6 +256,10 @@ func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
 	return err
 }
 
+// Detail says what is wrong with a result: its error, or each wrong answer
+// and failed chart check.
+func Detail(r Result) string { return wrongAnswers(r) }
+
 func wrongAnswers(r Result) string {
 	if r.Error != "" {
 		return r.Error
