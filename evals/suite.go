@@ -4,6 +4,8 @@
 // report.md, junit.xml and DABench responses files.
 package evals
 
+//go:generate go run ../examples/gensales -rows 2000 -seed 7 -o data/sales.csv
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
