@@ -120,10 +120,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if err != nil {
 		return err
 	}
-	versions := map[string]string{"python": setup.Image.Manifest.Python}
-	for k, v := range setup.Image.Manifest.Packages {
-		versions[k] = v
-	}
+	versions := setup.versions()
 	var solvers []evals.Solver
 	for _, spec := range models {
 		client, err := llm.New(spec, llm.Options{BaseURL: cfg.BaseURL})

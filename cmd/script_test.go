@@ -47,8 +47,8 @@ func TestScripts(t *testing.T) {
 			// A scripted model for eval scripts: it knows the questions of
 			// testdata/script/eval_run.txtar.
 			evalModel := evaltest.New(map[string]map[string]string{
-				`\Question{What is the mean of a?}`: {"mean_a": "2.0"},
-				`\Question{What is the largest b?}`: {"max_b": "6"},
+				`\Question{What is the mean of a?}`:   {"mean_a": "2.0"},
+				`\Question{What is the largest b?}`:   {"max_b": "6"},
 				`\Question{How many rows are there?}`: {"rows": "5"},
 			})
 			env.Defer(evalModel.Close)
