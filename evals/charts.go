@@ -50,6 +50,7 @@ func CheckCharts(expects []ChartExpect, charts []json.RawMessage) []ChartCheck {
 	var out []ChartCheck
 	for _, e := range expects {
 		c := ChartCheck{Expect: e, Why: "no chart was drawn"}
+		kindSeen := false // a chart of the right kind failed: its reason is the one to tell
 		for _, raw := range charts {
 			var d chartDesc
 			if err := json.Unmarshal(raw, &d); err != nil {
@@ -57,7 +58,11 @@ func CheckCharts(expects []ChartExpect, charts []json.RawMessage) []ChartCheck {
 				continue
 			}
 			if why := e.check(d); why != "" {
-				c.Why = why
+				rightKind := e.Kind == "" || strings.EqualFold(e.Kind, d.Kind)
+				if rightKind || !kindSeen {
+					c.Why = why
+				}
+				kindSeen = kindSeen || rightKind
 				continue
 			}
 			c.OK, c.Why = true, ""
