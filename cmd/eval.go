@@ -50,7 +50,9 @@ SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
 da-dev-labels.jsonl and tables/): each question is sent with its constraints
 and format, and scored exactly as DABench's official scorer does (ABQ, PSAQ,
 UASQ over the answered questions; "strict" figures also count unanswered
-ones as wrong).
+ones as wrong). Or it is one of our YAML suites (a file, or a folder of
+files): cases with datasets, questions, expected answers with their
+matchers, chart expectations and reference code (see the README).
 
 A rerun into the same OUT skips finished cases (--force redoes them,
 --retry-errors redoes those that ended in an error). Results made with
@@ -58,7 +60,8 @@ another suite version, model build, kernel image or seed are refused, never
 mixed. --shard i/n runs a stable share of the cases (i from
 $JOB_COMPLETION_INDEX with --shard n); 'analyst eval merge' joins the shards
 into one run.`,
-		Example: `  analyst eval ../dabench --model ollama:qwen2.5-coder:7b --out eval-out
+		Example: `  analyst eval evals/ --model ollama:qwen2.5-coder:7b --out eval-out
+  analyst eval ../dabench --model ollama:qwen2.5-coder:7b --out eval-out
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --model openai:gpt-4o-mini -j 2 --limit 20
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --shard 0/4 --out shard-0
   analyst eval merge --out eval-out shard-0 shard-1 shard-2 shard-3
@@ -89,7 +92,7 @@ into one run.`,
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
-	c.AddCommand(newCmdEvalScore(f), newCmdEvalMerge(f), newCmdEvalValidate(f))
+	c.AddCommand(newCmdEvalScore(f), newCmdEvalMerge(f), newCmdEvalValidate(f), newCmdEvalCompare(f))
 	return c
 }
 
@@ -358,5 +361,44 @@ same suite version and must not overlap.`,
 	}
 	c.Flags().StringVarP(&out, "out", "o", "", "output folder of the merged run")
 	c.Flags().Float64Var(&minScore, "min-score", 0, "exit 6 when a model's score is below this, 0-1")
+	return c
+}
+
+func newCmdEvalCompare(f *Factory) *cobra.Command {
+	var failOnRegression bool
+	var alpha float64
+	c := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two eval runs case by case, with McNemar's exact test",
+		Long: `Pair the cases of two eval output folders (A the baseline, B the candidate;
+one model each): both right, both wrong, regressions (right in A, wrong in
+B) and improvements, and McNemar's exact two-sided p-value over the
+discordant pairs. With --fail-on-regression it exits 6 when B has more
+regressions than improvements and p is below --alpha.`,
+		Example: `  analyst eval compare runs/main runs/pr --fail-on-regression`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageErrorf("eval compare takes two output folders, A (baseline) and B")
+			}
+			if alpha <= 0 || alpha >= 1 {
+				return usageErrorf("--alpha must be between 0 and 1, got %v", alpha)
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmp, err := evals.Compare(args[0], args[1])
+			if err != nil {
+				return withCode(ExitBadData, err)
+			}
+			cmp.Write(f.IO.Out)
+			if failOnRegression && len(cmp.Regressions) > len(cmp.Improvements) && cmp.P < alpha {
+				return withCode(ExitBelowTarget, fmt.Errorf("significant regression: %d regressions, %d improvements, p = %.4g < %v",
+					len(cmp.Regressions), len(cmp.Improvements), cmp.P, alpha))
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "exit 6 on a significant regression of B against A")
+	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level for --fail-on-regression")
 	return c
 }

@@ -3,6 +3,7 @@ package evals_test
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -64,5 +65,25 @@ func TestFailureClasses(t *testing.T) {
 	}
 	if len(results) != len(cases) {
 		t.Errorf("%d results, want %d", len(results), len(cases))
+	}
+}
+
+func TestMcNemarExact(t *testing.T) {
+	tests := []struct {
+		b, c int
+		p    float64
+	}{
+		{0, 0, 1},
+		{10, 2, 158.0 / 4096}, // 2·(1+12+66)/2^12
+		{2, 10, 158.0 / 4096},
+		{5, 5, 1},
+		{1, 0, 1},
+		{6, 0, 2.0 / 64},
+		{1000, 900, 0.02310884510890107}, // Python: exact sum of math.comb terms
+	}
+	for _, tt := range tests {
+		if got := evals.McNemarExact(tt.b, tt.c); math.Abs(got-tt.p) > 1e-9*math.Max(tt.p, 1e-3) {
+			t.Errorf("McNemarExact(%d, %d) = %v, want %v", tt.b, tt.c, got, tt.p)
+		}
 	}
 }

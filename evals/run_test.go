@@ -270,3 +270,27 @@ func TestLoadTheRealDABench(t *testing.T) {
 		t.Errorf("case 0: %s", buf.String())
 	}
 }
+
+func TestCompare(t *testing.T) {
+	s, err := evals.LoadDABench(miniDABench(t, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	// A right on 0..9, B right on 0..5 and 10, 11: 4 regressions, 2 improvements.
+	fa := &fakeSolver{model: evals.Model{Spec: "ollama:a"}, answers: answersFor(12, func(i int) bool { return i < 10 })}
+	fb := &fakeSolver{model: evals.Model{Spec: "ollama:b"}, answers: answersFor(12, func(i int) bool { return i < 6 || i >= 10 })}
+	for dir, f := range map[string]*fakeSolver{a: fa, b: fb} {
+		if _, err := evals.Run(context.Background(), options(t, s, dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := evals.Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BothRight != 6 || c.BothWrong != 0 || fmt.Sprint(c.Regressions) != "[18 21 24 27]" || fmt.Sprint(c.Improvements) != "[30 33]" ||
+		c.P != evals.McNemarExact(4, 2) || c.A != "ollama:a" || c.B != "ollama:b" {
+		t.Errorf("comparison %+v", c)
+	}
+}
