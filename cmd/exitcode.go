@@ -15,7 +15,7 @@ const (
 	ExitBadData     = 3   // the dataset is missing, unreadable or malformed
 	ExitModel       = 4   // the model server is unreachable or refused us
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image
-	ExitBelowTarget = 6   // analyst eval scored below --min-score
+	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -26,7 +26,7 @@ const exitCodeHelp = `Exit codes:
   3    bad data: the dataset is missing, unreadable or malformed
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable
-  6    eval score below the threshold
+  6    eval score below --min-score, or a significant regression (eval compare)
   130  interrupted (Ctrl-C or SIGTERM)`
 
 // ExitError carries an exit code with the error that caused it.
