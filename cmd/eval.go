@@ -25,6 +25,7 @@ type EvalOptions struct {
 	Jobs        int
 	Timeout     time.Duration
 	Limit       int
+	Repeat      int
 	Filter      []string
 	Shard       string
 	Force       bool
@@ -81,6 +82,7 @@ into one run.`,
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel, each in its own kernel (default: one per 2 cores and 2 GiB free)")
 	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per case")
 	fl.IntVar(&opts.Limit, "limit", 0, "run at most this many cases (0: all)")
+	fl.IntVar(&opts.Repeat, "repeat", 1, "run each case K times (seeds seed..seed+K-1): pass@k, pass^k and flaky cases")
 	fl.StringArrayVar(&opts.Filter, "filter", nil, "run only cases with this id, concept, level or tag (repeatable)")
 	fl.StringVar(&opts.Shard, "shard", "", "run shard i of n (i/n, 0-based), or n with i from $JOB_COMPLETION_INDEX")
 	fl.BoolVar(&opts.Force, "force", false, "redo finished cases and drop stale results")
@@ -97,6 +99,9 @@ into one run.`,
 }
 
 func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
+	if opts.Repeat < 1 {
+		return usageErrorf("--repeat must be at least 1, got %d", opts.Repeat)
+	}
 	if opts.MinScore < 0 || opts.MinScore > 1 {
 		return usageErrorf("--min-score must be between 0 and 1, got %v", opts.MinScore)
 	}
@@ -141,7 +146,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 		solvers = append(solvers, s)
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
-		Limit: opts.Limit, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
+		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
 		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: pipeline.DefaultSeed,
 		Progress: func(p evals.Progress) { printEvalProgress(f, p) }}
 	if n := len(evals.SelectCases(suite.Cases, opts.Filter, shard, opts.Limit)); n == 0 {
@@ -255,6 +260,9 @@ func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 		fmt.Fprintf(f.IO.Out, "%s: %d cases, %d passed, %d failed, %d errors; score %s\n", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pctOf(m.Score))
 		fmt.Fprintf(f.IO.Out, "  DABench official: ABQ %s, PSAQ %s, UASQ %s (%d answered); strict ABQ %s\n",
 			pctOf(m.Official.ABQ), pctOf(m.Official.PSAQ), pctOf(m.Official.UASQ), m.Answered, pctOf(m.Strict.ABQ))
+		if m.Repeats > 1 {
+			fmt.Fprintf(f.IO.Out, "  over %d repeats: pass@%d %s, pass^%d %s, %d flaky\n", m.Repeats, m.Repeats, pctOf(m.PassAtK), m.Repeats, pctOf(m.PassHatK), len(m.Flaky))
+		}
 	}
 	fmt.Fprintf(f.IO.Out, "report:  %s\nresults: %s\n", filepath.Join(out, evals.ReportFile), filepath.Join(out, evals.ResultsFile))
 }

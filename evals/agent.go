@@ -56,7 +56,7 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	defer done()
 	name := filepath.Base(c.Dataset)
 	agent := &pipeline.Agent{
-		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed,
+		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
 		System: pipeline.SystemPrompt(pipeline.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
 			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision}),
 	}

@@ -53,6 +53,13 @@ type ModelSummary struct {
 	TwoOrMore     *dabench.Accuracy  `json:"two_or_more_concepts"`
 	Levels        []dabench.Accuracy `json:"levels"` // ours: strict, by level
 	Classes       []ClassCount       `json:"classes"`
+	// With repeats: the share of cases right in at least one repeat
+	// (pass@k) and in every repeat (pass^k), and the cases that were
+	// sometimes right, sometimes not.
+	Repeats  int      `json:"repeats"`
+	PassAtK  float64  `json:"pass_at_k,omitempty"`
+	PassHatK float64  `json:"pass_hat_k,omitempty"`
+	Flaky    []string `json:"flaky,omitempty"`
 
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
@@ -93,6 +100,33 @@ func summarizeModel(model string, rs []Result) ModelSummary {
 	classes := map[string]int{}
 	levels := map[string]*dabench.Accuracy{}
 	var levelOrder []string
+	passes, runs := map[string]int{}, map[string]int{}
+	var order []string
+	for _, r := range rs {
+		if runs[r.Case] == 0 {
+			order = append(order, r.Case)
+		}
+		runs[r.Case]++
+		if r.Status == StatusPass {
+			passes[r.Case]++
+		}
+		ms.Repeats = max(ms.Repeats, r.Repeat+1)
+	}
+	if ms.Repeats > 1 {
+		any, all := 0, 0
+		for _, id := range order {
+			if passes[id] > 0 {
+				any++
+			}
+			if passes[id] == runs[id] {
+				all++
+			} else if passes[id] > 0 {
+				ms.Flaky = append(ms.Flaky, id)
+			}
+		}
+		ms.PassAtK = dabench.Round4(float64(any) / float64(len(order)))
+		ms.PassHatK = dabench.Round4(float64(all) / float64(len(order)))
+	}
 	for _, r := range rs {
 		if r.Repeat != 0 {
 			continue
@@ -218,6 +252,12 @@ func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %d | %.1f | %.1f |\n",
 			m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pct(m.Score), pct(m.Official.ABQ), pct(m.Official.PSAQ),
 			pct(m.Official.UASQ), pct(m.Strict.ABQ), m.PromptTokens+m.CompletionTokens, m.ModelMS/1000, m.KernelMS/1000)
+	}
+	for _, m := range s.Models {
+		if m.Repeats > 1 {
+			fmt.Fprintf(&b, "\n%s over %d repeats: pass@%d %s, pass^%d %s; flaky: %s\n", m.Model, m.Repeats, m.Repeats, pct(m.PassAtK),
+				m.Repeats, pct(m.PassHatK), strings.Join(append([]string{"none"}, m.Flaky...)[min(1, len(m.Flaky)):], ", "))
+		}
 	}
 	b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
 		"score and strict ABQ count those as wrong.\n")

@@ -26,9 +26,12 @@ type Options struct {
 	Jobs    int      // cases in parallel; 0: DefaultJobs()
 	// Timeout bounds each case; 0: none.
 	Timeout time.Duration
-	Limit   int      // at most this many cases (after filter and shard); 0: all
-	Filter  []string // case ids or tags; empty: all
-	Shard   Shard
+	Limit   int // at most this many cases (after filter and shard); 0: all
+	// Repeat runs each case this many times (0 or 1: once); repeat r is
+	// asked with seed Seed+r, and the summary gives pass@k and pass^k.
+	Repeat int
+	Filter []string // case ids or tags; empty: all
+	Shard  Shard
 	// Force redoes finished cases and drops stale results; RetryErrors
 	// redoes cases that ended in an error.
 	Force, RetryErrors bool
@@ -152,6 +155,7 @@ func (e *StaleError) Error() string {
 type job struct {
 	c      Case
 	solver Solver
+	repeat int
 }
 
 // Run runs the selected cases through every solver, appending each result
@@ -194,15 +198,18 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := writeResultsFile(path, kept); err != nil {
 		return nil, err
 	}
+	repeats := max(o.Repeat, 1)
 	var jobs []job
-	for _, c := range cases {
-		for _, s := range o.Solvers {
-			if !done[key{c.ID, s.Model().Spec, 0}] {
-				jobs = append(jobs, job{c, s})
+	for r := 0; r < repeats; r++ {
+		for _, c := range cases {
+			for _, s := range o.Solvers {
+				if !done[key{c.ID, s.Model().Spec, r}] {
+					jobs = append(jobs, job{c, s, r})
+				}
 			}
 		}
 	}
-	results, runErr := o.runJobs(ctx, path, jobs, len(cases)*len(o.Solvers)-len(jobs))
+	results, runErr := o.runJobs(ctx, path, jobs, len(cases)*len(o.Solvers)*repeats-len(jobs))
 	all := append(kept, results...)
 	SortResults(all)
 	if err := writeResultsFile(path, all); err != nil {
@@ -308,14 +315,17 @@ func (o Options) runCase(ctx context.Context, j job) Result {
 		cctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	a, err := j.solver.Solve(cctx, j.c)
+	c := j.c
+	c.Repeat = j.repeat
+	a, err := j.solver.Solve(cctx, c)
 	if err == nil && cctx.Err() != nil && ctx.Err() == nil {
 		err = &SolveError{ClassTimeout, fmt.Errorf("the case ran past its %s timeout", o.Timeout)}
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		err = &SolveError{ClassTimeout, fmt.Errorf("the case ran past its %s timeout: %w", o.Timeout, err)}
 	}
-	r := scoreCase(j.c, a, err)
+	r := scoreCase(c, a, err)
+	r.Repeat = j.repeat
 	m := j.solver.Model()
 	r.Model, r.ModelDigest = m.Spec, m.Digest
 	r.Suite, r.SuiteHash, r.ImageID, r.Seed = o.Suite.Name, o.Suite.Hash, o.ImageID, o.Seed

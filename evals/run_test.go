@@ -24,6 +24,7 @@ type fakeSolver struct {
 	model   evals.Model
 	answers map[string]string // case id → response
 	fail    map[string]error
+	flaky   map[string]bool // wrong on odd repeats
 	mu      sync.Mutex
 	calls   []string
 }
@@ -37,7 +38,11 @@ func (f *fakeSolver) Solve(ctx context.Context, c evals.Case) (*evals.Attempt, e
 	if err := f.fail[c.ID]; err != nil {
 		return &evals.Attempt{}, err
 	}
-	return &evals.Attempt{Response: f.answers[c.ID], PromptTokens: 100, CompletionTokens: 10, ModelMS: 5, KernelMS: 7,
+	resp := f.answers[c.ID]
+	if f.flaky[c.ID] && c.Repeat%2 == 1 {
+		resp = "@a[wrong]"
+	}
+	return &evals.Attempt{Response: resp, PromptTokens: 100, CompletionTokens: 10, ModelMS: 5, KernelMS: 7,
 		Steps: []evals.TraceStep{{Status: "ok"}}}, nil
 }
 
@@ -292,5 +297,32 @@ func TestCompare(t *testing.T) {
 	if c.BothRight != 6 || c.BothWrong != 0 || fmt.Sprint(c.Regressions) != "[18 21 24 27]" || fmt.Sprint(c.Improvements) != "[30 33]" ||
 		c.P != evals.McNemarExact(4, 2) || c.A != "ollama:a" || c.B != "ollama:b" {
 		t.Errorf("comparison %+v", c)
+	}
+}
+
+func TestRepeatsGivePassAtKAndFlakyCases(t *testing.T) {
+	s, err := evals.LoadDABench(miniDABench(t, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Right: 0, 1, 2 always; 3 on even repeats only; 4, 5 never.
+	f := &fakeSolver{model: evals.Model{Spec: "ollama:m"}, answers: answersFor(6, func(i int) bool { return i < 4 }), flaky: map[string]bool{"9": true}}
+	o := options(t, s, t.TempDir(), f)
+	o.Repeat = 3
+	sum, err := evals.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sum.Models[0]
+	if len(f.calls) != 18 || m.Repeats != 3 || m.PassAtK != dabench.Round4(4.0/6) || m.PassHatK != 0.5 || fmt.Sprint(m.Flaky) != "[9]" {
+		t.Errorf("%d calls; repeats %d, pass@k %v, pass^k %v, flaky %v", len(f.calls), m.Repeats, m.PassAtK, m.PassHatK, m.Flaky)
+	}
+	// The official figures are those of the first repeat.
+	if m.Cases != 6 || m.Passed != 4 || m.Official.ABQ != dabench.Round4(4.0/6) {
+		t.Errorf("first repeat: %+v", m)
+	}
+	// Resuming with the same repeats does nothing more.
+	if _, err := evals.Run(context.Background(), o); err != nil || len(f.calls) != 18 {
+		t.Errorf("resume: %v, %d calls", err, len(f.calls))
 	}
 }

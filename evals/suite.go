@@ -44,6 +44,9 @@ type Case struct {
 	DABenchID *int64        `json:"dabench_id,omitempty"`
 	Reference string        `json:"reference,omitempty"`
 	Charts    []ChartExpect `json:"charts,omitempty"`
+	// Repeat is which repeat of the case a solver is asked (0-based); a
+	// solver that samples uses it to vary its seed.
+	Repeat int `json:"-"`
 }
 
 // Expect is one named answer and how a prediction is matched against it.
