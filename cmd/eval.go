@@ -44,6 +44,7 @@ its own fresh kernel — score the answers, and write:
   OUT/results.jsonl          one line per case × model, appended as each case ends
   OUT/summary.json           the figures of each model
   OUT/report.md              for a pull request comment or a CI step summary
+  OUT/report.html            the same, as one self-contained page
   OUT/junit.xml              one test case per eval case
   OUT/responses/MODEL.jsonl  the answers as a DABench responses file
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,7 @@ import (
 const (
 	SummaryFile  = "summary.json"
 	ReportFile   = "report.md"
+	HTMLFile     = "report.html"
 	JUnitFile    = "junit.xml"
 	ResponsesDir = "responses"
 )
@@ -202,6 +204,7 @@ func WriteOutputs(dir string, rs []Result) (*Summary, error) {
 	errs := []error{atomicfile.WriteFile(filepath.Join(dir, SummaryFile), append(data, '\n'))}
 	errs = append(errs, atomicfile.Write(filepath.Join(dir, ReportFile), func(w io.Writer) error { return s.WriteMarkdown(w, rs) }))
 	errs = append(errs, atomicfile.Write(filepath.Join(dir, JUnitFile), func(w io.Writer) error { return writeJUnit(w, s, rs) }))
+	errs = append(errs, atomicfile.Write(filepath.Join(dir, HTMLFile), func(w io.Writer) error { return s.WriteHTML(w, rs) }))
 	if err := os.MkdirAll(filepath.Join(dir, ResponsesDir), 0o755); err != nil {
 		errs = append(errs, err)
 	}
@@ -239,6 +242,19 @@ func writeResponses(w io.Writer, model string, rs []Result) error {
 	return nil
 }
 
+// Wilson is the 95% Wilson score interval of k successes in n trials.
+func Wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959963984540054
+	p, nf := float64(k)/float64(n), float64(n)
+	d := 1 + z*z/nf
+	c := (p + z*z/(2*nf)) / d
+	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
+	return math.Max(0, c-h), math.Min(1, c+h)
+}
+
 func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%" }
 
 // WriteMarkdown writes report.md: for a pull request comment or a CI step
@@ -246,11 +262,12 @@ func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%"
 func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# analyst eval: %s\n\nSuite `%s`.\n\n", s.Suite, short(s.SuiteHash))
-	b.WriteString("| model | cases | passed | failed | errors | score | ABQ | PSAQ | UASQ | strict ABQ | tokens | model s | kernel s |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | cases | passed | failed | errors | score | 95% CI | ABQ | PSAQ | UASQ | strict ABQ | tokens | model s | kernel s |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range s.Models {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %d | %.1f | %.1f |\n",
-			m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pct(m.Score), pct(m.Official.ABQ), pct(m.Official.PSAQ),
+		lo, hi := Wilson(m.Passed, m.Cases)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s–%s | %s | %s | %s | %s | %d | %.1f | %.1f |\n",
+			m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pct(m.Score), pct(lo), pct(hi), pct(m.Official.ABQ), pct(m.Official.PSAQ),
 			pct(m.Official.UASQ), pct(m.Strict.ABQ), m.PromptTokens+m.CompletionTokens, m.ModelMS/1000, m.KernelMS/1000)
 	}
 	for _, m := range s.Models {
