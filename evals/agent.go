@@ -49,7 +49,7 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 // Solve implements Solver.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	a := &Attempt{}
-	k, profile, done, err := startCase(ctx, caseKernel{s.Kernel, s.CellTimeout, s.TempDir}, c, a)
+	k, profile, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
 	if err != nil {
 		return a, err
 	}
@@ -88,6 +88,7 @@ type caseKernel struct {
 	opts        kernel.Options
 	cellTimeout time.Duration
 	tempDir     string
+	noProfile   bool // setup and load only: the oracle needs no prompt
 }
 
 // startCase starts a fresh kernel on the case's data and runs the setup,
@@ -108,7 +109,7 @@ func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.
 		return nil, nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
 	}
 	done := func() { k.Close(); os.RemoveAll(out) }
-	profile, err := prepare(ctx, k, ck.cellTimeout, c, a)
+	profile, err := prepare(ctx, k, ck, c, a)
 	if err != nil {
 		done()
 		return nil, nil, nil, err
@@ -117,15 +118,19 @@ func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.
 }
 
 // prepare runs the setup, load and profile stages and returns the profile.
-func prepare(ctx context.Context, k *kernel.Kernel, cellTimeout time.Duration, c Case, a *Attempt) (*eda.Profile, error) {
+func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *Attempt) (*eda.Profile, error) {
 	dataPath := kernel.DataMount + "/" + filepath.Base(c.Dataset)
 	var profile *eda.Profile
-	for _, st := range []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()} {
+	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
+	if ck.noProfile {
+		stages = stages[:2]
+	}
+	for _, st := range stages {
 		for _, cell := range st.Cells {
 			if cell.Markdown {
 				continue
 			}
-			ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: cellTimeout})
+			ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
 			if ex != nil {
 				a.KernelMS += ms(ex.Duration)
 			}
@@ -146,7 +151,7 @@ func prepare(ctx context.Context, k *kernel.Kernel, cellTimeout time.Duration, c
 			}
 		}
 	}
-	if profile == nil {
+	if profile == nil && !ck.noProfile {
 		return nil, &SolveError{ClassSandboxError, errors.New("the profile stage produced no profile")}
 	}
 	return profile, nil

@@ -31,7 +31,7 @@ func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	if c.Reference == "" {
 		return a, &SolveError{ClassNoAnswer, errors.New("the case has no reference code")}
 	}
-	k, _, done, err := startCase(ctx, caseKernel{s.Kernel, s.CellTimeout, s.TempDir}, c, a)
+	k, _, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir, noProfile: true}, c, a)
 	if err != nil {
 		return a, err
 	}

@@ -45,6 +45,9 @@ func shippedSuite(t *testing.T) *evals.Suite {
 // The oracle (each case's reference code) scores 100% on the shipped
 // suite: every gold value is what its reference computes, in the kernel.
 func TestShippedSuiteReproducesItsGold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kernel per case (about 30)")
+	}
 	s := shippedSuite(t)
 	if len(s.Cases) < 30 {
 		t.Errorf("the shipped suite has %d cases, want about 30", len(s.Cases))
