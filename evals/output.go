@@ -420,7 +420,8 @@ func secs(ms float64) string { return strconv.FormatFloat(ms/1000, 'f', 3, 64) }
 func Merge(out string, dirs []string) (*Summary, error) {
 	var all []Result
 	seen := map[key]string{}
-	hash := ""
+	var first *Result
+	digests := map[string]string{}
 	for _, d := range dirs {
 		p := filepath.Join(d, ResultsFile)
 		rs, err := ReadResults(p)
@@ -433,12 +434,24 @@ func Merge(out string, dirs []string) (*Summary, error) {
 			}
 		}
 		for _, r := range rs {
-			if hash == "" {
-				hash = r.SuiteHash
+			if first == nil {
+				first = &r
 			}
-			if r.SuiteHash != hash {
-				return nil, fmt.Errorf("merging %s: its results come from another version of the suite (%s, not %s)", d, short(r.SuiteHash), short(hash))
+			var what string
+			switch d0, ok := digests[r.Model]; {
+			case r.SuiteHash != first.SuiteHash:
+				what = fmt.Sprintf("another version of the suite (%s, not %s)", short(r.SuiteHash), short(first.SuiteHash))
+			case r.ImageID != first.ImageID:
+				what = fmt.Sprintf("another kernel image (%s, not %s)", r.ImageID, first.ImageID)
+			case r.Seed != first.Seed:
+				what = fmt.Sprintf("another seed (%d, not %d)", r.Seed, first.Seed)
+			case ok && d0 != r.ModelDigest:
+				what = fmt.Sprintf("another build of %s (%s, not %s)", r.Model, short(r.ModelDigest), short(d0))
 			}
+			if what != "" {
+				return nil, fmt.Errorf("merging %s: its results come from %s", d, what)
+			}
+			digests[r.Model] = r.ModelDigest
 			if prev, dup := seen[r.key()]; dup {
 				return nil, fmt.Errorf("merging %s: case %s of %s is also in %s (shards overlap)", d, r.Case, r.Model, prev)
 			}

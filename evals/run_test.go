@@ -218,6 +218,16 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if _, err := evals.Merge(filepath.Join(root, "twice"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("merging a shard twice: %v", err)
 	}
+	// A shard run on another image is not mixed in.
+	other := filepath.Join(root, "other-image")
+	o := options(t, s, other, newSolvers()...)
+	o.Shard, o.ImageID = evals.Shard{Index: 1, Count: 2}, "img2"
+	if _, err := evals.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evals.Merge(filepath.Join(root, "mixed"), []string{dirs[0], other}); err == nil || !strings.Contains(err.Error(), "another kernel image (img2, not img1)") {
+		t.Errorf("merging shards of two images: %v", err)
+	}
 }
 
 var timings = regexp.MustCompile(`"wall_ms": ?[0-9.e+-]+|time="[0-9.]+"`)
