@@ -253,7 +253,8 @@ func printEvalProgress(f *Factory, p evals.Progress) {
 	if r.Class != "" {
 		detail += " (" + r.Class + ")"
 	}
-	fmt.Fprintf(f.IO.ErrOut, "[%d/%d] %s %s: %s; %d passed, %d errors%s\n", p.Done, p.Total, r.Model, r.Case, detail, p.Passed, p.Errors, eta)
+	fmt.Fprintf(f.IO.ErrOut, "[%d/%d] %s %s: %s; %d of %d run passed (%s), %d errors%s\n", p.Done, p.Total, r.Model, r.Case, detail,
+		p.Passed, p.Done-p.Skipped, pctOf(float64(p.Passed)/float64(max(p.Done-p.Skipped, 1))), p.Errors, eta)
 }
 
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {
