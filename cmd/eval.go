@@ -91,7 +91,8 @@ into one run.`,
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")
 	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
-	for flag, key := range map[string]string{"base-url": keyBaseURL, "max-turns": keyMaxTurns} {
+	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
+	for flag, key := range map[string]string{"base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
@@ -144,6 +145,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 			return withCode(ExitModel, modelMessage(err))
 		}
 		s.Kernel, s.Versions, s.CellTimeout, s.MaxTurns = setup.Options, versions, cfg.Limits.CellTimeout, cfg.MaxTurns
+		s.ReflectRounds = cfg.ReflectRounds
 		solvers = append(solvers, s)
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
