@@ -354,7 +354,8 @@ func newCmdEvalMerge(f *Factory) *cobra.Command {
 		Long: `Merge the results of 'analyst eval --shard i/n' runs into OUT, as if the
 suite had run unsharded: the same results.jsonl, summary.json, report.md,
 junit.xml and responses files (timings aside). Shards must come from the
-same suite version and must not overlap.`,
+same suite version, kernel image, seed and model builds, and must not
+overlap.`,
 		Example: `  analyst eval merge --out eval-out shard-0 shard-1`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) < 1 || out == "" {

@@ -30,14 +30,7 @@ var (
 // replaced.
 func scriptedDABench(t *testing.T) (*evals.Suite, *evaltest.Model) {
 	t.Helper()
-	dir, err := dabenchdir.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := evals.LoadDABench(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, s := realDABench(t)
 	qs, err := dabench.LoadQuestions(filepath.Join(dir, evals.DABenchQuestions))
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/evals/evaltest"
-	"github.com/analyst-cli/analyst/internal/dabenchdir"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm"
 )
@@ -23,16 +22,10 @@ import (
 // profile, two model turns). ANALYST_BENCH_EVAL_CASES sets how many cases
 // (default 6; 257 for all).
 func BenchmarkEvalDABench(b *testing.B) {
-	dir, err := dabenchdir.Find()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := evals.LoadDABench(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, s := realDABench(b)
 	n := 6
 	if v := os.Getenv("ANALYST_BENCH_EVAL_CASES"); v != "" {
+		var err error
 		if n, err = strconv.Atoi(v); err != nil {
 			b.Fatal(err)
 		}

@@ -263,7 +263,9 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
-func TestLoadTheRealDABench(t *testing.T) {
+// realDABench loads ../shared/dabench (found by dabenchdir).
+func realDABench(t testing.TB) (string, *evals.Suite) {
+	t.Helper()
 	dir, err := dabenchdir.Find()
 	if err != nil {
 		t.Fatal(err)
@@ -272,6 +274,11 @@ func TestLoadTheRealDABench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, s
+}
+
+func TestLoadTheRealDABench(t *testing.T) {
+	_, s := realDABench(t)
 	subs := 0
 	for _, c := range s.Cases {
 		subs += len(c.Expect)
