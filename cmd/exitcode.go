@@ -15,7 +15,7 @@ const (
 	ExitBadData     = 3   // the dataset is missing, unreadable or malformed
 	ExitModel       = 4   // the model server is unreachable or refused us
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image
-	ExitBelowTarget = 6   // analyst eval scored below --min-score
+	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
 	ExitNoAnswer    = 7   // the run finished, but a question got no answer
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
@@ -28,7 +28,7 @@ const exitCodeHelp = `Exit codes:
   3    bad data: the dataset is missing, unreadable or malformed
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable
-  6    eval score below the threshold
+  6    eval score below --min-score, or a significant regression (eval compare)
   7    no answer: the run finished, but a question got no answer (turn or
        repair bound reached, no clear reply); the reason is printed
   130  interrupted (Ctrl-C or SIGTERM)`

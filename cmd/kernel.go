@@ -105,6 +105,16 @@ func (f *Factory) kernelSetup(ctx context.Context) (*kernelSetup, error) {
 	return &kernelSetup{Image: img, Host: info, Options: f.kernelOptions(cfg, img, info, runtime)}, nil
 }
 
+// versions are the image's python and library versions, as the model is
+// told them.
+func (s *kernelSetup) versions() map[string]string {
+	v := map[string]string{"python": s.Image.Manifest.Python}
+	for k, ver := range s.Image.Manifest.Packages {
+		v[k] = ver
+	}
+	return v
+}
+
 // kernelOptions are the options of a kernel on this host with this image.
 // img may be nil (doctor without an image): RootFS is then empty.
 func (f *Factory) kernelOptions(cfg *Config, img *image.Image, info *host.Info, runtime string) kernel.Options {

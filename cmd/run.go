@@ -128,10 +128,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	versions := map[string]string{"python": setup.Image.Manifest.Python}
-	for k, v := range setup.Image.Manifest.Packages {
-		versions[k] = v
-	}
+	versions := setup.versions()
 	progress := newProgress(f, opts.JSON)
 	reflect := cfg.ReflectRounds
 	if reflect == 0 {

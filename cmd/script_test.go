@@ -9,6 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/analyst-cli/analyst/cmd"
+	"github.com/analyst-cli/analyst/evals/evaltest"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/kernel/image"
 )
@@ -43,6 +44,15 @@ func TestScripts(t *testing.T) {
 			model := newFakeOllama()
 			env.Defer(model.Close)
 			env.Setenv("FAKE_OLLAMA", model.Listener.Addr().String())
+			// A scripted model for eval scripts: it knows the questions of
+			// testdata/script/eval_run.txtar.
+			evalModel := evaltest.New(map[string]map[string]string{
+				`\Question{What is the mean of a?}`:   {"mean_a": "2.0"},
+				`\Question{What is the largest b?}`:   {"max_b": "6"},
+				`\Question{How many rows are there?}`: {"rows": "5"},
+			})
+			env.Defer(evalModel.Close)
+			env.Setenv("FAKE_EVAL_OLLAMA", evalModel.Listener.Addr().String())
 			return os.MkdirAll(home, 0o755)
 		},
 		Condition: func(cond string) (bool, error) {

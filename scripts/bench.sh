@@ -9,3 +9,5 @@ pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 mkdir -p out
 go test -run '^$' -bench . -benchtime "${count}x" -count 1 -timeout 60m ./kernel/ | tee out/bench-kernel.txt
 go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee out/bench-pipeline.txt
+# analyst eval: per-case cost with an instant scripted model (ANALYST_BENCH_EVAL_CASES=257 for all of DABench).
+go test -run '^$' -bench BenchmarkEvalDABench -benchtime 1x -count 1 -timeout 120m ./evals/ | tee out/bench-eval.txt

@@ -1,0 +1,206 @@
+package evals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/pipeline"
+)
+
+// AgentSolver answers a case with the agent of `analyst run`, in a fresh
+// kernel per case that runs only what the agent needs first: setup, load
+// and the profile the system prompt is made from.
+type AgentSolver struct {
+	Client llm.Client
+	Info   *llm.ModelInfo
+	Spec   string // the model as the user named it
+	Kernel kernel.Options
+	// Versions are the image's python and library versions (for the prompt).
+	Versions      map[string]string
+	CellTimeout   time.Duration
+	MaxTurns      int
+	ReflectRounds int // 0: none
+	Seed          int
+	// TempDir holds each case's kernel output folder; "": the system's.
+	TempDir string
+}
+
+// NewAgentSolver asks the model server about the model (digest,
+// capabilities) once, so a bad model name fails before any kernel starts.
+func NewAgentSolver(ctx context.Context, client llm.Client, spec string) (*AgentSolver, error) {
+	info, err := client.Model(ctx)
+	if err != nil {
+		return nil, &SolveError{ClassModelError, err}
+	}
+	return &AgentSolver{Client: client, Info: info, Spec: spec, Seed: pipeline.DefaultSeed}, nil
+}
+
+// Model implements Solver.
+func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.Digest} }
+
+// Solve implements Solver.
+func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
+	a := &Attempt{}
+	k, profile, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
+	if err != nil {
+		return a, err
+	}
+	defer done()
+	name := filepath.Base(c.Dataset)
+	agent := &pipeline.Agent{
+		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
+		System: pipeline.SystemPrompt(pipeline.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
+			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision}),
+	}
+	var texts []string
+	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
+		phase := pipeline.StageQuestion(i + 1)
+		ans, err := agent.Ask(ctx, phase, q)
+		if ans != nil && ans.Answered && s.ReflectRounds > 0 && err == nil {
+			err = agent.Reflect(ctx, pipeline.StageReflection(i+1), ans, s.ReflectRounds)
+		}
+		if ans != nil {
+			a.add(ans)
+			if ans.Answered {
+				texts = append(texts, answerText(ans))
+			} else {
+				a.Stop = ans.Stop
+			}
+		}
+		if err != nil {
+			return a, classify(ctx, err)
+		}
+	}
+	a.Response = strings.Join(texts, "\n\n")
+	return a, nil
+}
+
+// caseKernel is how a case's kernel is started.
+type caseKernel struct {
+	opts        kernel.Options
+	cellTimeout time.Duration
+	tempDir     string
+	noProfile   bool // setup and load only: the oracle needs no prompt
+}
+
+// startCase starts a fresh kernel on the case's data and runs the setup,
+// load and profile stages; done closes it and removes its output folder.
+func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.Kernel, *eda.Profile, func(), error) {
+	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
+	if err != nil {
+		return nil, nil, nil, &SolveError{ClassSandboxError, err}
+	}
+	kopts := ck.opts
+	kopts.Data, kopts.OutputDir = c.Dataset, out
+	k, err := kernel.Start(ctx, kopts)
+	if err != nil {
+		os.RemoveAll(out)
+		if ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
+		return nil, nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
+	}
+	done := func() { k.Close(); os.RemoveAll(out) }
+	profile, err := prepare(ctx, k, ck, c, a)
+	if err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return k, profile, done, nil
+}
+
+// prepare runs the setup, load and profile stages and returns the profile.
+func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *Attempt) (*eda.Profile, error) {
+	dataPath := kernel.DataMount + "/" + filepath.Base(c.Dataset)
+	var profile *eda.Profile
+	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
+	if ck.noProfile {
+		stages = stages[:2]
+	}
+	for _, st := range stages {
+		for _, cell := range st.Cells {
+			if cell.Markdown {
+				continue
+			}
+			ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
+			if ex != nil {
+				a.KernelMS += ms(ex.Duration)
+			}
+			if err != nil || ex == nil {
+				return nil, classify(ctx, fmt.Errorf("stage %s: %w", st.Name, err))
+			}
+			if ex.Status != kernel.StatusOK {
+				what := ex.Cause
+				if ex.Error != nil {
+					what = ex.Error.Name + ": " + ex.Error.Value
+				}
+				return nil, &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s", st.Name, what)}
+			}
+			for _, o := range ex.Outputs {
+				if p, ok, err := eda.ProfileFromData(o.Data); ok && err == nil {
+					profile = p
+				}
+			}
+		}
+	}
+	if profile == nil && !ck.noProfile {
+		return nil, &SolveError{ClassSandboxError, errors.New("the profile stage produced no profile")}
+	}
+	return profile, nil
+}
+
+// answerText is an answer as a DABench response: its named values, then
+// the narrative.
+func answerText(ans *pipeline.Answer) string {
+	t := pipeline.FormatAnswers(ans.Values)
+	if ans.Summary != "" {
+		t += "\n" + ans.Summary
+	}
+	return t
+}
+
+// add takes the trace, charts, tokens and times of an answer.
+func (a *Attempt) add(ans *pipeline.Answer) {
+	for _, c := range ans.Calls {
+		a.PromptTokens += c.PromptTokens
+		a.CompletionTokens += c.CompletionTokens
+		a.ModelMS += c.DurationMS
+	}
+	for _, st := range ans.Steps {
+		ts := TraceStep{Status: st.Status}
+		if st.Exec != nil {
+			a.KernelMS += ms(st.Exec.Duration)
+			if st.Exec.Error != nil {
+				ts.ErrorName, ts.ErrorMsg = st.Exec.Error.Name, st.Exec.Error.Value
+			}
+			for _, ch := range st.Exec.Charts() {
+				a.Charts = append(a.Charts, ch.Description)
+			}
+		}
+		a.Steps = append(a.Steps, ts)
+	}
+}
+
+// classify turns an agent error into a SolveError with its class.
+func classify(ctx context.Context, err error) error {
+	var le *llm.Error
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &le):
+		return &SolveError{ClassModelError, err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &SolveError{ClassTimeout, err}
+	}
+	return &SolveError{ClassSandboxError, err}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,115 @@
+// Package evaltest is a scripted model server for eval tests: it speaks
+// Ollama's real wire format (/api/show, /api/tags, NDJSON /api/chat), finds
+// which DABench question a conversation is about, runs a cell in the
+// kernel, then answers with the values a test chose.
+package evaltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// Digest is the model digest the server reports.
+const Digest = "sha256:e7a1e7a1"
+
+// Model is the scripted server.
+type Model struct {
+	*httptest.Server
+	// Questions maps the text sent for a question (a substring of the user
+	// message) to what the model answers: named values, or nil for no
+	// final answer (a reply with no tool call and no @name[value]).
+	Questions map[string]map[string]string
+	// Code is the cell the model runs before answering.
+	Code string
+
+	mu    sync.Mutex
+	chats []Chat
+}
+
+// Chat is one /api/chat request as the server got it.
+type Chat struct {
+	Messages []Message `json:"messages"`
+	Tools    []any     `json:"tools"`
+	Options  map[string]any
+}
+
+// Message is a chat message as sent.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// New starts a scripted server; Close it when done.
+func New(questions map[string]map[string]string) *Model {
+	m := &Model{Questions: questions, Code: `print("ROWS", len(df))`}
+	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
+	return m
+}
+
+// Chats returns the chat requests so far.
+func (m *Model) Chats() []Chat {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Chat(nil), m.chats...)
+}
+
+func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	switch r.URL.Path {
+	case "/api/show":
+		io.WriteString(w, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":["completion","tools"]}`)
+		return
+	case "/api/tags":
+		fmt.Fprintf(w, `{"models":[{"name":"scripted:1b","model":"scripted:1b","size":1,"digest":%q}]}`, Digest)
+		return
+	case "/api/chat":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	var c Chat
+	if err := json.Unmarshal(body, &c); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	m.mu.Lock()
+	m.chats = append(m.chats, c)
+	m.mu.Unlock()
+
+	var answer map[string]string
+	found, ran := false, false
+	for _, msg := range c.Messages {
+		if msg.Role == "user" && !found {
+			for q, a := range m.Questions {
+				if strings.Contains(msg.Content, q) {
+					answer, found = a, true
+					break
+				}
+			}
+		}
+		if msg.Role == "tool" {
+			ran = true
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	msg := map[string]any{"role": "assistant", "content": ""}
+	switch {
+	case !found:
+		msg["content"] = "I cannot tell which question this is."
+	case !ran:
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": m.Code}}}}
+	case answer == nil:
+		msg["content"] = "The answer is probably around forty."
+	default:
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
+			"arguments": map[string]any{"answers": answer, "summary": "Computed from df."}}}}
+	}
+	line, _ := json.Marshal(map[string]any{"model": "scripted:1b", "created_at": "2025-01-01T00:00:00Z", "message": msg, "done": false})
+	fmt.Fprintf(w, "%s\n", line)
+	io.WriteString(w, `{"model":"scripted:1b","created_at":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":1000,"prompt_eval_count":100,"eval_count":20}`+"\n")
+}

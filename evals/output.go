@@ -1,0 +1,470 @@
+package evals
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/analyst-cli/analyst/evals/dabench"
+	"github.com/analyst-cli/analyst/internal/atomicfile"
+)
+
+// Output files of a run, besides ResultsFile.
+const (
+	SummaryFile  = "summary.json"
+	ReportFile   = "report.md"
+	HTMLFile     = "report.html"
+	JUnitFile    = "junit.xml"
+	ResponsesDir = "responses"
+)
+
+// Summary is summary.json: the figures of each model.
+type Summary struct {
+	Suite     string         `json:"suite"`
+	SuiteHash string         `json:"suite_hash"`
+	Models    []ModelSummary `json:"models"`
+}
+
+// ModelSummary is one model's figures.
+type ModelSummary struct {
+	Model  string `json:"model"`
+	Digest string `json:"digest,omitempty"`
+	Cases  int    `json:"cases"`
+	Passed int    `json:"passed"`
+	Failed int    `json:"failed"`
+	Errors int    `json:"errors"`
+	// Score is the share of cases entirely right, errors and unanswered
+	// cases counted wrong (the strict ABQ); --min-score compares with it.
+	Score float64 `json:"score"`
+	// Official is DABench's three figures as its scorer computes them
+	// (unanswered cases dropped); Strict counts them wrong (ours).
+	Official      dabench.Metrics    `json:"official"`
+	Strict        dabench.Metrics    `json:"strict"`
+	Answered      int                `json:"answered"`
+	Concepts      []dabench.Accuracy `json:"concepts"`
+	ConceptCounts []dabench.Accuracy `json:"concept_counts"`
+	TwoOrMore     *dabench.Accuracy  `json:"two_or_more_concepts"`
+	Levels        []dabench.Accuracy `json:"levels"` // ours: strict, by level
+	Classes       []ClassCount       `json:"classes"`
+	// With repeats: the share of cases right in at least one repeat
+	// (pass@k) and in every repeat (pass^k), and the cases that were
+	// sometimes right, sometimes not.
+	Repeats  int      `json:"repeats"`
+	PassAtK  float64  `json:"pass_at_k,omitempty"`
+	PassHatK float64  `json:"pass_hat_k,omitempty"`
+	Flaky    []string `json:"flaky,omitempty"`
+
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Timing           `json:"timing"`
+	Responses        string `json:"responses"` // the DABench responses file, relative to the folder
+}
+
+// ClassCount is how many cases fell into a failure class.
+type ClassCount struct {
+	Class string `json:"class"`
+	Count int    `json:"count"`
+}
+
+// Summarize computes the summary of results (in SortResults order).
+func Summarize(rs []Result) *Summary {
+	s := &Summary{}
+	byModel := map[string][]Result{}
+	var models []string
+	for _, r := range rs {
+		if s.Suite == "" {
+			s.Suite, s.SuiteHash = r.Suite, r.SuiteHash
+		}
+		if _, ok := byModel[r.Model]; !ok {
+			models = append(models, r.Model)
+		}
+		byModel[r.Model] = append(byModel[r.Model], r)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		s.Models = append(s.Models, summarizeModel(m, byModel[m]))
+	}
+	return s
+}
+
+func summarizeModel(model string, rs []Result) ModelSummary {
+	ms := ModelSummary{Model: model, Responses: filepath.Join(ResponsesDir, Slug(model)+".jsonl")}
+	var qrs []dabench.QuestionResult
+	classes := map[string]int{}
+	levels := map[string]*dabench.Accuracy{}
+	var levelOrder []string
+	passes, runs := map[string]int{}, map[string]int{}
+	var order []string
+	for _, r := range rs {
+		if runs[r.Case] == 0 {
+			order = append(order, r.Case)
+		}
+		runs[r.Case]++
+		if r.Status == StatusPass {
+			passes[r.Case]++
+		}
+		ms.Repeats = max(ms.Repeats, r.Repeat+1)
+	}
+	if ms.Repeats > 1 {
+		any, all := 0, 0
+		for _, id := range order {
+			if passes[id] > 0 {
+				any++
+			}
+			if passes[id] == runs[id] {
+				all++
+			} else if passes[id] > 0 {
+				ms.Flaky = append(ms.Flaky, id)
+			}
+		}
+		ms.PassAtK = dabench.Round4(float64(any) / float64(len(order)))
+		ms.PassHatK = dabench.Round4(float64(all) / float64(len(order)))
+	}
+	for _, r := range rs {
+		if r.Repeat != 0 {
+			continue
+		}
+		ms.Digest = r.ModelDigest
+		ms.Cases++
+		switch r.Status {
+		case StatusPass:
+			ms.Passed++
+		case StatusFail:
+			ms.Failed++
+		default:
+			ms.Errors++
+		}
+		if r.Class != "" {
+			classes[r.Class]++
+		}
+		q := dabench.QuestionResult{Answered: r.Response != "", Concepts: r.Concepts, HasConcepts: r.Concepts != nil}
+		for _, a := range r.Answers {
+			q.Correct = append(q.Correct, a.OK)
+		}
+		qrs = append(qrs, q)
+		lv := r.Level
+		if lv == "" {
+			lv = "-"
+		}
+		if levels[lv] == nil {
+			levels[lv] = &dabench.Accuracy{Key: lv}
+			levelOrder = append(levelOrder, lv)
+		}
+		levels[lv].Total++
+		if r.Status == StatusPass {
+			levels[lv].Correct++
+		}
+		ms.PromptTokens += r.PromptTokens
+		ms.CompletionTokens += r.CompletionTokens
+		ms.WallMS += r.WallMS
+		ms.ModelMS += r.ModelMS
+		ms.KernelMS += r.KernelMS
+	}
+	sc := dabench.Summarize(qrs)
+	ms.Official, ms.Strict, ms.Answered = sc.Official, sc.Strict, sc.Answered
+	ms.Concepts, ms.ConceptCounts, ms.TwoOrMore = sc.Concepts, sc.ConceptCounts, sc.TwoOrMore
+	if ms.Cases > 0 {
+		ms.Score = dabench.Round4(float64(ms.Passed) / float64(ms.Cases))
+	}
+	for _, lv := range levelOrder {
+		a := levels[lv]
+		a.Value = dabench.Round4(float64(a.Correct) / float64(a.Total))
+		ms.Levels = append(ms.Levels, *a)
+	}
+	for _, c := range []string{ClassWrongValue, ClassNearMiss, ClassNoAnswer, ClassColumn, ClassDtype, ClassTimeout, ClassModelError, ClassSandboxError} {
+		if classes[c] > 0 {
+			ms.Classes = append(ms.Classes, ClassCount{c, classes[c]})
+		}
+	}
+	return ms
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Slug is a model spec made safe as a file name.
+func Slug(model string) string { return strings.Trim(unsafeChars.ReplaceAllString(model, "_"), "_") }
+
+// WriteOutputs writes summary.json, report.md, junit.xml and one DABench
+// responses file per model from results (in SortResults order).
+func WriteOutputs(dir string, rs []Result) (*Summary, error) {
+	s := Summarize(rs)
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	errs := []error{atomicfile.WriteFile(filepath.Join(dir, SummaryFile), append(data, '\n'))}
+	errs = append(errs, atomicfile.Write(filepath.Join(dir, ReportFile), func(w io.Writer) error { return s.WriteMarkdown(w, rs) }))
+	errs = append(errs, atomicfile.Write(filepath.Join(dir, JUnitFile), func(w io.Writer) error { return writeJUnit(w, s, rs) }))
+	errs = append(errs, atomicfile.Write(filepath.Join(dir, HTMLFile), func(w io.Writer) error { return s.WriteHTML(w, rs) }))
+	if err := os.MkdirAll(filepath.Join(dir, ResponsesDir), 0o755); err != nil {
+		errs = append(errs, err)
+	}
+	for _, m := range s.Models {
+		errs = append(errs, atomicfile.Write(filepath.Join(dir, m.Responses), func(w io.Writer) error { return writeResponses(w, m.Model, rs) }))
+	}
+	return s, errors.Join(errs...)
+}
+
+func writeResultsFile(path string, rs []Result) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return writeResults(w, rs) })
+}
+
+// writeResponses writes a model's answers as a DABench responses file:
+// {"id": N, "response": "..."} per case (the case id as a string outside
+// DABench suites).
+func writeResponses(w io.Writer, model string, rs []Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, r := range rs {
+		if r.Model != model || r.Repeat != 0 {
+			continue
+		}
+		line := struct {
+			ID       any    `json:"id"`
+			Response string `json:"response"`
+		}{r.Case, r.Response}
+		if r.DABenchID != nil {
+			line.ID = *r.DABenchID
+		}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Wilson is the 95% Wilson score interval of k successes in n trials.
+func Wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959963984540054
+	p, nf := float64(k)/float64(n), float64(n)
+	d := 1 + z*z/nf
+	c := (p + z*z/(2*nf)) / d
+	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
+	return math.Max(0, c-h), math.Min(1, c+h)
+}
+
+func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%" }
+
+// WriteMarkdown writes report.md: for a pull request comment or a CI step
+// summary.
+func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# analyst eval: %s\n\nSuite `%s`.\n\n", s.Suite, short(s.SuiteHash))
+	b.WriteString("| model | cases | passed | failed | errors | score | 95% CI | ABQ | PSAQ | UASQ | strict ABQ | tokens | model s | kernel s |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, m := range s.Models {
+		lo, hi := Wilson(m.Passed, m.Cases)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s–%s | %s | %s | %s | %s | %d | %.1f | %.1f |\n",
+			m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pct(m.Score), pct(lo), pct(hi), pct(m.Official.ABQ), pct(m.Official.PSAQ),
+			pct(m.Official.UASQ), pct(m.Strict.ABQ), m.PromptTokens+m.CompletionTokens, m.ModelMS/1000, m.KernelMS/1000)
+	}
+	for _, m := range s.Models {
+		if m.Repeats > 1 {
+			fmt.Fprintf(&b, "\n%s over %d repeats: pass@%d %s, pass^%d %s; flaky: %s\n", m.Model, m.Repeats, m.Repeats, pct(m.PassAtK),
+				m.Repeats, pct(m.PassHatK), strings.Join(append([]string{"none"}, m.Flaky...)[min(1, len(m.Flaky)):], ", "))
+		}
+	}
+	b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
+		"score and strict ABQ count those as wrong.\n")
+	for _, m := range s.Models {
+		if len(m.Classes) > 0 {
+			fmt.Fprintf(&b, "\n## Failures of %s\n\n| class | cases |\n|---|---:|\n", m.Model)
+			for _, c := range m.Classes {
+				fmt.Fprintf(&b, "| %s | %d |\n", c.Class, c.Count)
+			}
+		}
+		if len(m.Concepts) > 0 {
+			fmt.Fprintf(&b, "\n## %s by concept\n\n| concept | accuracy | right |\n|---|---:|---:|\n", m.Model)
+			for _, c := range m.Concepts {
+				fmt.Fprintf(&b, "| %s | %s | %d/%d |\n", c.Key, pct(c.Value), c.Correct, c.Total)
+			}
+		}
+	}
+	var bad []string
+	for _, r := range rs {
+		if r.Status != StatusPass && r.Repeat == 0 {
+			bad = append(bad, fmt.Sprintf("| %s | %s | %s | %s |", r.Case, r.Model, r.Class, mdCell(wrongAnswers(r))))
+		}
+	}
+	if len(bad) > 0 {
+		b.WriteString("\n## Cases not passed\n\n| case | model | class | detail |\n|---|---|---|---|\n")
+		const max = 100
+		for i, l := range bad {
+			if i == max {
+				fmt.Fprintf(&b, "\n… and %d more (results.jsonl has them all).\n", len(bad)-max)
+				break
+			}
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Detail says what is wrong with a result: its error, or each wrong answer
+// and failed chart check.
+func Detail(r Result) string { return wrongAnswers(r) }
+
+func wrongAnswers(r Result) string {
+	if r.Error != "" {
+		return r.Error
+	}
+	var parts []string
+	for _, a := range r.Answers {
+		if a.OK {
+			continue
+		}
+		got := "missing"
+		if a.Has {
+			got = strconv.Quote(a.Got)
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s, want %q", a.Name, got, a.Want))
+	}
+	for _, c := range r.Charts {
+		if !c.OK {
+			parts = append(parts, "chart: "+c.Why)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func mdCell(s string) string {
+	s = strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// writeJUnit writes one test suite per model, one test case per eval case.
+func writeJUnit(w io.Writer, s *Summary, rs []Result) error {
+	var out junitSuites
+	for _, m := range s.Models {
+		js := junitSuite{Name: s.Suite + " · " + m.Model, Time: secs(m.WallMS)}
+		for _, r := range rs {
+			if r.Model != m.Model || r.Repeat != 0 {
+				continue
+			}
+			jc := junitCase{Name: r.Case, ClassName: s.Suite + "." + Slug(m.Model), Time: secs(r.WallMS)}
+			p := &junitProblem{Message: wrongAnswers(r), Type: r.Class, Text: r.Response}
+			switch r.Status {
+			case StatusFail:
+				jc.Failure = p
+				js.Failures++
+			case StatusError:
+				jc.Error = p
+				js.Errors++
+			}
+			js.Tests++
+			js.Cases = append(js.Cases, jc)
+		}
+		out.Suites = append(out.Suites, js)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func secs(ms float64) string { return strconv.FormatFloat(ms/1000, 'f', 3, 64) }
+
+// Merge reads the results of several output folders (shards of one run)
+// and writes them as one run into out. Shards must come from the same suite
+// and not overlap.
+func Merge(out string, dirs []string) (*Summary, error) {
+	var all []Result
+	seen := map[key]string{}
+	var first *Result
+	digests := map[string]string{}
+	for _, d := range dirs {
+		p := filepath.Join(d, ResultsFile)
+		rs, err := ReadResults(p)
+		if err != nil {
+			return nil, err
+		}
+		if rs == nil {
+			if _, err := os.Stat(p); err != nil {
+				return nil, fmt.Errorf("merging %s: %w", d, err)
+			}
+		}
+		for _, r := range rs {
+			if first == nil {
+				first = &r
+			}
+			var what string
+			switch d0, ok := digests[r.Model]; {
+			case r.SuiteHash != first.SuiteHash:
+				what = fmt.Sprintf("another version of the suite (%s, not %s)", short(r.SuiteHash), short(first.SuiteHash))
+			case r.ImageID != first.ImageID:
+				what = fmt.Sprintf("another kernel image (%s, not %s)", r.ImageID, first.ImageID)
+			case r.Seed != first.Seed:
+				what = fmt.Sprintf("another seed (%d, not %d)", r.Seed, first.Seed)
+			case ok && d0 != r.ModelDigest:
+				what = fmt.Sprintf("another build of %s (%s, not %s)", r.Model, short(r.ModelDigest), short(d0))
+			}
+			if what != "" {
+				return nil, fmt.Errorf("merging %s: its results come from %s", d, what)
+			}
+			digests[r.Model] = r.ModelDigest
+			if prev, dup := seen[r.key()]; dup {
+				return nil, fmt.Errorf("merging %s: case %s of %s is also in %s (shards overlap)", d, r.Case, r.Model, prev)
+			}
+			seen[r.key()] = d
+			all = append(all, r)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	SortResults(all)
+	if err := writeResultsFile(filepath.Join(out, ResultsFile), all); err != nil {
+		return nil, err
+	}
+	return WriteOutputs(out, all)
+}

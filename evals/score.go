@@ -1,0 +1,117 @@
+package evals
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/analyst-cli/analyst/evals/dabench"
+)
+
+// scoreCase turns what the solver did into a result (provenance aside).
+func scoreCase(c Case, a *Attempt, solveErr error) Result {
+	r := Result{Case: c.ID, Index: c.Index, Concepts: c.Concepts, Level: c.Level, Tags: c.Tags, DABenchID: c.DABenchID,
+		Total: len(c.Expect)}
+	if a != nil {
+		r.Response = a.Response
+		r.PromptTokens, r.CompletionTokens = a.PromptTokens, a.CompletionTokens
+		r.ModelMS, r.KernelMS = a.ModelMS, a.KernelMS
+	}
+	// Extraction is the official one for every suite: the last duplicate
+	// wins, values are taken as written.
+	pred := dabench.Extract(r.Response)
+	for _, e := range c.Expect {
+		got, has := pred[e.Name]
+		ok := e.Match.Match(got, has, e.Value)
+		if ok {
+			r.Correct++
+		}
+		r.Answers = append(r.Answers, SubAnswer{Name: e.Name, Want: e.Value, Got: got, Has: has, OK: ok})
+	}
+	chartsOK := true
+	if a != nil && len(c.Charts) > 0 {
+		r.Charts = CheckCharts(c.Charts, a.Charts)
+		for _, ch := range r.Charts {
+			chartsOK = chartsOK && ch.OK
+		}
+	}
+	if solveErr != nil {
+		r.Status, r.Error, r.Class = StatusError, solveErr.Error(), errorClass(solveErr)
+		return r
+	}
+	if r.Correct == r.Total && chartsOK {
+		r.Status = StatusPass
+		return r
+	}
+	r.Status = StatusFail
+	r.Class = failureClass(r, a, len(pred) > 0)
+	return r
+}
+
+func errorClass(err error) string {
+	var se *SolveError
+	switch {
+	case errors.As(err, &se):
+		return se.Class
+	case errors.Is(err, context.DeadlineExceeded):
+		return ClassTimeout
+	}
+	return ClassSandboxError
+}
+
+// failureClass says why an answered case is wrong, from its answers and
+// the trace of its cells.
+func failureClass(r Result, a *Attempt, anyAnswer bool) string {
+	if !anyAnswer {
+		return ClassNoAnswer
+	}
+	near := true
+	for _, s := range r.Answers {
+		if !s.OK && !nearMiss(s) {
+			near = false
+		}
+	}
+	if near && r.Correct < r.Total {
+		return ClassNearMiss
+	}
+	if a != nil {
+		for _, st := range a.Steps {
+			if st.ErrorName == "KeyError" {
+				return ClassColumn
+			}
+		}
+		for _, st := range a.Steps {
+			if isDtypeError(st) {
+				return ClassDtype
+			}
+		}
+	}
+	return ClassWrongValue
+}
+
+// nearMiss is a wrong numeric value within 1% of the expected one.
+func nearMiss(s SubAnswer) bool {
+	if !s.Has {
+		return false
+	}
+	g, err1 := dabench.ParsePyFloat(s.Got)
+	w, err2 := dabench.ParsePyFloat(s.Want)
+	if err1 != nil || err2 != nil || math.IsNaN(g) || math.IsInf(w, 0) {
+		return false
+	}
+	return math.Abs(g-w) <= 0.01*math.Abs(w)
+}
+
+func isDtypeError(st TraceStep) bool {
+	if st.ErrorName != "TypeError" && st.ErrorName != "ValueError" {
+		return false
+	}
+	m := strings.ToLower(st.ErrorMsg)
+	for _, w := range []string{"dtype", "convert", "could not", "unsupported operand", "not supported between", "invalid literal", "must be real number"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
