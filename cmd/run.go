@@ -22,6 +22,8 @@ type RunOptions struct {
 	OutDir    string
 	Name      string
 	JSON      bool
+	Sheet     string
+	Table     string
 }
 
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -51,8 +53,14 @@ Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 
 Reads CSV and TSV (delimiter sniffed), gzip-compressed CSV, JSON, JSON Lines
-and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
+(UTF-8 with or without BOM, or Latin-1); Excel (.xlsx, .xls) and OpenDocument
+(.ods) spreadsheets (--sheet picks a sheet, by name or number from 1; default
+the first); SPSS (.sav), Stata (.dta), SAS (.sas7bdat, .xpt); SQLite
+databases (--table NAME, or the only table); and Parquet, which analyst
+converts to typed NumPy columns before the run (the kernel has no pyarrow).`,
 		Example: `  analyst run sales.csv
+  analyst run --sheet Q4 sales.xlsx
+  analyst run --table orders shop.sqlite
   analyst run --out reports --name q4 sales.csv.gz
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
   analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini`,
@@ -79,6 +87,7 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", ".", "output folder")
 	c.Flags().StringVar(&opts.Name, "name", "", "base name of the outputs (default: the data file's name)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
+	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	fl := c.Flags()
 	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
@@ -94,8 +103,12 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	// Bad data is reported before anything slow starts.
-	if _, err := pipeline.CheckInput(opts.Data); err != nil {
+	in, err := pipeline.CheckInput(opts.Data)
+	if err != nil {
 		return withCode(ExitBadData, err)
+	}
+	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
+		return withCode(ExitUsage, err)
 	}
 	cfg, err := f.Config()
 	if err != nil {
@@ -125,6 +138,8 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	popts := pipeline.Options{
 		Data:           opts.Data,
+		Sheet:          opts.Sheet,
+		Table:          opts.Table,
 		OutDir:         opts.OutDir,
 		Name:           opts.Name,
 		Kernel:         setup.Options,
@@ -204,4 +219,11 @@ func modelMessage(err error) error {
 		what = "model error"
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// addSourceFlags adds --sheet and --table, which say what part of a
+// spreadsheet or database to read.
+func addSourceFlags(c *cobra.Command, sheet, table *string) {
+	c.Flags().StringVar(sheet, "sheet", "", "spreadsheets (.xlsx, .xls, .ods): the sheet to read, by name or number from 1 (default: the first)")
+	c.Flags().StringVar(table, "table", "", "SQLite databases: the table or view to read (default: the only one)")
 }
