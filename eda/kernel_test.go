@@ -692,7 +692,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bom_header_only.csv", []byte("\xef\xbb\xbfa;b\r\n"), "header but no data rows"},
 		{"binary.csv", binary, "looks binary"},
 		{"image.csv", append([]byte("\x89PNG\r\n\x1a\n"), binary...), "PNG image"},
-		{"old.xls", append([]byte("\xd0\xcf\x11\xe0"), binary...), "save it as .xlsx or CSV"},
+		{"old.xls", append([]byte("\xd0\xcf\x11\xe0"), binary...), "old.xls: the spreadsheet could not be read"},
 		{"data.parquet", append([]byte("PAR1"), binary...), "pyarrow"},
 		{"archive.csv", append([]byte("PK\x03\x04"), binary[:100]...), "zip archive"},
 		{"broken.json", []byte(`[{"a": 1}, {"a": `), "not valid JSON"},

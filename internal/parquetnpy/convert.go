@@ -182,6 +182,7 @@ type builder struct {
 	index  map[string]int32
 	cats   []string
 
+	rows     int                 // expected, to size the slices once
 	value    func(parquet.Value) // appends one non-null value
 	null     func()
 	unsigned bool
@@ -190,7 +191,7 @@ type builder struct {
 
 func newBuilder(field *parquet.Column, file string, meta pandasMeta, rows int64) (*builder, error) {
 	t := field.Type()
-	b := &builder{col: Column{Name: field.Name(), File: file + ".npy", Parquet: t.String()}}
+	b := &builder{col: Column{Name: field.Name(), File: file + ".npy", Parquet: t.String()}, rows: int(rows)}
 	var pandasType, tz string
 	var ordered bool
 	for _, c := range meta.Columns {
@@ -278,7 +279,7 @@ func newBuilder(field *parquet.Column, file string, meta pandasMeta, rows int64)
 	case parquet.Double:
 		b.floating(parquet.Value.Double)
 	case parquet.ByteArray:
-		b.text(func(v parquet.Value) string { return string(v.ByteArray()) }, pandasType == "categorical", ordered)
+		b.text(nil, pandasType == "categorical", ordered)
 	case parquet.FixedLenByteArray:
 		b.text(func(v parquet.Value) string { return hex.EncodeToString(v.ByteArray()) }, false, false)
 		b.notes = append(b.notes, fmt.Sprintf("%q holds fixed-length bytes; they were read as hexadecimal text", field.Name()))
@@ -295,6 +296,7 @@ func isSigned(lt *format.LogicalType) bool {
 
 func (b *builder) integer(get func(parquet.Value) int64) {
 	b.col.Kind, b.col.Dtype = KindInt, "<i8"
+	b.ints, b.nulls = make([]int64, 0, b.rows), make([]bool, 0, b.rows)
 	if b.unsigned {
 		b.col.Dtype = "<u8"
 	}
@@ -304,6 +306,7 @@ func (b *builder) integer(get func(parquet.Value) int64) {
 
 func (b *builder) floating(get func(parquet.Value) float64) {
 	b.col.Kind, b.col.Dtype = KindFloat, "<f8"
+	b.floats = make([]float64, 0, b.rows)
 	if b.float32 {
 		b.col.Dtype = "<f4"
 	}
@@ -316,19 +319,31 @@ const natInt64 = math.MinInt64
 
 func (b *builder) datetime(get func(parquet.Value) int64) {
 	b.col.Kind, b.col.Dtype = KindDatetime, "<i8"
+	b.ints = make([]int64, 0, b.rows)
 	b.value = func(v parquet.Value) { b.ints = append(b.ints, get(v)) }
 	b.null = func() { b.ints = append(b.ints, natInt64) }
 }
 
 func (b *builder) text(get func(parquet.Value) string, category, ordered bool) {
 	b.col.Kind, b.col.Dtype = KindString, "<i4"
+	b.codes = make([]int32, 0, b.rows)
 	if category {
 		b.col.Kind, b.col.Ordered = KindCategory, ordered
 	}
 	b.col.Categories = strings.TrimSuffix(b.col.File, ".npy") + ".json"
 	b.index = map[string]int32{}
 	b.value = func(v parquet.Value) { b.codes = append(b.codes, b.code(get(v))) }
+	if get == nil { // the bytes are the text: look them up without a copy
+		b.value = func(v parquet.Value) { b.codes = append(b.codes, b.codeBytes(v.ByteArray())) }
+	}
 	b.null = func() { b.codes = append(b.codes, -1) }
+}
+
+func (b *builder) codeBytes(raw []byte) int32 {
+	if c, ok := b.index[string(raw)]; ok {
+		return c
+	}
+	return b.code(string(raw))
 }
 
 func (b *builder) code(s string) int32 {
