@@ -33,7 +33,7 @@ for path, sheets, engine in [("/output/t.xlsx", ("Sales", "Costs"), "openpyxl"),
         frame.to_excel(w, sheet_name=sheets[0], index=False)
         frame.head(2).to_excel(w, sheet_name=sheets[1], index=False)
 pyreadstat.write_sav(frame, "/output/t.sav")
-pyreadstat.write_xport(frame, "/output/t.xpt")
+pyreadstat.write_xport(frame, "/output/t.xpt", file_format_version=5)
 con = sqlite3.connect("/output/t.sqlite")
 text = frame.assign(when=frame["when"].dt.strftime("%Y-%m-%d"))
 text.to_sql("orders", con, index=False)
@@ -44,7 +44,51 @@ con = sqlite3.connect("/output/one.sqlite")
 text.to_sql("orders", con, index=False)
 con.commit()
 con.close()
-for name in ["t.dta", "t.xlsx", "t.ods", "t.sav", "t.xpt", "t.sqlite"]:
+
+# SAS data sets: pyreadstat does not expose the sas7bdat writer of the ReadStat
+# library it is built on, so call ReadStat's C API (exported by pyreadstat's
+# writer module) through ctypes.
+import ctypes
+import pyreadstat._readstat_writer as w
+rs = ctypes.CDLL(w.__file__)
+rs.readstat_writer_init.restype = ctypes.c_void_p
+rs.readstat_add_variable.restype = ctypes.c_void_p
+rs.readstat_add_variable.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
+rs.readstat_variable_set_format.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+rs.readstat_set_data_writer.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+rs.readstat_begin_writing_sas7bdat.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+for f in ("begin_row", "end_row", "end_writing", "writer_free"):
+    getattr(rs, "readstat_" + f).argtypes = [ctypes.c_void_p]
+rs.readstat_insert_double_value.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double]
+rs.readstat_insert_string_value.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
+rs.readstat_insert_missing_value.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+sas = open("/output/t.sas7bdat", "wb")
+@ctypes.CFUNCTYPE(ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+def write_bytes(data, n, ctx):
+    sas.write(ctypes.string_at(data, n))
+    return n
+writer = rs.readstat_writer_init()
+rs.readstat_set_data_writer(writer, ctypes.cast(write_bytes, ctypes.c_void_p))
+DOUBLE, STRING = 5, 0
+var = {name: rs.readstat_add_variable(writer, name.encode(), STRING if name == "label" else DOUBLE, 8)
+       for name in frame.columns}
+rs.readstat_variable_set_format(var["when"], b"YYMMDD10")
+assert rs.readstat_begin_writing_sas7bdat(writer, None, len(frame)) == 0
+for row in frame.itertuples(index=False):
+    rs.readstat_begin_row(writer)
+    rs.readstat_insert_double_value(writer, var["when"], float((row.when - pd.Timestamp("1960-01-01")).days))
+    if pd.isna(row.amount):
+        rs.readstat_insert_missing_value(writer, var["amount"])
+    else:
+        rs.readstat_insert_double_value(writer, var["amount"], row.amount)
+    rs.readstat_insert_string_value(writer, var["label"], row.label.encode())
+    rs.readstat_insert_double_value(writer, var["n"], float(row.n))
+    rs.readstat_end_row(writer)
+assert rs.readstat_end_writing(writer) == 0
+rs.readstat_writer_free(writer)
+sas.close()
+
+for name in ["t.dta", "t.xlsx", "t.ods", "t.sav", "t.xpt", "t.sqlite", "t.sas7bdat"]:
     with open("/output/" + name, "rb") as f:
         head = f.read(300)
     with open("/output/bad_" + name, "wb") as f:
@@ -124,6 +168,7 @@ func TestLoadFormats(t *testing.T) {
 		{Source{Path: "/output/t.dta"}, "dta", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
 		{Source{Path: "/output/t.sav"}, "sav", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
 		{Source{Path: "/output/t.xpt"}, "xpt", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
+		{Source{Path: "/output/t.sas7bdat"}, "sas7bdat", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
 		{Source{Path: "/output/t.ods"}, "ods", func(t *testing.T, p *Profile) {
 			same(t, p, "datetime64[ns]")
 			if l := p.Load; l.Sheet != "First" || !slices.Equal(l.Sheets, []string{"First", "Second"}) {
@@ -185,6 +230,7 @@ func TestLoadFormats(t *testing.T) {
 		{Source{Path: "/output/bad_t.dta"}, "bad_t.dta could not be read as a Stata data file"},
 		{Source{Path: "/output/bad_t.sav"}, "bad_t.sav could not be read as an SPSS data file"},
 		{Source{Path: "/output/bad_t.xpt"}, "bad_t.xpt could not be read as a SAS transport file"},
+		{Source{Path: "/output/bad_t.sas7bdat"}, "bad_t.sas7bdat could not be read as a SAS data set"},
 		{Source{Path: "/output/bad_t.xlsx"}, "bad_t.xlsx: the spreadsheet could not be read"},
 		{Source{Path: "/output/bad_t.ods"}, "bad_t.ods: the spreadsheet could not be read"},
 		{Source{Path: "/output/bad_t.sqlite"}, "bad_t.sqlite could not be read as an SQLite database"},

@@ -46,7 +46,7 @@ var formats = []format{
 	// Stata: "<stata_dta>" since version 117, before that a version byte (102-116).
 	{name: "dta", exts: []string{".dta"}, magic: append([][]byte{[]byte("<stata_dta>")}, versionBytes(102, 116)...), what: "a Stata data file (.dta)"},
 	{name: "sas7bdat", exts: []string{".sas7bdat"}, magic: [][]byte{sas7bdatMagic}, what: "a SAS data set (.sas7bdat)"},
-	{name: "xpt", exts: []string{".xpt"}, magic: [][]byte{[]byte("HEADER RECORD*******LIBRARY HEADER RECORD!!!!!!!")}, what: "a SAS transport file (.xpt)"},
+	{name: "xpt", exts: []string{".xpt"}, magic: [][]byte{[]byte("HEADER RECORD*******LIB")}, what: "a SAS transport file (.xpt)"},
 	{name: "sqlite", exts: []string{".sqlite", ".sqlite3", ".db"}, magic: [][]byte{[]byte("SQLite format 3\x00")}, what: "an SQLite database"},
 	{name: "parquet", exts: []string{".parquet", ".pq"}, magic: [][]byte{[]byte("PAR1")}, what: "a Parquet file"},
 	{exts: []string{".feather", ".arrow", ".orc"}, reject: "Arrow, Feather and ORC files need pyarrow, which the kernel image does not have (Debian packages none); " +

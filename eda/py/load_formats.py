@@ -10,7 +10,7 @@ TABLE_FORMATS = [
     ("sav", (".sav", ".zsav"), b"$FL", "an SPSS data file (.sav)"),
     ("dta", (".dta",), None, "a Stata data file (.dta)"),
     ("sas7bdat", (".sas7bdat",), None, "a SAS data set (.sas7bdat)"),
-    ("xpt", (".xpt",), b"HEADER RECORD*******LIBRARY HEADER RECORD!!!!!!!", "a SAS transport file (.xpt)"),
+    ("xpt", (".xpt",), b"HEADER RECORD*******LIB", "a SAS transport file (.xpt)"),
     ("sqlite", (".sqlite", ".sqlite3", ".db"), b"SQLite format 3\x00", "an SQLite database"),
     ("parquet", (".parquet", ".pq"), b"PAR1", "a Parquet file"),
 ]
@@ -74,11 +74,19 @@ def read_table_format(fmt, path, info, sheet=None, table=None):
 
 
 def read_sas_file(path, fmt):
-    kind = "xport" if fmt == "xpt" else "sas7bdat"
+    """SAS files with pyreadstat where it is installed (it turns every SAS date and datetime format
+    into dates; pandas.read_sas knows fewer, and none in transport files), else pandas.read_sas."""
     try:
-        return pd.read_sas(path, format=kind, encoding="utf-8")
-    except UnicodeDecodeError:
-        return pd.read_sas(path, format=kind, encoding="latin-1")
+        import pyreadstat
+    except ImportError:
+        kind = "xport" if fmt == "xpt" else "sas7bdat"
+        try:
+            return pd.read_sas(path, format=kind, encoding="utf-8")
+        except UnicodeDecodeError:
+            return pd.read_sas(path, format=kind, encoding="latin-1")
+    read = pyreadstat.read_xport if fmt == "xpt" else pyreadstat.read_sas7bdat
+    df, _ = read(path, dates_as_pandas_datetime=True)
+    return df
 
 
 def choose_sheet(sheets, sheet, name):

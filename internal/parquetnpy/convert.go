@@ -116,7 +116,7 @@ func Convert(src, dir string) (*Schema, error) {
 	if raw, ok := pf.Lookup("pandas"); ok {
 		json.Unmarshal([]byte(raw), &meta) // optional: without it, Parquet's own types decide
 	}
-	s := &Schema{Source: filepath.Base(src), Converter: Converter(), Rows: pf.NumRows()}
+	s := &Schema{Source: filepath.Base(src), Converter: Converter(), Rows: pf.NumRows(), Notes: []string{}}
 	var cols []*builder
 	for i, field := range pf.Root().Columns() {
 		if !field.Leaf() || field.Repeated() {
