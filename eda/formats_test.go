@@ -1,6 +1,7 @@
 package eda
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,6 +140,14 @@ func TestLoadFormats(t *testing.T) {
 	if _, err := parquetnpy.Convert(filepath.Join(dir, "t.parquet"), conv); err != nil {
 		t.Fatal(err)
 	}
+	var xlsRows [][]any
+	for i, amount := range []float64{1.5, 2.5, math.NaN(), 4.5, 5.5, 6.5} {
+		xlsRows = append(xlsRows, []any{time.Date(2024, 1, 1+i, 0, 0, 0, 0, time.UTC), amount, []string{"a", "b", "a", "c", "a", "b"}[i], float64(i + 1)})
+	}
+	writeXLS(t, filepath.Join(dir, "t.xls"), "Orders", []string{"when", "amount", "label", "n"}, xlsRows)
+	if b, err := os.ReadFile(filepath.Join(dir, "t.xls")); err == nil {
+		os.WriteFile(filepath.Join(dir, "bad_t.xls"), b[:700], 0o644)
+	}
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir; o.OutputDir = out })
 	mustRun(t, k, Setup())
 	mustRun(t, k, Stage{Name: "make", Cells: []Cell{Code(makeFormats)}})
@@ -165,6 +174,12 @@ func TestLoadFormats(t *testing.T) {
 		format string
 		check  func(t *testing.T, p *Profile)
 	}{
+		{Source{Path: "/data/t.xls"}, "xls", func(t *testing.T, p *Profile) {
+			same(t, p, "datetime64[ns]")
+			if p.Load.Sheet != "Orders" {
+				t.Errorf("sheet %q, want Orders", p.Load.Sheet)
+			}
+		}},
 		{Source{Path: "/output/t.dta"}, "dta", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
 		{Source{Path: "/output/t.sav"}, "sav", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
 		{Source{Path: "/output/t.xpt"}, "xpt", func(t *testing.T, p *Profile) { same(t, p, "datetime64[ns]") }},
@@ -232,6 +247,7 @@ func TestLoadFormats(t *testing.T) {
 		{Source{Path: "/output/bad_t.xpt"}, "bad_t.xpt could not be read as a SAS transport file"},
 		{Source{Path: "/output/bad_t.sas7bdat"}, "bad_t.sas7bdat could not be read as a SAS data set"},
 		{Source{Path: "/output/bad_t.xlsx"}, "bad_t.xlsx: the spreadsheet could not be read"},
+		{Source{Path: "/data/bad_t.xls"}, "bad_t.xls: the spreadsheet could not be read"},
 		{Source{Path: "/output/bad_t.ods"}, "bad_t.ods: the spreadsheet could not be read"},
 		{Source{Path: "/output/bad_t.sqlite"}, "bad_t.sqlite could not be read as an SQLite database"},
 		{Source{Path: "/data/t.parquet"}, "t.parquet is Parquet, and this Python has no Parquet reader (pyarrow)"},

@@ -32,7 +32,7 @@ const SalesHeader = "order_id,date,region,product,channel,units,unit_price,disco
 // Sale is one order of the synthetic sales data.
 type Sale struct {
 	OrderID    int64     `parquet:"order_id"`
-	Date       time.Time `parquet:"date,timestamp(millisecond)"`
+	Date       time.Time `parquet:"date,timestamp(millisecond:local)"`
 	Region     string    `parquet:"region,dict"`
 	Product    string    `parquet:"product,dict"`
 	Channel    string    `parquet:"channel,dict"`
