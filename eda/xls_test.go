@@ -28,7 +28,9 @@ func writeXLS(t *testing.T, path, sheet string, header []string, rows [][]any) {
 		}
 		return b.Bytes()
 	}
-	bof := func(kind uint16) []byte { return le(uint16(0x0600), kind, uint16(0x0DBB), uint16(0x07CC), uint32(0), uint32(6)) }
+	bof := func(kind uint16) []byte {
+		return le(uint16(0x0600), kind, uint16(0x0DBB), uint16(0x07CC), uint32(0), uint32(6))
+	}
 	// XF: font, format, type/parent, alignment..., 20 bytes. XF 0 is General,
 	// XF 1 the built-in date format 14 (m/d/yy).
 	xf := func(format uint16) []byte {
