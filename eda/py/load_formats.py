@@ -54,8 +54,11 @@ def read_table_format(fmt, path, info, sheet=None, table=None):
     name = os.path.basename(path)
     try:
         if fmt == "sav":
-            df = pd.read_spss(path, convert_categoricals=True)
-            info["notes"].append("SPSS value labels became categories")
+            import pyreadstat  # as pd.read_spss does, but with every SPSS date format read as dates
+            df, _ = pyreadstat.read_sav(path, apply_value_formats=True, dates_as_pandas_datetime=True)
+            labelled = [str(c) for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+            if labelled:
+                info["notes"].append("SPSS value labels became categories in " + ", ".join(labelled))
         elif fmt == "dta":
             df = pd.read_stata(path)
         else:
