@@ -107,11 +107,12 @@ def choose_sheet(sheets, sheet, name):
 
 def read_spreadsheet(path, fmt, sheet, info):
     engine = {"xlsx": "openpyxl", "xls": "xlrd", "ods": "odf"}[fmt]
+    import struct
     name = os.path.basename(path)
     try:
         book = pd.ExcelFile(path, engine=engine)
         sheets = [str(s) for s in book.sheet_names]
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, AssertionError) as e:
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, AssertionError, IndexError, struct.error) as e:
         raise AnalystDataError(f"{name}: the spreadsheet could not be read ({type(e).__name__}: {e}); open it "
                                "and save it again, or export the sheet as CSV.") from None
     except Exception as e:  # xlrd and odfpy raise their own exception types
