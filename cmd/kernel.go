@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,11 +16,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/host"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/pipeline"
 )
 
 func newCmdKernel(f *Factory) *cobra.Command {
@@ -218,6 +221,9 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 // KernelExecOptions are the inputs of `analyst kernel exec`.
 type KernelExecOptions struct {
 	Data    string
+	Load    bool // read Data into df first, as analyst run does
+	Sheet   string
+	Table   string
 	Code    string
 	File    string
 	OutDir  string
@@ -239,10 +245,16 @@ is captured. With --out DIR they are saved there as PNG and JSON
 descriptions, and the files the code writes to /output (a scratch folder
 of at most kernel.output-size) are copied into DIR after each cell: regular
 files only, never over a file DIR already had. DIR itself is never mounted
-into the sandbox: what was in it stays out of the code's reach.`,
+into the sandbox: what was in it stays out of the code's reach.
+
+With --load, the data file is first read into df by analyst run's loader (any
+format analyst run reads; --sheet and --table as there). A Parquet file is
+converted to typed NumPy columns before the kernel starts (the kernel has no
+pyarrow); they are mounted read-only at /data/NAME.columns.`,
 		Example: `  analyst kernel exec -c 'print(1 + 1)'
   analyst kernel exec --data sales.csv -c 'pd.read_csv("/data/sales.csv").describe()'
   analyst kernel exec --data sales.csv --out charts analysis.py
+  analyst kernel exec --data sales.parquet --load -c 'df.dtypes'
   echo 'import sys; print(sys.version)' | analyst kernel exec --json -`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -266,6 +278,8 @@ into the sandbox: what was in it stays out of the code's reach.`,
 	c.Flags().StringVarP(&opts.Code, "code", "c", "", "code to run")
 	c.Flags().StringVar(&opts.Data, "data", "", "file or folder to mount read-only at /data")
 	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts and for the files the code writes to /output")
+	c.Flags().BoolVar(&opts.Load, "load", false, "read the --data file into df first, as analyst run does")
+	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON lines: one per output, one status per cell")
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "timeout per cell (default: kernel.cell-timeout)")
 	addKernelFlags(c)
@@ -292,6 +306,13 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 			return withCode(ExitBadData, fmt.Errorf("data: %w", err))
 		}
 	}
+	load, conv, err := execSource(opts)
+	if err != nil {
+		return err
+	}
+	if conv != nil {
+		defer conv.Remove()
+	}
 	setup, err := f.kernelSetup(ctx)
 	if err != nil {
 		return err
@@ -299,6 +320,9 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 	kopts := setup.Options
 	kopts.Data = opts.Data
 	kopts.OutputDir = opts.OutDir
+	if conv != nil {
+		kopts.Mounts = append(kopts.Mounts, conv.Mount())
+	}
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -309,6 +333,21 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 	defer k.Close()
 
 	p := &execPrinter{io: f, json: opts.JSON, outDir: opts.OutDir}
+	for _, cell := range load {
+		ex, err := k.Execute(ctx, cell, kernel.ExecOptions{Timeout: opts.Timeout})
+		if err != nil {
+			return err
+		}
+		if ex.Status != kernel.StatusOK {
+			if ex.Error != nil && ex.Error.Name == eda.DataErrorName {
+				return withCode(ExitBadData, fmt.Errorf("%s: %s", opts.Data, ex.Error.Value))
+			}
+			return withCode(ExitFailure, fmt.Errorf("loading %s: %s%s", opts.Data, ex.Status, causeSuffix(ex)))
+		}
+		if !opts.JSON {
+			fmt.Fprint(f.IO.ErrOut, ex.Stdout())
+		}
+	}
 	for i, cell := range splitCells(code) {
 		ex, err := k.Execute(ctx, cell, kernel.ExecOptions{Timeout: opts.Timeout})
 		if ex != nil {
@@ -517,4 +556,50 @@ this user, including ones in use).`,
 	}
 	c.Flags().BoolVar(&all, "all", false, "remove every kernel container, also those in use")
 	return c
+}
+
+// execSource checks --load, --sheet and --table against the data file, and
+// converts a Parquet file. load is the loader's cells to run first.
+func execSource(opts *KernelExecOptions) (load []string, conv *pipeline.Converted, err error) {
+	if opts.Sheet != "" || opts.Table != "" {
+		opts.Load = true
+	}
+	if opts.Data == "" {
+		if opts.Load {
+			return nil, nil, usageErrorf("--load, --sheet and --table need --data FILE")
+		}
+		return nil, nil, nil
+	}
+	fi, err := os.Stat(opts.Data)
+	if err != nil || fi.IsDir() || (!opts.Load && !strings.HasSuffix(strings.ToLower(opts.Data), ".parquet")) {
+		if opts.Load {
+			return nil, nil, usageErrorf("--load needs --data to be one data file")
+		}
+		return nil, nil, nil // a folder or any file, mounted as it is
+	}
+	in, err := pipeline.CheckInput(opts.Data)
+	if err != nil {
+		return nil, nil, withCode(ExitBadData, err)
+	}
+	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
+		return nil, nil, withCode(ExitUsage, err)
+	}
+	src := eda.Source{Path: kernel.DataMount + "/" + in.Name, Sheet: opts.Sheet, Table: opts.Table}
+	if in.Format == "parquet" {
+		if conv, err = pipeline.ConvertParquet(in); err != nil {
+			return nil, nil, withCode(ExitBadData, err)
+		}
+		src.Converted, src.Converter = conv.Target, conv.Schema.Converter
+	}
+	if !opts.Load {
+		return nil, conv, nil
+	}
+	for _, st := range []eda.Stage{eda.Setup(), eda.LoadFrom(src)} {
+		for _, c := range st.Cells {
+			if !c.Markdown && (slices.Contains(c.Tags, "setup") || slices.Contains(c.Tags, "load-data")) {
+				load = append(load, c.Source)
+			}
+		}
+	}
+	return load, conv, nil
 }

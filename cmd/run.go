@@ -24,6 +24,8 @@ type RunOptions struct {
 	Name      string
 	Force     bool
 	JSON      bool
+	Sheet     string
+	Table     string
 }
 
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -59,8 +61,14 @@ Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 
 Reads CSV and TSV (delimiter sniffed), gzip-compressed CSV, JSON, JSON Lines
-and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
+(UTF-8 with or without BOM, or Latin-1); Excel (.xlsx, .xls) and OpenDocument
+(.ods) spreadsheets (--sheet picks a sheet, by name or number from 1; default
+the first); SPSS (.sav), Stata (.dta), SAS (.sas7bdat, .xpt); SQLite
+databases (--table NAME, or the only table); and Parquet, which analyst
+converts to typed NumPy columns before the run (the kernel has no pyarrow).`,
 		Example: `  analyst run sales.csv
+  analyst run --sheet Q4 sales.xlsx
+  analyst run --table orders shop.sqlite
   analyst run --out reports --name q4 sales.csv.gz
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
   analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini`,
@@ -88,6 +96,7 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 	c.Flags().StringVar(&opts.Name, "name", "", "base name of the outputs (default: the data file's name)")
 	c.Flags().BoolVar(&opts.Force, "force", false, "replace NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ even if no previous run wrote them")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
+	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	fl := c.Flags()
 	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
@@ -105,8 +114,12 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	// Bad data, and outputs that would replace files no run wrote, are
 	// reported before anything slow starts.
-	if _, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force}); err != nil {
+	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force})
+	if err != nil {
 		return runError(err)
+	}
+	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
+		return withCode(ExitUsage, err)
 	}
 	cfg, err := f.Config()
 	if err != nil {
@@ -136,6 +149,8 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	popts := pipeline.Options{
 		Data:           opts.Data,
+		Sheet:          opts.Sheet,
+		Table:          opts.Table,
 		OutDir:         opts.OutDir,
 		Name:           opts.Name,
 		Force:          opts.Force,
@@ -293,4 +308,11 @@ func printAnswers(f *Factory, answers []*pipeline.Answer) {
 			fmt.Fprintln(f.IO.Out, "  (revised after the model checked its charts)")
 		}
 	}
+}
+
+// addSourceFlags adds --sheet and --table, which say what part of a
+// spreadsheet or database to read.
+func addSourceFlags(c *cobra.Command, sheet, table *string) {
+	c.Flags().StringVar(sheet, "sheet", "", "spreadsheets (.xlsx, .xls, .ods): the sheet to read, by name or number from 1 (default: the first)")
+	c.Flags().StringVar(table, "table", "", "SQLite databases: the table or view to read (default: the only one)")
 }

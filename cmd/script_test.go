@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/analyst-cli/analyst/cmd"
 	"github.com/analyst-cli/analyst/evals/evaltest"
+	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/kernel/image"
 )
@@ -54,6 +56,20 @@ func TestScripts(t *testing.T) {
 			env.Defer(evalModel.Close)
 			env.Setenv("FAKE_EVAL_OLLAMA", evalModel.Listener.Addr().String())
 			return os.MkdirAll(home, 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// gensales ROWS FILE.parquet writes the example sales data as Parquet.
+			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: gensales ROWS FILE")
+				}
+				rows, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				f, err := os.Create(ts.MkAbs(args[1]))
+				ts.Check(err)
+				ts.Check(examples.WriteSalesParquet(f, rows, 1))
+				ts.Check(f.Close())
+			},
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {

@@ -33,7 +33,7 @@ type stageRun struct {
 
 // runStage runs the code cells of st in order, stopping at the first that
 // does not end ok.
-func runStage(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
+func runStage(t testing.TB, k *kernel.Kernel, st Stage) stageRun {
 	t.Helper()
 	start := time.Now()
 	var r stageRun
@@ -56,11 +56,18 @@ func runStage(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
 }
 
 // mustRun runs st and fails the test on any cell that does not end ok.
-func mustRun(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
+func mustRun(t testing.TB, k *kernel.Kernel, st Stage) stageRun {
 	t.Helper()
 	r := runStage(t, k, st)
 	if r.err != nil {
 		t.Fatalf("stage %s: cell ended %s: %s\n%s", st.Name, r.err.Status, r.err.Error, traceback(r.err))
+	}
+	// A library's warning (a pandas FutureWarning, a Matplotlib glyph
+	// warning) would print into the notebook and the report.
+	for i, ex := range r.execs {
+		if strings.Contains(ex.Stderr(), "Warning") {
+			t.Errorf("stage %s, cell %d wrote a warning:\n%s", st.Name, i, ex.Stderr())
+		}
 	}
 	return r
 }
@@ -91,7 +98,7 @@ func profileOf(t *testing.T, r stageRun) *Profile {
 }
 
 // pyValue runs code that prints JSON and decodes it into v.
-func pyValue(t *testing.T, k *kernel.Kernel, code string, v any) {
+func pyValue(t testing.TB, k *kernel.Kernel, code string, v any) {
 	t.Helper()
 	ex, err := k.Execute(context.Background(), code, kernel.ExecOptions{Timeout: time.Minute})
 	if err != nil || ex.Status != kernel.StatusOK {
@@ -692,7 +699,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bom_header_only.csv", []byte("\xef\xbb\xbfa;b\r\n"), "header but no data rows"},
 		{"binary.csv", binary, "looks binary"},
 		{"image.csv", append([]byte("\x89PNG\r\n\x1a\n"), binary...), "PNG image"},
-		{"old.xls", append([]byte("\xd0\xcf\x11\xe0"), binary...), "save it as .xlsx or CSV"},
+		{"old.xls", append([]byte("\xd0\xcf\x11\xe0"), binary...), "old.xls: the spreadsheet could not be read"},
 		{"data.parquet", append([]byte("PAR1"), binary...), "pyarrow"},
 		{"archive.csv", append([]byte("PK\x03\x04"), binary[:100]...), "zip archive"},
 		{"broken.json", []byte(`[{"a": 1}, {"a": `), "not valid JSON"},

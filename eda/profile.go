@@ -31,13 +31,16 @@ type Profile struct {
 
 // LoadInfo says how the file was read.
 type LoadInfo struct {
-	Format      string   `json:"format"`      // csv, tsv, json, jsonl, xlsx
+	Format      string   `json:"format"`      // csv, tsv, json, jsonl, xlsx, xls, ods, sav, dta, sas7bdat, xpt, sqlite, parquet
 	Compression string   `json:"compression"` // "" or "gzip"
 	Encoding    string   `json:"encoding"`    // utf-8, utf-8-sig (BOM), latin-1
 	BOM         bool     `json:"bom"`
 	Delimiter   string   `json:"delimiter"` // csv/tsv only
 	Decimal     string   `json:"decimal"`   // "." or ","
-	Sheet       string   `json:"sheet"`     // xlsx only
+	Sheet       string   `json:"sheet"`     // spreadsheets: the sheet read
+	Sheets      []string `json:"sheets"`    // spreadsheets: all sheets, in order
+	Table       string   `json:"table"`     // SQLite: the table read
+	Tables      []string `json:"tables"`    // SQLite: all tables and views
 	ParsedDates []string `json:"parsed_dates"`
 	// Notes are things the reader should know ("duplicate column names
 	// renamed: a, a.1", "3 ragged rows skipped", ...).

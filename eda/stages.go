@@ -19,7 +19,12 @@ const (
 
 var (
 	//go:embed py/load.py
-	loadPy string
+	loadTextPy string
+	//go:embed py/load_formats.py
+	loadFormatsPy string
+	// loadPy is the loader: the text formats' code, then the other formats'
+	// (kept apart to keep each simple), before the lines that call it.
+	loadPy = insertBefore(loadTextPy, "\ndef load_table(", loadFormatsPy)
 	//go:embed py/profile_columns.py
 	profileColumnsPy string
 	//go:embed py/profile_alerts.py
@@ -27,6 +32,14 @@ var (
 	//go:embed py/profile_json.py
 	profileJSONPy string
 )
+
+func insertBefore(s, marker, insert string) string {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		panic("eda: " + strings.TrimSpace(marker) + " not found in load.py")
+	}
+	return s[:i] + insert + "\n" + s[i:]
+}
 
 const setupPy = `import bz2
 import contextlib
@@ -87,27 +100,62 @@ func Setup() Stage {
 	}}
 }
 
+// Source is the data file as the kernel sees it, and how to read it.
+type Source struct {
+	Path  string // in the kernel, such as /data/sales.csv
+	Sheet string // spreadsheets: a sheet's name or number from 1; "": the first
+	Table string // SQLite: the table; "": the only one
+	// Converted is the folder (in the kernel) a Parquet file was converted
+	// into, and Converter what converted it; see internal/parquetnpy.
+	Converted, Converter string
+}
+
 // Load reads the data file at dataPath (its path inside the kernel, such as
 // /data/sales.csv) into df, with load_info saying how it was read. A file
 // it cannot read raises AnalystDataError (DataErrorName).
-func Load(dataPath string) Stage {
-	name := path.Base(dataPath)
+func Load(dataPath string) Stage { return LoadFrom(Source{Path: dataPath}) }
+
+// LoadFrom is Load with a sheet, a table or a converted Parquet file.
+func LoadFrom(src Source) Stage {
+	name := path.Base(src.Path)
+	intro := "The loader below reads " + mdCode(name) + ". From the first 64 KB of the file it decides how: " +
+		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
+		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
+		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Latin-1, or Windows-1252 when its " +
+		"typographic characters appear); the " +
+		"delimiter (whichever of `,` `;` tab `|` splits the lines into the same number of fields most " +
+		"consistently); and a decimal comma (numbers written like 3,5).\n\n" +
+		"Rows with more fields than the header are skipped and listed in the notes; rows with fewer are kept " +
+		"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
+		"a date column when at least 90% of its values are dates in one of the formats listed in the code. " +
+		"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
+		"and what to do."
+	if src.Converted != "" {
+		intro += "\n\n**Parquet, converted.** The kernel's pandas has no Parquet reader (Debian packages no pyarrow), so " +
+			"before the run " + src.Converter + " read " + mdCode(name) + " and wrote each column to a NumPy `.npy` file, " +
+			"with `schema.json` for the names, types, time zones, category lists and missing values, in " +
+			mdCode(src.Converted) + " (mounted read-only). The loader rebuilds the typed DataFrame from those files " +
+			"with `numpy.load` (no pickle): integers, floats and booleans as they were (integers with missing values " +
+			"as floats with NaN, as `pandas.read_parquet` does), timestamps as `datetime64[ns]` in their time zone, " +
+			"text as `object`, categoricals as `category`, dates as `datetime64[ns]`, decimals as `float64`. " +
+			"To re-run this notebook in a Jupyter that has pyarrow, set `CONVERTED_PATH = None`: the loader then " +
+			"reads the original with `pd.read_parquet(DATA_PATH)`."
+	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
-		Markdown("The loader below reads " + mdCode(name) + ". From the first 64 KB of the file it decides how: " +
-			"compression by its magic bytes (gzip, bz2, xz); format by extension and content (CSV or TSV, JSON, " +
-			"JSON Lines, Excel .xlsx); encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Latin-1, or Windows-1252 when its " +
-			"typographic characters appear); the " +
-			"delimiter (whichever of `,` `;` tab `|` splits the lines into the same number of fields most " +
-			"consistently); and a decimal comma (numbers written like 3,5).\n\n" +
-			"Rows with more fields than the header are skipped and listed in the notes; rows with fewer are kept " +
-			"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
-			"a date column when at least 90% of its values are dates in one of the formats listed in the code. " +
-			"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
-			"and what to do."),
-		Code(fill(loadPy, "{{DATA_PATH}}", pyString(dataPath)), "load-data"),
+		Markdown(intro),
+		Code(fill(loadPy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
+			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted)), "load-data"),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
+}
+
+// pyOptional is a Python string literal, or None for "".
+func pyOptional(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return pyString(s)
 }
 
 // ProfileStage computes the profile of df: per column its type, missing and

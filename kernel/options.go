@@ -19,6 +19,9 @@ type Options struct {
 	// Data is a file or folder mounted read-only at /data. A file keeps its
 	// name: /data/NAME.
 	Data string
+	// Mounts are more folders or files mounted read-only (a converted
+	// Parquet file next to it at /data/NAME.columns).
+	Mounts []Mount
 	// OutputDir, if set, receives the files the code writes to /output: the
 	// container gets a size-capped tmpfs there (no host folder is mounted
 	// writable), and the kernel copies new and changed regular files out
@@ -48,6 +51,11 @@ type Options struct {
 	NoPreload bool
 	// Podman is the podman binary; empty means "podman".
 	Podman string
+}
+
+// Mount is a host path mounted read-only at Target in the kernel.
+type Mount struct {
+	Source, Target string
 }
 
 // Limits are the sandbox's resource limits.

@@ -255,6 +255,16 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		}
 		args = append(args, "--volume", s.path+":"+target+":ro")
 	}
+	for _, m := range k.opts.Mounts {
+		abs, err := filepath.Abs(m.Source)
+		if err != nil {
+			return nil, fmt.Errorf("starting kernel: mount: %w", err)
+		}
+		if strings.ContainsAny(abs+m.Target, ",:") {
+			return nil, fmt.Errorf("starting kernel: mount %q contains ',' or ':', which podman cannot mount", abs)
+		}
+		args = append(args, "--volume", abs+":"+m.Target+":ro")
+	}
 	if k.opts.OutputDir != "" {
 		// A tmpfs, not the host folder: the kernel copies its files out
 		// after each cell (output.go), so the cap holds for the host too.

@@ -31,6 +31,7 @@ type Input struct {
 	Name   string // base name, as mounted at /data/NAME
 	Bytes  int64
 	SHA256 string
+	Format string // the loader's name for it: csv, json, xlsx, xls, ods, sav, dta, sas7bdat, xpt, sqlite, parquet
 }
 
 // CheckInput makes sure path is a dataset the kernel can read, before any
@@ -49,7 +50,7 @@ func CheckInput(path string) (*Input, error) {
 	case err != nil:
 		return nil, &InputError{path, err.Error()}
 	case fi.IsDir():
-		return nil, &InputError{path, "is a folder; give one data file (CSV, TSV, JSON, JSON Lines or Excel)"}
+		return nil, &InputError{path, "is a folder; give one data file (CSV, TSV, JSON, JSON Lines, a spreadsheet, SPSS, Stata, SAS, SQLite or Parquet)"}
 	case !fi.Mode().IsRegular():
 		return nil, &InputError{path, "is not a regular file"}
 	case fi.Size() == 0:
@@ -63,7 +64,8 @@ func CheckInput(path string) (*Input, error) {
 		return nil, &InputError{path, err.Error()}
 	}
 	defer f.Close()
-	if err := checkFormat(abs, f); err != nil {
+	format, err := checkFormat(abs, f)
+	if err != nil {
 		return nil, &InputError{path, err.Error()}
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -77,35 +79,57 @@ func CheckInput(path string) (*Input, error) {
 	if strings.ContainsAny(abs, ",:") {
 		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
 	}
-	return &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}, nil
 }
 
 // format is a kind of file, known by its extensions and, where it has one,
 // its signature (magic bytes at the start).
 type format struct {
-	name  string
-	exts  []string
-	magic []string
-	// text formats must not look binary in their first bytes.
+	name  string   // as the loader names it (load_info["format"])
+	exts  []string // lower case, with the dot
+	magic []string // the file starts with one of these; none: not checked
+	what  string   // for messages: "an SPSS data file (.sav)"
+	// text formats must not look binary in their first bytes; they alone
+	// may be gzip-compressed (NAME.csv.gz).
 	text bool
 	// unsupported, if set, says why the kernel cannot read it and what to do.
 	unsupported string
 }
 
 // formats the kernel's loader reads, and those it cannot but recognises.
-// Any file may be gzip-compressed (NAME.csv.gz).
 var formats = []format{
-	{name: "CSV", exts: []string{".csv", ".tsv", ".tab", ".txt"}, text: true},
-	{name: "JSON", exts: []string{".json", ".jsonl", ".ndjson"}, text: true},
-	{name: "Excel workbook", exts: []string{".xlsx", ".xlsm"}, magic: []string{"PK\x03\x04"}},
-	{name: "Parquet", exts: []string{".parquet", ".pq"}, magic: []string{"PAR1"},
-		unsupported: "Parquet needs pyarrow, which the kernel image does not have (Debian 12 packages no pyarrow); " +
-			"convert it to CSV first, for example with duckdb: COPY (SELECT * FROM 'data.parquet') TO 'data.csv'"},
-	{name: "old Excel", exts: []string{".xls"}, magic: []string{"\xd0\xcf\x11\xe0"},
-		unsupported: "old Excel files (.xls) are not supported; save the sheet as .xlsx or CSV"},
-	{name: "Arrow", exts: []string{".feather", ".arrow", ".orc"}, magic: []string{"ARROW1"},
-		unsupported: "Arrow, Feather and ORC files need pyarrow, which the kernel image does not have; convert to CSV first"},
+	{name: "csv", exts: []string{".csv", ".tsv", ".tab", ".txt"}, what: "a CSV file", text: true},
+	{name: "json", exts: []string{".json", ".jsonl", ".ndjson"}, what: "a JSON file", text: true},
+	{name: "xlsx", exts: []string{".xlsx", ".xlsm"}, magic: []string{"PK\x03\x04"}, what: "an Excel workbook (.xlsx)"},
+	{name: "xls", exts: []string{".xls"}, magic: []string{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"}, what: "an Excel 97-2003 workbook (.xls)"},
+	{name: "ods", exts: []string{".ods"}, magic: []string{"PK\x03\x04"}, what: "an OpenDocument spreadsheet (.ods)"},
+	{name: "sav", exts: []string{".sav", ".zsav"}, magic: []string{"$FL2", "$FL3"}, what: "an SPSS data file (.sav)"},
+	// Stata: "<stata_dta>" since version 117, before that a version byte (102-116).
+	{name: "dta", exts: []string{".dta"}, magic: append([]string{"<stata_dta>"}, versionBytes(102, 116)...), what: "a Stata data file (.dta)"},
+	{name: "sas7bdat", exts: []string{".sas7bdat"}, magic: []string{sas7bdatMagic}, what: "a SAS data set (.sas7bdat)"},
+	{name: "xpt", exts: []string{".xpt"}, magic: []string{"HEADER RECORD*******LIB"}, what: "a SAS transport file (.xpt)"},
+	{name: "sqlite", exts: []string{".sqlite", ".sqlite3", ".db"}, magic: []string{"SQLite format 3\x00"}, what: "an SQLite database"},
+	{name: "parquet", exts: []string{".parquet", ".pq"}, magic: []string{"PAR1"}, what: "a Parquet file"},
+	{name: "arrow", exts: []string{".feather", ".arrow", ".orc"}, magic: []string{"ARROW1"}, what: "an Arrow, Feather or ORC file",
+		unsupported: "Arrow, Feather and ORC files need pyarrow, which the kernel image does not have (Debian packages none); " +
+			"convert to Parquet or CSV first, for example with DuckDB: COPY (SELECT * FROM 'data.arrow') TO 'data.parquet'"},
 }
+
+const sas7bdatMagic = "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xc2\xea\x81\x60\xb3\x14\x11\xcf\xbd\x92\x08\x00\x09\xc7\x31\x8c\x18\x1f\x10\x11"
+
+func versionBytes(from, to byte) []string {
+	var out []string
+	for v := from; v <= to; v++ {
+		out = append(out, string([]byte{v}))
+	}
+	return out
+}
+
+// Spreadsheets take --sheet; SQLite databases take --table.
+var (
+	sheetFormats = []string{"xlsx", "xls", "ods"}
+	tableFormats = []string{"sqlite"}
+)
 
 // notTables are files that hold no table analyst can read, by signature.
 var notTables = []struct{ magic, what string }{
@@ -113,7 +137,6 @@ var notTables = []struct{ magic, what string }{
 	{"\x89PNG", "a PNG image, not a table"},
 	{"\xff\xd8\xff", "a JPEG image, not a table"},
 	{"GIF8", "a GIF image, not a table"},
-	{"SQLite format 3\x00", "an SQLite database; export a table as CSV (sqlite3 -header -csv FILE 'select * from TABLE' > table.csv)"},
 	{"7z\xbc\xaf", "a 7-Zip archive; extract the table first"},
 	{"Rar!", "a RAR archive; extract the table first"},
 }
@@ -133,29 +156,39 @@ var compressions = []struct {
 // the kernel's loader does.
 const sniffBytes = 8 << 10
 
-// checkFormat rejects, before any kernel starts, what the kernel cannot
-// read: by extension, by signature, and text that looks binary.
-func checkFormat(path string, r io.Reader) error {
+// checkFormat says which of formats the file is in and rejects, before any
+// kernel starts, what the kernel cannot read: by extension, by signature,
+// and text that looks binary.
+func checkFormat(path string, r io.Reader) (string, error) {
 	lower := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(lower)
 	gzipped := ext == ".gz" || ext == ".gzip"
 	if gzipped {
 		ext = filepath.Ext(strings.TrimSuffix(lower, ext))
 	}
+	head, err := readHead(r)
+	if err != nil {
+		return "", err
+	}
 	f, known := formatOf(ext)
 	switch {
 	case known && f.unsupported != "":
-		return errors.New(f.unsupported)
+		return "", errors.New(f.unsupported)
+	case known && gzipped && !f.text:
+		return "", fmt.Errorf("%s cannot be read gzip-compressed; decompress it first (gunzip)", f.what)
 	case !known && ext == "":
-		return errors.New("the file has no extension; name it .csv, .tsv, .json, .jsonl or .xlsx so analyst knows how to read it")
+		// A file with no extension is known by its signature, if it has one.
+		for _, g := range formats {
+			// Stata's old version bytes are too short a signature to trust.
+			if len(g.magic) > 0 && g.name != "dta" && g.unsupported == "" && g.matches(head) {
+				return g.name, nil
+			}
+		}
+		return "", errors.New("the file has no extension; name it .csv, .tsv, .json, .jsonl, .xlsx, ... so analyst knows how to read it")
 	case !known:
-		return fmt.Errorf("unknown file type %s; analyst reads %s (optionally gzip-compressed, .gz)", ext, strings.Join(readableExts(), " "))
+		return "", fmt.Errorf("unknown file type %s; analyst reads %s (CSV and JSON optionally gzip-compressed, .gz)", ext, strings.Join(readableExts(), " "))
 	}
 
-	head, err := readHead(r)
-	if err != nil {
-		return err
-	}
 	compression := ""
 	for _, c := range compressions {
 		if !strings.HasPrefix(string(head), c.magic) {
@@ -163,15 +196,18 @@ func checkFormat(path string, r io.Reader) error {
 		}
 		compression = c.name
 		if c.open == nil {
-			return nil
+			return f.name, nil
+		}
+		if !f.text {
+			break // a binary format's own bytes may start like a compression
 		}
 		if head, err = decompressHead(c.name, c.open, head, r); err != nil {
-			return err
+			return "", err
 		}
 		break
 	}
 	if gzipped && compression != "gzip" {
-		return errors.New("the file is named .gz but is not gzip-compressed; rename it without .gz")
+		return "", errors.New("the file is named .gz but is not gzip-compressed; rename it without .gz")
 	}
 	if f.text {
 		// Text is text, whatever its first bytes spell ("PAR1,PAR2"); text
@@ -179,18 +215,18 @@ func checkFormat(path string, r io.Reader) error {
 		err := checkText(head)
 		if err != nil {
 			if what := identify(head, f, ext); what != nil {
-				return what
+				return "", what
 			}
 		}
-		return err
+		return f.name, err
 	}
 	if f.matches(head) {
-		return nil
+		return f.name, nil
 	}
 	if what := identify(head, f, ext); what != nil {
-		return what
+		return "", what
 	}
-	return fmt.Errorf("the file is named like an %s (%s) but is not one; re-export it", f.name, ext)
+	return "", fmt.Errorf("named like %s, but the file is not one (it does not start as one does); re-export it, or rename it to what it is", f.what)
 }
 
 // identify names what a file named ext (format f) really is, from its
@@ -202,12 +238,14 @@ func identify(head []byte, f format, ext string) error {
 		}
 		switch {
 		case other.unsupported != "":
-			return fmt.Errorf("the file is named %s but is really %s: %s", ext, other.name, other.unsupported)
-		case other.name == "Excel workbook":
-			return fmt.Errorf("the file is named %s but is a zip archive (an Excel workbook, or a compressed file): "+
-				"if it is a workbook, name it .xlsx; otherwise extract the table from it", ext)
+			return fmt.Errorf("the file is named %s but is really %s: %s", ext, other.what, other.unsupported)
+		case other.name == "dta":
+			continue // a version byte is too short a signature to name
+		case other.name == "xlsx" || other.name == "ods":
+			return fmt.Errorf("the file is named %s but is a zip archive (an Excel workbook or OpenDocument spreadsheet, or a compressed file): "+
+				"if it is a spreadsheet, name it .xlsx or .ods; otherwise extract the table from it", ext)
 		default:
-			return fmt.Errorf("the file is named %s but is %s; name it accordingly", ext, other.name)
+			return fmt.Errorf("the file is named %s but is %s; name it accordingly", ext, other.what)
 		}
 	}
 	for _, nt := range notTables {
@@ -294,6 +332,17 @@ func checkText(head []byte) error {
 	}
 	if len(head) < sniffBytes && len(bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))) == 0 {
 		return errors.New("the file holds only blank space: no header and no rows; check that the export that wrote it finished")
+	}
+	return nil
+}
+
+// CheckSource checks that --sheet and --table fit the file's format.
+func (in *Input) CheckSource(sheet, table string) error {
+	if sheet != "" && !slices.Contains(sheetFormats, in.Format) {
+		return &InputError{in.Path, fmt.Sprintf("--sheet is for spreadsheets (.xlsx, .xls, .ods), but this file is %s", in.Format)}
+	}
+	if table != "" && !slices.Contains(tableFormats, in.Format) {
+		return &InputError{in.Path, fmt.Sprintf("--table is for SQLite databases, but this file is %s", in.Format)}
 	}
 	return nil
 }

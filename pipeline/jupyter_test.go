@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/examples"
+	"github.com/analyst-cli/analyst/internal/parquetnpy"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // The notebook alone reproduces the report: Jupyter (nbconvert --execute,
@@ -18,7 +21,35 @@ import (
 // the same chart bytes.
 func TestNotebookReexecutesInJupyter(t *testing.T) {
 	dir := t.TempDir()
-	data := salesCSV(t, dir, 2000)
+	reexecute(t, dir, salesCSV(t, dir, 2000), nil)
+}
+
+// A Parquet run's notebook re-runs from what is mounted: the file and the
+// columns analyst converted it into, next to it.
+func TestParquetNotebookReexecutesInJupyter(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sales.parquet")
+	f, err := os.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := examples.WriteSalesParquet(f, 2000, 3); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	reexecute(t, dir, data, func(share string) {
+		conv := filepath.Join(share, "sales.parquet"+pipeline.ConvertedSuffix)
+		os.Mkdir(conv, 0o755)
+		if _, err := parquetnpy.Convert(data, conv); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// reexecute runs analyst on data, then nbconvert on its notebook in a kernel
+// whose /data holds the data file and the notebook (and what prepare adds),
+// and compares every output.
+func reexecute(t *testing.T, dir, data string, prepare func(share string)) {
 	res := run(t, options(t, data, filepath.Join(dir, "out")))
 
 	// /data holds the dataset and the notebook, as the notebook expects.
@@ -31,6 +62,10 @@ func TestNotebookReexecutesInJupyter(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(share, filepath.Base(p)), b, 0o644)
 	}
+	if prepare != nil {
+		prepare(share)
+	}
+	nbName := filepath.Base(res.Files.Notebook)
 	rerun := filepath.Join(dir, "rerun")
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = share; o.OutputDir = rerun })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -39,7 +74,7 @@ func TestNotebookReexecutesInJupyter(t *testing.T) {
 import subprocess
 r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
                     "--ExecutePreprocessor.timeout=300", "--output-dir", "/output",
-                    "--output", "rerun", "/data/sales.ipynb"], capture_output=True, text=True)
+                    "--output", "rerun", "/data/`+nbName+`"], capture_output=True, text=True)
 print("exit", r.returncode)
 if r.returncode:
     print(r.stdout[-4000:], r.stderr[-4000:])

@@ -26,6 +26,8 @@ import (
 // Options configure a run.
 type Options struct {
 	Data   string // the dataset on the host
+	Sheet  string // spreadsheets: the sheet, by name or number from 1; "": the first
+	Table  string // SQLite: the table; "": the only one
 	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
 	Name   string // output base name; default: the data file's name without extensions
 	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
@@ -175,6 +177,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
+		return nil, err
+	}
+	var conv *Converted
+	if in.Format == "parquet" {
+		// Before anything is written: a bad Parquet file is bad input.
+		if conv, err = ConvertParquet(in); err != nil {
+			return nil, err
+		}
+		defer conv.Remove()
+	}
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
 		return nil, err
@@ -189,7 +202,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.RunTimeout)
 		defer cancel()
 	}
-	r := &runner{opts: opts, in: in, name: name, out: out, started: time.Now()}
+	r := &runner{opts: opts, in: in, conv: conv, name: name, out: out, started: time.Now()}
 	runErr := r.run(ctx)
 	res, writeErr := r.finish(runErr)
 	if writeErr != nil {
@@ -245,6 +258,7 @@ func defaultName(file string) string {
 type runner struct {
 	opts    Options
 	in      *Input
+	conv    *Converted // a Parquet file's columns, or nil
 	name    string
 	out     *staging
 	started time.Time
@@ -315,6 +329,11 @@ func (r *runner) run(ctx context.Context) error {
 	kopts := r.opts.Kernel
 	kopts.Data = r.in.Path
 	kopts.OutputDir = r.out.filesDir()
+	src := eda.Source{Path: kernel.DataMount + "/" + r.in.Name, Sheet: r.opts.Sheet, Table: r.opts.Table}
+	if r.conv != nil {
+		kopts.Mounts = append(kopts.Mounts, r.conv.Mount())
+		src.Converted, src.Converter = r.conv.Target, r.conv.Schema.Converter
+	}
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -325,8 +344,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.k = k
 	defer k.Close()
 
-	dataPath := kernel.DataMount + "/" + r.in.Name
-	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
+	stages := []eda.Stage{eda.Setup(), eda.LoadFrom(src), eda.ProfileStage()}
 	for _, st := range stages {
 		if err := r.runStage(ctx, st); err != nil {
 			return err

@@ -366,10 +366,25 @@ func buildOverview(pr *eda.Profile) *overview {
 	if l.Decimal != "" && l.Decimal != "." {
 		add("Decimal mark", delimiterName(l.Decimal))
 	}
-	add("Sheet", l.Sheet)
+	add("Sheet", listWithChosen(l.Sheet, l.Sheets))
+	add("Table", listWithChosen(l.Table, l.Tables))
 	add("Parsed as dates", strings.Join(l.ParsedDates, ", "))
 	o.Notes = l.Notes
 	return o
+}
+
+// listWithChosen is the chosen sheet or table, then the others the file has.
+func listWithChosen(chosen string, all []string) string {
+	if len(all) < 2 {
+		return chosen
+	}
+	var others []string
+	for _, a := range all {
+		if a != chosen {
+			others = append(others, a)
+		}
+	}
+	return chosen + " (read; the file also has " + strings.Join(others, ", ") + ")"
 }
 
 func delimiterName(d string) string {

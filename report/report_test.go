@@ -145,7 +145,7 @@ func goldenInput() Input {
 			AnalystVersion: "0.4.0",
 			DriverHash:     "d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2",
 			ImageID:        "64bc365eda2385e1",
-			Versions:       map[string]string{"scipy": "1.10.1", "python": "3.11.2", "pandas": "1.5.3", "numpy": "1.24.2", "matplotlib": "3.6.3"},
+			Versions:       map[string]string{"scipy": "1.15.3", "python": "3.13.5", "pandas": "2.2.3+dfsg", "numpy": "2.2.4", "matplotlib": "3.10.1+dfsg1"},
 			Model: &ModelInfo{Name: "ollama:qwen2.5-coder:7b", Digest: "sha256:2b0496514337a3d5ada0ac3dbd8b66a3e2bcd4c7ab5f6d5a4cb4c3f9a1b2c3d4", Mode: "tools",
 				Settings:     []Setting{{"Temperature", "0"}, {"Seed", "42"}, {"Max turns", "10"}},
 				PromptTokens: 12345, CompletionTokens: 678, Calls: 7, Retries: 2},
@@ -232,7 +232,7 @@ func TestGoldenContent(t *testing.T) {
 		`<dt>Mode</dt> <dd>tools</dd>`, `<dt>Seed</dt> <dd>42</dd>`, `<dt>Max turns</dt> <dd>10</dd>`,
 		`<dt>Model calls</dt> <dd>7</dd>`, `<dt>Retries</dt> <dd>2</dd>`,
 		// about this run, versions in a stable order
-		`<dt>python</dt> <dd>3.11.2</dd></div>
+		`<dt>python</dt> <dd>3.13.5</dd></div>
 <div><dt>pandas</dt>`,
 	} {
 		if !strings.Contains(out, want) {

@@ -1,6 +1,10 @@
 # The data file, as analyst's kernel sees it (mounted read-only).
 # To re-run this notebook elsewhere, change DATA_PATH to where the file is.
 DATA_PATH = {{DATA_PATH}}
+SHEET = {{SHEET}}  # spreadsheets: the sheet to read, by name or number from 1 (None: the first)
+TABLE = {{TABLE}}  # SQLite: the table to read (None: the only one)
+# Parquet: the folder analyst converted the file into (see read_converted_columns).
+CONVERTED_PATH = {{CONVERTED_PATH}}
 
 
 class AnalystDataError(Exception):
@@ -18,20 +22,15 @@ DATE_FORMATS = [
     "%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M",
     "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y", "%d.%m.%Y %H:%M",
     "%d-%m-%Y", "%m-%d-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y-%m",
+    # With a UTC offset (pandas 2 parses exactly the format given); read as UTC.
+    "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z",
 ]
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 # File signatures the loader recognises, and what to say about them.
 SIGNATURES = [
-    (b"PAR1", "a Parquet file: reading Parquet needs pyarrow, which the analysis kernel does not "
-              "have. Convert it to CSV first, for example with DuckDB: "
-              "COPY (SELECT * FROM 'file.parquet') TO 'file.csv' (HEADER)"),
-    (b"\xd0\xcf\x11\xe0", "an old Excel (.xls) or other OLE file, which the kernel cannot read; "
-                          "save it as .xlsx or CSV"),
     (b"%PDF", "a PDF document, not a table; export the table as CSV"),
     (b"\x89PNG", "a PNG image, not a table"),
     (b"\xff\xd8\xff", "a JPEG image, not a table"),
-    (b"SQLite format 3\x00", "an SQLite database; export a table as CSV "
-                              "(sqlite3 -header -csv FILE 'select * from TABLE' > table.csv)"),
     (b"7z\xbc\xaf", "a 7-Zip archive; extract the table first"),
 ]
 COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
@@ -70,9 +69,6 @@ def detect_format(path, head):
     if ext in (".xlsx", ".xlsm"):
         raise AnalystDataError(f"{os.path.basename(path)} is named like an Excel workbook but is "
                                "not one (an .xlsx file is a zip archive); re-export it from Excel.")
-    if ext == ".xls":
-        raise AnalystDataError("old Excel (.xls) files need xlrd, which the kernel does not have; "
-                               "save the sheet as .xlsx or CSV.")
     if ext in (".jsonl", ".ndjson"):
         return "jsonl"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -302,28 +298,6 @@ def read_json_file(path, fmt, compression, encoding, info):
     return df
 
 
-def read_excel_file(path, info):
-    try:
-        book = pd.ExcelFile(path, engine="openpyxl")
-        sheet = book.sheet_names[0]
-        df = book.parse(sheet)
-        header = list(book.parse(sheet, header=None, nrows=1).iloc[0]) if len(df.columns) else []
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
-        raise AnalystDataError(f"the Excel workbook could not be read ({e}); open it in Excel "
-                               "and save it again as .xlsx, or export the sheet as CSV.") from None
-    info.update(format="xlsx", sheet=sheet, encoding="")
-    if len(book.sheet_names) > 1:
-        info["notes"].append(f"the workbook has {len(book.sheet_names)} sheets; only the first, "
-                             f"{sheet!r}, was read (others: {', '.join(map(repr, book.sheet_names[1:]))})")
-    if len(header) == len(df.columns):
-        renamed = [f"{old!r} → {new!r}" for old, new in zip(header, df.columns)
-                   if not (isinstance(old, str) and old == new)]
-        if renamed:
-            info["notes"].append("column names changed while reading (duplicate, empty or "
-                                 "non-text names): " + ", ".join(renamed))
-    return df
-
-
 def date_format(values):
     """(format, share): the DATE_FORMATS entry that parses the largest share of the values."""
     values = values.dropna()
@@ -333,10 +307,16 @@ def date_format(values):
         return None, 0.0
     best, best_share = None, 0.0
     for fmt in DATE_FORMATS:
-        share = pd.to_datetime(values, format=fmt, errors="coerce").notna().mean()
+        share = to_dates(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
     return best, best_share
+
+
+def to_dates(values, fmt):
+    """The values as dates in format fmt, missing where they do not parse; times with
+    a UTC offset (%z) in UTC, since one column can hold several offsets."""
+    return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
 
 
 def spaced_sample(s, n):
@@ -352,11 +332,13 @@ def parse_dates(df, info):
         if share < DATE_SHARE:
             continue
         present = df[column].notna().sum()
-        parsed = pd.to_datetime(df[column], format=fmt, errors="coerce")
+        parsed = to_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
         df[column] = parsed
         info["parsed_dates"].append(str(column))
+        if "%z" in fmt:
+            info["notes"].append(f"the times in {column!r} carry UTC offsets; they were converted to UTC")
         failed = present - parsed.notna().sum()
         if failed:
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "
@@ -367,13 +349,15 @@ def parse_dates(df, info):
                                  f"(no day is above 12); they were read as {fmt}")
 
 
-def load_table(path):
-    """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines or Excel file into a DataFrame.
+def load_table(path, sheet=None, table=None):
+    """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
+    (spreadsheets, SPSS, Stata, SAS, SQLite, Parquet) into a DataFrame.
 
     Returns the DataFrame and a dict saying how it was read (load_info).
     """
     info = {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
-            "decimal": ".", "sheet": "", "parsed_dates": [], "notes": []}
+            "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
+            "parsed_dates": [], "notes": []}
     if not os.path.isfile(path):
         raise AnalystDataError(f"{path} does not exist or is not a file; set DATA_PATH to the data file.")
     if os.path.getsize(path) == 0:
@@ -381,9 +365,12 @@ def load_table(path):
                                "that the export that wrote it finished.")
     head, compression = read_head(path)
     info["compression"] = compression
-    fmt = detect_format(path, head)
-    if fmt == "xlsx":
-        df = read_excel_file(path, info)
+    fmt = table_format(path, head)
+    if fmt and compression:
+        raise AnalystDataError(f"the file is {compression}-compressed {fmt}; decompress it first.")
+    fmt = fmt or detect_format(path, head)
+    if fmt in FORMAT_NAMES:
+        df = read_table_format(fmt, path, info, sheet, table)
     else:
         encoding, bom = detect_encoding(head, info["notes"])
         info.update(encoding=encoding, bom=bom)
@@ -401,7 +388,7 @@ def load_table(path):
     return df, info
 
 
-df, load_info = load_table(DATA_PATH)
+df, load_info = load_table(DATA_PATH, SHEET, TABLE)
 delimiter = f", delimiter {load_info['delimiter']!r}" if load_info["delimiter"] else ""
 encoding = f", {load_info['encoding']}" if load_info["encoding"] else ""
 print(f"Loaded {len(df):,} rows × {len(df.columns):,} columns from {os.path.basename(DATA_PATH)} "

@@ -1,5 +1,6 @@
 // Command gensales writes the synthetic sales CSV used by the demo and the
 // benchmarks: go run ./examples/gensales -rows 1000000 -o sales.csv
+// (-o sales.parquet writes the same orders as Parquet).
 package main
 
 import (
@@ -7,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/analyst-cli/analyst/examples"
 )
@@ -31,7 +33,11 @@ func run(rows int, seed uint64, out string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := examples.WriteSales(tmp, rows, seed); err != nil {
+	write := examples.WriteSales
+	if strings.HasSuffix(out, ".parquet") {
+		write = examples.WriteSalesParquet
+	}
+	if err := write(tmp, rows, seed); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -1,0 +1,52 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/analyst-cli/analyst/internal/parquetnpy"
+	"github.com/analyst-cli/analyst/kernel"
+)
+
+// Converted is a Parquet file converted for the kernel (which has no
+// Parquet reader): a folder of per-column .npy files, mounted read-only at
+// Target, next to the file.
+type Converted struct {
+	Dir    string // on the host; Remove deletes it
+	Target string // in the kernel: /data/NAME.columns
+	Schema *parquetnpy.Schema
+}
+
+// Mount is the kernel mount of the converted folder.
+func (c *Converted) Mount() kernel.Mount { return kernel.Mount{Source: c.Dir, Target: c.Target} }
+
+// Remove deletes the converted files.
+func (c *Converted) Remove() error { return os.RemoveAll(c.Dir) }
+
+// ConvertedSuffix is appended to the data file's name for the folder the
+// kernel sees the converted columns in.
+const ConvertedSuffix = ".columns"
+
+// ConvertParquet converts the Parquet file in into a temporary folder. Its
+// errors are *InputError (the file cannot be read as Parquet) or the
+// system's (disk full).
+func ConvertParquet(in *Input) (*Converted, error) {
+	dir, err := os.MkdirTemp("", "analyst-parquet-")
+	if err != nil {
+		return nil, fmt.Errorf("converting %s: %w", in.Name, err)
+	}
+	// The kernel's user (another uid when podman runs as root) reads it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s, err := parquetnpy.Convert(in.Path, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		if pe, ok := err.(*parquetnpy.Error); ok {
+			return nil, &InputError{in.Path, pe.Msg}
+		}
+		return nil, fmt.Errorf("converting %s: %w", in.Path, err)
+	}
+	return &Converted{Dir: dir, Target: kernel.DataMount + "/" + in.Name + ConvertedSuffix, Schema: s}, nil
+}
