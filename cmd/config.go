@@ -11,7 +11,7 @@ import (
 )
 
 // configKeys are the settings `analyst config` lists, in order.
-var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyRunTimeout, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyCellTimeout}
+var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyRunTimeout, keyNAValues, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyCellTimeout}
 
 func newCmdConfig(f *Factory) *cobra.Command {
 	c := &cobra.Command{

@@ -48,6 +48,9 @@ type Config struct {
 	MaxTurns      int           // model turns per question
 	ReflectRounds int           // reflection rounds per question (0: none)
 	RunTimeout    time.Duration // 0: none
+
+	// NAValues are the missing-value markers of the loader; nil: its defaults.
+	NAValues []string
 }
 
 // Configuration keys, also the names of flags and (with ANALYST_ and
@@ -67,6 +70,7 @@ const (
 	keyMaxTurns      = "max-turns"
 	keyReflectRounds = "reflect-rounds"
 	keyRunTimeout    = "run-timeout"
+	keyNAValues      = "na-values"
 )
 
 func newViper() *viper.Viper {
@@ -161,5 +165,26 @@ func (f *Factory) readConfig() (*Config, error) {
 	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
 		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
 	}
+	cfg.NAValues = naValues(v)
 	return cfg, nil
+}
+
+// naValues reads the missing-value markers: a YAML list, or text with the
+// markers separated by commas (flag, environment); nil when not set.
+func naValues(v *viper.Viper) []string {
+	if !v.IsSet(keyNAValues) {
+		return nil
+	}
+	out := []string{}
+	switch raw := v.Get(keyNAValues).(type) {
+	case []any:
+		for _, m := range raw {
+			out = append(out, fmt.Sprint(m))
+		}
+	default:
+		if text := v.GetString(keyNAValues); text != "" {
+			out = append(out, strings.Split(text, ",")...)
+		}
+	}
+	return out
 }

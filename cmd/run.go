@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -51,7 +52,11 @@ Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 
 Reads CSV and TSV (delimiter sniffed), gzip-compressed CSV, JSON, JSON Lines
-and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
+and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1. Cleans text as
+exports write it: missing-value markers (--na-values), numbers with thousands
+separators, currency symbols, % or accounting parentheses, timestamps with
+UTC offsets (converted to UTC) and Unix times in columns named like times;
+every conversion is code in the notebook and a note in the report.`,
 		Example: `  analyst run sales.csv
   analyst run --out reports --name q4 sales.csv.gz
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
@@ -85,7 +90,8 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
 	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
-	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout} {
+	fl.String("na-values", "", "text values read as missing, separated by commas; replaces the default list, \"\" for none (key na-values; default: "+strings.Join(quoted(eda.DefaultNAValues), " ")+", compared ignoring case and surrounding spaces)")
+	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
@@ -141,6 +147,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		MaxTurns:       cfg.MaxTurns,
 		ReflectRounds:  reflect,
 		RunTimeout:     cfg.RunTimeout,
+		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
@@ -148,6 +155,14 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		printRunFiles(f, opts.JSON, res)
 	}
 	return runError(err)
+}
+
+func quoted(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
 }
 
 // runError maps a pipeline error to its exit code.

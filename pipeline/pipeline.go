@@ -30,6 +30,7 @@ type Options struct {
 	Kernel kernel.Options
 
 	CellTimeout time.Duration // per cell; zero: the kernel's default
+	Load        eda.LoadOptions
 	EDA         eda.Options
 
 	// Provenance, recorded in the notebook and the manifest.
@@ -258,7 +259,7 @@ func (r *runner) run(ctx context.Context) error {
 	defer k.Close()
 
 	dataPath := kernel.DataMount + "/" + r.in.Name
-	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
+	stages := []eda.Stage{eda.Setup(), eda.LoadWith(dataPath, r.opts.Load), eda.ProfileStage()}
 	for _, st := range stages {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
