@@ -26,14 +26,14 @@ type messy struct {
 	n   int
 
 	revenue, euPrice, spaced, margin []float64 // the numbers the text stands for
-	revenueBad                      map[string]int
-	scoreMarkers                    map[string]int // marker as written → count
-	scoreEmpty                      int
-	score                           []float64
-	region                          map[string]int
-	firstUTC, lastUTC               time.Time // of ts_offset
-	firstEpoch                      time.Time // of created_at
-	textShare                       float64   // numbers in mostly_text
+	revenueBad                       map[string]int
+	scoreMarkers                     map[string]int // marker as written → count
+	scoreEmpty                       int
+	score                            []float64
+	region                           map[string]int
+	firstUTC, lastUTC                time.Time // of ts_offset
+	firstEpoch                       time.Time // of created_at
+	textShare                        float64   // numbers in mostly_text
 }
 
 // thousands writes v with sep between groups of three digits and dec as

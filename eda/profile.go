@@ -92,7 +92,7 @@ type Column struct {
 	// MaxCorrelation is the largest |Pearson r| of a numeric column with
 	// any other numeric column.
 	MaxCorrelation *float64 `json:"max_correlation,omitempty"`
-	MemoryBytes   int64      `json:"memory_bytes"`
+	MemoryBytes    int64    `json:"memory_bytes"`
 }
 
 // TopValue is a frequent value of a column and its count.
