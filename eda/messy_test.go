@@ -2,152 +2,19 @@ package eda
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-	_ "time/tzdata" // Europe/Berlin, for offsets across daylight saving
 
+	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
-
-// messy is a generated table shaped like real exports, with what the
-// loader must make of it.
-type messy struct {
-	csv []byte
-	n   int
-
-	revenue, euPrice, spaced, margin []float64 // the numbers the text stands for
-	revenueBad                       map[string]int
-	scoreMarkers                     map[string]int // marker as written → count
-	scoreEmpty                       int
-	score                            []float64
-	region                           map[string]int
-	firstUTC, lastUTC                time.Time // of ts_offset
-	firstEpoch                       time.Time // of created_at
-	textShare                        float64   // numbers in mostly_text
-}
-
-// thousands writes v with sep between groups of three digits and dec as
-// the decimal mark (decimals digits).
-func thousands(v float64, sep, dec string, decimals int) string {
-	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteString(sep)
-		}
-		b.WriteRune(r)
-	}
-	if frac != "" {
-		b.WriteString(dec + frac)
-	}
-	return b.String()
-}
-
-func messyData(seed uint64, n int) messy {
-	r := rand.New(rand.NewPCG(seed, 99))
-	m := messy{n: n, revenueBad: map[string]int{}, scoreMarkers: map[string]int{}, region: map[string]int{}}
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		panic(err)
-	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write([]string{"revenue", "eu_price", "spaced", "margin", "score", "region", "ts_offset", "ts_z",
-		"created_at", "account", "mostly_text"})
-	markers := []string{"-", "unknown", "N/A", "n/a", "NULL", "none", "?", "   ", "Unknown "}
-	regions := []string{"North", "NORTH ", "north", "South", " south", "East"}
-	start := time.Date(2024, 3, 20, 8, 0, 0, 0, berlin) // daylight saving starts on 31 March
-	epoch0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range n {
-		// revenue: US grouping, $ before or after, accounting negatives, a few non-numbers.
-		v := math.Round(r.Float64()*2e6) / 100
-		if r.IntN(8) == 0 {
-			v = -v
-		}
-		text := thousands(v, ",", ".", 2)
-		switch i % 4 {
-		case 0:
-			text = "$" + text
-		case 1:
-			text += " $"
-		}
-		if v < 0 {
-			if i%3 == 0 {
-				text = "(" + text + ")"
-			} else {
-				text = "-" + text
-			}
-		}
-		if i%97 == 5 {
-			text = []string{"call us", "TBD"}[i%2]
-			m.revenueBad[text]++
-		} else {
-			m.revenue = append(m.revenue, v)
-		}
-		// eu_price: '.' groups, ',' decimal, euro sign either side.
-		p := math.Round(r.Float64()*5e5) / 100
-		m.euPrice = append(m.euPrice, p)
-		eu := thousands(p, ".", ",", 2)
-		eu = []string{eu + " €", "€" + eu, eu}[i%3]
-		// spaced: space or no-break space groups, whole numbers.
-		s := float64(r.IntN(5_000_000))
-		m.spaced = append(m.spaced, s)
-		sp := thousands(s, []string{" ", "\u00a0", "\u202f"}[i%3], ".", 0)
-		// margin: percent.
-		pc := float64(r.IntN(2000)-500) / 10
-		m.margin = append(m.margin, pc/100)
-		// score: numbers with missing-value markers and empty fields.
-		score := strconv.Itoa(r.IntN(100))
-		switch {
-		case i%5 == 3:
-			score = markers[(i/5)%len(markers)]
-			m.scoreMarkers[score]++
-		case i%23 == 0:
-			score = ""
-			m.scoreEmpty++
-		default:
-			f, _ := strconv.ParseFloat(score, 64)
-			m.score = append(m.score, f)
-		}
-		reg := regions[r.IntN(len(regions))]
-		m.region[reg]++
-		// Hourly readings in Berlin time, written with their offset.
-		t := start.Add(time.Duration(i) * 3 * time.Hour)
-		if i == 0 {
-			m.firstUTC = t.UTC()
-		}
-		m.lastUTC = t.UTC()
-		created := epoch0.Add(time.Duration(r.IntN(300*86400)) * time.Second)
-		if i == 0 || created.Before(m.firstEpoch) {
-			m.firstEpoch = created
-		}
-		account := strconv.Itoa(1_100_000_000 + r.IntN(800_000_000))
-		mostly := fmt.Sprintf("$%s", thousands(float64(r.IntN(90000)), ",", ".", 0))
-		if i%10 < 3 {
-			mostly = []string{"see note", "pending", "waived"}[i%3]
-		} else {
-			m.textShare++
-		}
-		w.Write([]string{text, eu, sp, strconv.FormatFloat(pc, 'f', 1, 64) + "%", score, reg,
-			t.Format("2006-01-02T15:04:05-07:00"), t.UTC().Format("2006-01-02T15:04:05Z"),
-			strconv.FormatInt(created.Unix(), 10), account, mostly})
-	}
-	w.Flush()
-	m.csv = b.Bytes()
-	m.textShare /= float64(n)
-	return m
-}
 
 func sum(x []float64) float64 {
 	s := 0.0
@@ -159,8 +26,12 @@ func sum(x []float64) float64 {
 
 func TestMessyExports(t *testing.T) {
 	dir := t.TempDir()
-	m := messyData(12, 400)
-	if err := os.WriteFile(filepath.Join(dir, "messy.csv"), m.csv, 0o644); err != nil {
+	var b bytes.Buffer
+	m, err := examples.WriteMessy(&b, 400, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "messy.csv"), b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
@@ -186,20 +57,20 @@ func TestMessyExports(t *testing.T) {
 		"margin": KindNumeric, "score": KindNumeric, "region": KindCategorical, "ts_offset": KindDatetime,
 		"ts_z": KindDatetime, "created_at": KindDatetime, "account": KindNumeric, "mostly_text": KindCategorical})
 
-	numbers := map[string][]float64{"revenue": m.revenue, "eu_price": m.euPrice, "spaced": m.spaced, "margin": m.margin, "score": m.score}
+	numbers := map[string][]float64{"revenue": m.Revenue, "eu_price": m.EUPrice, "spaced": m.Spaced, "margin": m.Margin, "score": m.Score}
 	for name, x := range numbers {
 		c := p.col(t, name)
 		if c.Mean == nil || !near(*c.Mean, mean(x)) || *c.Min != slices.Min(x) || *c.Max != slices.Max(x) {
 			t.Errorf("%s: min %v max %v mean %v; want %v %v %v", name, ptr(c.Min), ptr(c.Max), ptr(c.Mean), slices.Min(x), slices.Max(x), mean(x))
 		}
-		if c.Missing != m.n-len(x) {
-			t.Errorf("%s: %d missing, want %d", name, c.Missing, m.n-len(x))
+		if c.Missing != m.Rows-len(x) {
+			t.Errorf("%s: %d missing, want %d", name, c.Missing, m.Rows-len(x))
 		}
 	}
 	var total float64
 	pyValue(t, k, `print(json.dumps(float(df["revenue"].sum())))`, &total)
-	if !near(total, sum(m.revenue)) {
-		t.Errorf("sum of revenue %v, want %v", total, sum(m.revenue))
+	if !near(total, sum(m.Revenue)) {
+		t.Errorf("sum of revenue %v, want %v", total, sum(m.Revenue))
 	}
 
 	// The conversions are stated, and the values that did not convert listed.
@@ -215,7 +86,7 @@ func TestMessyExports(t *testing.T) {
 		t.Errorf("rules: revenue %q, eu_price %q", conv["revenue"].Rule, conv["eu_price"].Rule)
 	}
 	bad := 0
-	for v, n := range m.revenueBad {
+	for v, n := range m.RevenueBad {
 		bad += n
 		if !slices.Contains(conv["revenue"].FailedValues, TopValue{Value: v, Count: n}) {
 			t.Errorf("failed values %+v lack %q (%d)", conv["revenue"].FailedValues, v, n)
@@ -235,11 +106,11 @@ func TestMessyExports(t *testing.T) {
 		markers[mk.Value] = mk.Count
 		found += mk.Count
 	}
-	if !mapsEqual(markers, m.scoreMarkers) || !p.hasAlert(AlertMissingMarkers, "score") {
-		t.Errorf("score markers %v, want %v", markers, m.scoreMarkers)
+	if !mapsEqual(markers, m.ScoreMarkers) || !p.hasAlert(AlertMissingMarkers, "score") {
+		t.Errorf("score markers %v, want %v", markers, m.ScoreMarkers)
 	}
-	if sc.Missing != found+m.scoreEmpty {
-		t.Errorf("score: %d missing, want %d markers + %d empty", sc.Missing, found, m.scoreEmpty)
+	if sc.Missing != found+m.ScoreEmpty {
+		t.Errorf("score: %d missing, want %d markers + %d empty", sc.Missing, found, m.ScoreEmpty)
 	}
 
 	// Category variants, with their counts.
@@ -250,8 +121,8 @@ func TestMessyExports(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"North", "NORTH ", "north", "South", " south"} {
-		if !strings.Contains(variants, fmt.Sprintf("%q (%d)", v, m.region[v])) && !strings.Contains(variants, fmt.Sprintf("'%s' (%d)", v, m.region[v])) {
-			t.Errorf("case_variants alert %q lacks %q (%d)", variants, v, m.region[v])
+		if !strings.Contains(variants, fmt.Sprintf("%q (%d)", v, m.Region[v])) && !strings.Contains(variants, fmt.Sprintf("'%s' (%d)", v, m.Region[v])) {
+			t.Errorf("case_variants alert %q lacks %q (%d)", variants, v, m.Region[v])
 		}
 	}
 	if strings.Contains(variants, "East") {
@@ -260,22 +131,22 @@ func TestMessyExports(t *testing.T) {
 
 	// Offsets converted to UTC; Unix times in a column named like a time.
 	ts := p.col(t, "ts_offset")
-	if ts.MinDate != m.firstUTC.Format("2006-01-02T15:04:05+00:00") || ts.MaxDate != m.lastUTC.Format("2006-01-02T15:04:05+00:00") {
-		t.Errorf("ts_offset %s to %s, want %s to %s (UTC)", ts.MinDate, ts.MaxDate, m.firstUTC, m.lastUTC)
+	if ts.MinDate != m.FirstUTC.Format("2006-01-02T15:04:05+00:00") || ts.MaxDate != m.LastUTC.Format("2006-01-02T15:04:05+00:00") {
+		t.Errorf("ts_offset %s to %s, want %s to %s (UTC)", ts.MinDate, ts.MaxDate, m.FirstUTC, m.LastUTC)
 	}
 	if z := p.col(t, "ts_z"); z.MinDate != ts.MinDate || z.MaxDate != ts.MaxDate {
 		t.Errorf("ts_z %s to %s, want as ts_offset", z.MinDate, z.MaxDate)
 	}
 	wantNote(t, p, "the times in 'ts_offset' carry UTC offsets (+01:00, +02:00); they were converted to UTC")
-	if c := p.col(t, "created_at"); c.MinDate != m.firstEpoch.Format("2006-01-02T15:04:05+00:00") {
-		t.Errorf("created_at starts %s, want %s", c.MinDate, m.firstEpoch)
+	if c := p.col(t, "created_at"); c.MinDate != m.FirstEpoch.Format("2006-01-02T15:04:05+00:00") {
+		t.Errorf("created_at starts %s, want %s", c.MinDate, m.FirstEpoch)
 	}
 	wantNote(t, p, "'created_at' holds Unix times in seconds")
 	if !p.hasAlert(AlertPossibleEpoch, "account") || p.hasAlert(AlertPossibleEpoch, "spaced") {
 		t.Errorf("possible_epoch alerts: %+v", p.Alerts)
 	}
 	if !p.hasAlert(AlertNumbersAsText, "mostly_text") {
-		t.Errorf("no numbers_as_text alert for mostly_text (%.0f%% numbers): %+v", 100*m.textShare, p.Alerts)
+		t.Errorf("no numbers_as_text alert for mostly_text (%.0f%% numbers): %+v", 100*m.TextShare, p.Alerts)
 	}
 
 	t.Run("markers overridden", func(t *testing.T) {
