@@ -636,17 +636,57 @@ DEFAULT_CONFIG = {
 }
 
 
+# Text in charts falls back glyph by glyph through these families
+# (Matplotlib 3.6+): DejaVu Sans for Latin, Greek and Cyrillic, Noto Sans
+# CJK for Chinese, Japanese and Korean, Symbola for emoji. Noto Color Emoji
+# is not among them: its glyphs are colour bitmaps of one fixed size, which
+# Agg cannot scale ("Could not set the fontsize"); the report's HTML uses it.
+FALLBACK_FONTS = ["DejaVu Sans", "Noto Sans CJK JP", "Symbola"]
+
+
 def _seed_matplotlib_cache():
-    """Copies the font cache built into the image, so import does not rebuild it."""
+    """Copies the font cache built into the image, so import does not rebuild it,
+    and writes a matplotlibrc naming the fallback fonts the image has."""
     src = "/usr/local/share/analyst/matplotlib"
     dst = os.environ.get("MPLCONFIGDIR")
-    if dst and os.path.isdir(src) and not os.path.exists(dst):
-        import shutil
+    if not dst or os.path.exists(dst):
+        return
+    import shutil
 
-        try:
+    try:
+        if os.path.isdir(src):
             shutil.copytree(src, dst)
-        except OSError:
-            pass
+        else:
+            os.makedirs(dst)
+        families = _installed_families(dst)
+        # In MPLCONFIGDIR, so Jupyter re-running a notebook from a cell
+        # (which inherits the variable) draws with the same fonts.
+        with open(os.path.join(dst, "matplotlibrc"), "w") as f:
+            f.write(matplotlibrc(families))
+    except OSError:
+        pass
+
+
+def _installed_families(cache_dir):
+    """Font family names in Matplotlib's font cache; None when there is none."""
+    import glob
+
+    for path in glob.glob(os.path.join(cache_dir, "fontlist-*.json")):
+        try:
+            with open(path) as f:
+                return {font.get("name") for font in json.load(f).get("ttflist", [])}
+        except (OSError, ValueError, AttributeError):
+            return None
+    return None
+
+
+def matplotlibrc(families):
+    """The kernel's Matplotlib configuration: the fallback fonts among families
+    (a family Matplotlib cannot find would be logged into the cell's output)."""
+    names = [n for n in FALLBACK_FONTS if n in (families or ())]
+    if not names:
+        return ""
+    return "font.family: sans-serif\nfont.sans-serif: %s\n" % ", ".join(names)
 
 
 def main():

@@ -202,6 +202,11 @@ func (b *Builder) debootstrap(ctx context.Context, r Recipe, tmp, rootfs string,
 	if len(r.Packages) == 0 {
 		return nil
 	}
+	// dpkg reads its filters from the tree: they apply to every package
+	// apt-get installs now (the base system's few files stay).
+	if err := writeDpkgFilter(rootfs, r.DpkgFilter); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "installing %d packages with apt-get in %s\n", len(r.Packages), rootfs)
 	if err := run("apt-get: ", chroot, rootfs, "apt-get", "update"); err != nil {
 		return err
@@ -221,6 +226,9 @@ func (b *Builder) mmdebstrap(ctx context.Context, r Recipe, tmp, rootfs string, 
 	// Device nodes cannot be unpacked without root, and podman provides
 	// /dev anyway.
 	args := []string{"--mode=unshare", "--variant=" + r.Variant, "--skip=output/dev"}
+	for _, f := range r.DpkgFilter {
+		args = append(args, "--dpkgopt="+f)
+	}
 	if len(r.Packages) > 0 {
 		args = append(args, "--include="+strings.Join(r.canonical().Packages, ","))
 	}
@@ -239,6 +247,20 @@ func (b *Builder) mmdebstrap(ctx context.Context, r Recipe, tmp, rootfs string, 
 		return fmt.Errorf("unpacking the root filesystem: %w", err)
 	}
 	return os.Remove(tarball)
+}
+
+// dpkgFilterFile holds the recipe's dpkg filters inside the tree, where
+// they also keep applying should anyone install a package later.
+const dpkgFilterFile = "/etc/dpkg/dpkg.cfg.d/analyst-filter"
+
+// writeDpkgFilter writes filter, one option a line, to dpkgFilterFile.
+func writeDpkgFilter(rootfs string, filter []string) error {
+	if len(filter) == 0 {
+		return nil
+	}
+	return replace(rootfs, dpkgFilterFile, func(p string) error {
+		return os.WriteFile(p, []byte(strings.Join(filter, "\n")+"\n"), 0o644)
+	})
 }
 
 // keepLog copies the file at src to dir/name, for a failed build whose

@@ -17,7 +17,7 @@ import (
 // postBuildVersion names the steps Build runs after bootstrapping (font
 // cache, mount points, clean-up). It is part of every recipe's hash, so
 // changing those steps means bumping it, which rebuilds every image.
-const postBuildVersion = 2
+const postBuildVersion = 3
 
 // Recipe says what goes into a kernel image.
 type Recipe struct {
@@ -25,11 +25,17 @@ type Recipe struct {
 	Mirror   string   `json:"mirror"`   // e.g. "http://deb.debian.org/debian"
 	Variant  string   `json:"variant"`  // debootstrap/mmdebstrap variant, e.g. "minbase"
 	Packages []string `json:"packages"` // Debian packages installed on top of the variant
+	// DpkgFilter are dpkg's path-exclude=GLOB and path-include=GLOB
+	// options, in order: files of the packages that are never unpacked.
+	DpkgFilter []string `json:"dpkg_filter,omitempty"`
 }
 
-// defaultPackages is the Python stack the kernel offers the model, plus
-// fonts for charts. The Containerfile lists the same packages; a test keeps
-// them equal.
+// defaultPackages is the Python stack the kernel offers the model, the
+// readers of the formats people hand an analyst, and fonts for charts
+// (DejaVu for Latin, Noto CJK for Chinese, Japanese and Korean, Symbola
+// for emoji: Matplotlib's Agg cannot draw Noto Color Emoji's bitmap
+// glyphs, see kernel/driver). The Containerfile lists the same packages;
+// a test keeps them equal.
 var defaultPackages = []string{
 	"python3",
 	"python3-pandas",
@@ -42,29 +48,54 @@ var defaultPackages = []string{
 	"python3-statsmodels",
 	"python3-sklearn",
 	"python3-openpyxl",
+	"python3-xlrd",
+	"python3-odf",
+	"python3-pyreadstat",
+	"python3-dask",
 	"python3-nbformat",
 	"python3-nbconvert",
 	"python3-ipykernel",
 	"jupyter-nbconvert",
 	"jupyter-core",
-	"fonts-dejavu-core",
 	"python3-tabulate",
 	"libjs-katex",
+	"fonts-dejavu-core",
+	"fonts-noto-cjk",
+	"fonts-noto-color-emoji",
+	"fonts-symbola",
+}
+
+// defaultDpkgFilter keeps what the kernel never reads out of the image:
+// documentation (but each package's copyright), man and info pages,
+// message translations, and the serif faces of Noto CJK (charts use the
+// sans ones; the serif half is some 45 MB). The Containerfile writes the
+// same lines; a test keeps them equal.
+var defaultDpkgFilter = []string{
+	"path-exclude=/usr/share/doc/*",
+	"path-include=/usr/share/doc/*/copyright",
+	"path-exclude=/usr/share/man/*",
+	"path-exclude=/usr/share/info/*",
+	"path-exclude=/usr/share/locale/*",
+	"path-exclude=/usr/share/fonts/opentype/noto/NotoSerifCJK*",
 }
 
 // DefaultRecipe is the image analyst runs unless told otherwise.
 func DefaultRecipe() Recipe {
 	return Recipe{
-		Suite:    "bookworm",
-		Mirror:   "http://deb.debian.org/debian",
-		Variant:  "minbase",
-		Packages: slices.Clone(defaultPackages),
+		Suite:      "trixie",
+		Mirror:     "http://deb.debian.org/debian",
+		Variant:    "minbase",
+		Packages:   slices.Clone(defaultPackages),
+		DpkgFilter: slices.Clone(defaultDpkgFilter),
 	}
 }
 
 // canonical returns the recipe with its package list sorted and without
 // duplicates: the order of --include does not change what is installed.
 func (r Recipe) canonical() Recipe {
+	if len(r.DpkgFilter) == 0 {
+		r.DpkgFilter = nil
+	}
 	if len(r.Packages) == 0 {
 		r.Packages = nil // nil and empty lists are the same recipe
 		return r
@@ -106,6 +137,12 @@ func (r Recipe) Validate() error {
 			errs = append(errs, fmt.Errorf("%s is empty", f.name))
 		} else if strings.ContainsAny(f.value, " \t\n,") {
 			errs = append(errs, fmt.Errorf("%s %q contains a space or comma", f.name, f.value))
+		}
+	}
+	for _, f := range r.DpkgFilter {
+		kind, glob, _ := strings.Cut(f, "=")
+		if (kind != "path-exclude" && kind != "path-include") || !strings.HasPrefix(glob, "/") || strings.ContainsAny(f, " \t\n,") {
+			errs = append(errs, fmt.Errorf("dpkg filter %q is not path-exclude=/GLOB or path-include=/GLOB", f))
 		}
 	}
 	for _, p := range r.Packages {

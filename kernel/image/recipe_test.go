@@ -14,7 +14,7 @@ func TestRecipeHashStable(t *testing.T) {
 	// Golden: a change here means every cached image is rebuilt. That is
 	// right when postBuildVersion was bumped (update the value); otherwise
 	// the encoding changed by accident.
-	const golden = "0cfb50cb477653e1f2beba3b9f3abbfa5e4676d8fcd894a8dfc9f16334168de2"
+	const golden = "c10fd8e3ad324f514a7dfd52ac58b9f80b6d4d21672803d7f2622a657a37c3af"
 	if got := r.Hash(); got != golden {
 		t.Errorf("Hash() = %s, want %s", got, golden)
 	}
@@ -41,10 +41,12 @@ func TestRecipeHashSensitive(t *testing.T) {
 		name   string
 		change func(*Recipe)
 	}{
-		{"suite", func(r *Recipe) { r.Suite = "trixie" }},
+		{"suite", func(r *Recipe) { r.Suite = "bookworm" }},
 		{"mirror", func(r *Recipe) { r.Mirror = "http://ftp.de.debian.org/debian" }},
 		{"variant", func(r *Recipe) { r.Variant = "buildd" }},
-		{"package added", func(r *Recipe) { r.Packages = append(r.Packages, "python3-xlrd") }},
+		{"package added", func(r *Recipe) { r.Packages = append(r.Packages, "python3-h5py") }},
+		{"dpkg filter added", func(r *Recipe) { r.DpkgFilter = append(r.DpkgFilter, "path-exclude=/usr/share/icons/*") }},
+		{"no dpkg filter", func(r *Recipe) { r.DpkgFilter = nil }},
 		{"package removed", func(r *Recipe) { r.Packages = r.Packages[1:] }},
 		{"package replaced", func(r *Recipe) { r.Packages[0] = "python3-minimal" }},
 		{"no packages", func(r *Recipe) { r.Packages = nil }},
@@ -87,6 +89,9 @@ func TestRecipeValidate(t *testing.T) {
 		{"package with comma", func(r *Recipe) { r.Packages = []string{"python3,curl"} }, `"python3,curl"`},
 		{"package upper case", func(r *Recipe) { r.Packages = []string{"Python3"} }, `"Python3"`},
 		{"package option", func(r *Recipe) { r.Packages = []string{"--foo"} }, `"--foo"`},
+		{"dpkg filter of another kind", func(r *Recipe) { r.DpkgFilter = []string{"force-all"} }, `"force-all"`},
+		{"dpkg filter relative", func(r *Recipe) { r.DpkgFilter = []string{"path-exclude=usr/*"} }, `"path-exclude=usr/*"`},
+		{"dpkg filter with space", func(r *Recipe) { r.DpkgFilter = []string{"path-exclude=/a b"} }, `"path-exclude=/a b"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +126,27 @@ func TestContainerfileMatchesRecipe(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Containerfile installs %v\nDefaultRecipe has     %v", got, want)
 	}
+	b, err := os.ReadFile("Containerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	filter := containerfileDpkgFilter(string(b))
+	if !slices.Equal(filter, DefaultRecipe().DpkgFilter) {
+		t.Errorf("Containerfile's dpkg filter is %q\nDefaultRecipe has %q", filter, DefaultRecipe().DpkgFilter)
+	}
+}
+
+// containerfileDpkgFilter reads the quoted path-exclude and path-include
+// lines the Containerfile writes, in order.
+func containerfileDpkgFilter(s string) []string {
+	var out []string
+	for line := range strings.Lines(s) {
+		line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), `\`))
+		if q := strings.Trim(line, "'"); strings.HasPrefix(q, "path-exclude=") || strings.HasPrefix(q, "path-include=") {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // containerfilePackages reads the package names that follow the line with
