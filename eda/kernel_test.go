@@ -33,7 +33,7 @@ type stageRun struct {
 
 // runStage runs the code cells of st in order, stopping at the first that
 // does not end ok.
-func runStage(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
+func runStage(t testing.TB, k *kernel.Kernel, st Stage) stageRun {
 	t.Helper()
 	start := time.Now()
 	var r stageRun
@@ -56,7 +56,7 @@ func runStage(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
 }
 
 // mustRun runs st and fails the test on any cell that does not end ok.
-func mustRun(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
+func mustRun(t testing.TB, k *kernel.Kernel, st Stage) stageRun {
 	t.Helper()
 	r := runStage(t, k, st)
 	if r.err != nil {
@@ -73,7 +73,7 @@ func traceback(ex *kernel.Execution) string {
 }
 
 // profileOf finds the profile among a stage's outputs.
-func profileOf(t *testing.T, r stageRun) *Profile {
+func profileOf(t testing.TB, r stageRun) *Profile {
 	t.Helper()
 	for _, ex := range r.execs {
 		for _, o := range ex.Outputs {
@@ -91,7 +91,7 @@ func profileOf(t *testing.T, r stageRun) *Profile {
 }
 
 // pyValue runs code that prints JSON and decodes it into v.
-func pyValue(t *testing.T, k *kernel.Kernel, code string, v any) {
+func pyValue(t testing.TB, k *kernel.Kernel, code string, v any) {
 	t.Helper()
 	ex, err := k.Execute(context.Background(), code, kernel.ExecOptions{Timeout: time.Minute})
 	if err != nil || ex.Status != kernel.StatusOK {

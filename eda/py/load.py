@@ -25,6 +25,7 @@ DATE_FORMATS = [
     "%d-%m-%Y", "%m-%d-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y-%m",
 ]
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
+ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d:?\d\d)$"  # the group is the offset
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 # File signatures the loader recognises, and what to say about them.
 SIGNATURES = [
@@ -351,8 +352,10 @@ def date_format(values):
         return None, 0.0
     if values.str.match(DATE_LIKE).mean() < 0.5:
         return None, 0.0
+    # Times with a UTC offset or Z are tried only with the formats that read the offset.
+    zoned = values.str.extract(ZONED)[0].notna().mean() >= 0.5
     best, best_share = None, 0.0
-    for fmt in DATE_FORMATS:
+    for fmt in [f for f in DATE_FORMATS if ("%z" in f) == zoned]:
         share = to_datetime(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
@@ -376,7 +379,7 @@ def parse_dates(df, info):
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
         if "%z" in fmt:
-            zones = sorted(set(spaced_sample(df[column], 2000).str.extract(r"(Z|[+-]\d\d:?\d\d)\s*$")[0].dropna()))
+            zones = sorted(set(spaced_sample(df[column], 2000).str.extract(ZONED)[0].dropna()))
             info["notes"].append(f"the times in {column!r} carry UTC offsets ({', '.join(zones[:6])}); they were "
                                  "converted to UTC, so the column holds UTC times")
         df[column] = parsed
@@ -413,7 +416,8 @@ def text_values(s):
     """The distinct non-missing values of s as a Series of text, or None if s is not text."""
     if s.dtype != object:
         return None
-    values = pd.Series(s.dropna().unique(), dtype=object)
+    values = pd.Series(pd.unique(s.to_numpy()), dtype=object)
+    values = values[values.notna()].reset_index(drop=True)
     if not values.map(type).eq(str).all():
         return None
     return values
@@ -485,7 +489,7 @@ def convert_number_text(df, info):
     NUMBER_SHARE the column stays text (the profile alerts on it).
     """
     for column in df.columns[df.dtypes == object]:
-        sample = spaced_sample(df[column], 1000)
+        sample = df[column].iloc[:: max(1, len(df) // 2000)].dropna().head(1000)  # cheap: no copy of the column
         if sample.empty or not sample.map(type).eq(str).all():
             continue
         if sample.str.match(NUMBER_TEXT).mean() < NUMBER_HINT_SHARE:
@@ -499,7 +503,7 @@ def convert_number_text(df, info):
         examples = [{"value": v, "count": int(n)} for v, n in failed.head(10).items()]
         listed = ", ".join(f"{v!r} ({n:,})" for v, n in failed.head(5).items())
         if share < NUMBER_SHARE:
-            if share >= NUMBER_HINT_SHARE:
+            if share >= NUMBER_HINT_SHARE and rule:  # plain numbers mixed with text: mixed_types says so
                 info["numbers_as_text"][column] = {"share": share, "failed": int(failed.sum()), "examples": examples}
             continue
         if converted.notna().all() and (converted % 1 == 0).all():

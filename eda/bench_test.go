@@ -1,0 +1,51 @@
+package eda
+
+import (
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+)
+
+// BenchmarkCorrelationWide profiles a 20,000-row × 600-column numeric table
+// (one column nearly a copy of another) and times, in the same kernel, the
+// high-correlation check over every pair (correlation_blocks) against
+// pandas' DataFrame.corr of all 600 columns and of the first 30 (the old
+// cap).
+//
+//	go test -run '^$' -bench CorrelationWide -benchtime 3x ./eda/
+func BenchmarkCorrelationWide(b *testing.B) {
+	k := kerneltest.Start(b, func(o *kernel.Options) {})
+	mustRun(b, k, Setup())
+	mustRun(b, k, Stage{Name: "make-wide", Cells: []Cell{Code(`rng = np.random.default_rng(1)
+df = pd.DataFrame(rng.normal(size=(20_000, 600)) * np.arange(1, 601), columns=[f"x{i:03d}" for i in range(600)])
+df["target"] = 2 * df["x450"] + rng.normal(scale=0.01, size=len(df))
+df.loc[::17, "x450"] = np.nan
+load_info = {"format": "generated", "notes": [], "missing_markers": {}}`)}})
+	var profile, blocks, corrAll, corr30 time.Duration
+	for range b.N {
+		r := mustRun(b, k, ProfileStage())
+		p := profileOf(b, r)
+		if !p.hasAlert(AlertHighCorrelation, "target") {
+			b.Fatalf("no high_correlation alert for target: %+v", p.Alerts)
+		}
+		profile += r.took
+		var t struct{ Blocks, All, First30 float64 }
+		pyValue(b, k, `import time
+numeric = df.select_dtypes("number")
+t0 = time.perf_counter(); correlation_blocks(numeric, HIGH_CORRELATION)
+t1 = time.perf_counter(); numeric.corr()
+t2 = time.perf_counter(); numeric.iloc[:, :30].corr()
+t3 = time.perf_counter()
+print(json.dumps({"Blocks": t1 - t0, "All": t2 - t1, "First30": t3 - t2}))`, &t)
+		blocks += time.Duration(t.Blocks * float64(time.Second))
+		corrAll += time.Duration(t.All * float64(time.Second))
+		corr30 += time.Duration(t.First30 * float64(time.Second))
+	}
+	n := float64(b.N)
+	b.ReportMetric(profile.Seconds()/n, "profile-s")
+	b.ReportMetric(blocks.Seconds()/n, "every-pair-check-s")
+	b.ReportMetric(corrAll.Seconds()/n, "pandas-corr-600-s")
+	b.ReportMetric(corr30.Seconds()/n, "pandas-corr-30-s")
+}
