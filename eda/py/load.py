@@ -442,43 +442,62 @@ def clean_missing_markers(df, info):
                              f"and became missing: {listed}")
 
 
+def number_match(text):
+    """The NUMBER_TEXT match of text if it is one number (one sign, one currency, balanced
+    parentheses), else None."""
+    m = NUMBER_TEXT.match(text)
+    if m is None or (m["open"] == "(") != (m["close"] == ")"):
+        return None
+    if (m["open"] and (m["sign"] or m["sign2"])) or (m["sign"] and m["sign2"]) or (m["cur1"] and m["cur2"]):
+        return None
+    return m
+
+
 def numbers_from_text(values, decimal):
-    """(numbers, rule): the text values read as numbers as exports write them (NaN where they
-    are not), and the rule applied, in words ("" when they are plain numbers)."""
-    parts = values.str.extract(NUMBER_TEXT)
-    digits = parts["digits"].fillna("").str.strip()
-    ok = parts["digits"].notna() & (parts["open"] == "(").eq(parts["close"] == ")")
-    ok &= ~((parts["open"] == "(") & (parts["sign"] + parts["sign2"] != ""))
-    ok &= (parts["sign"] == "") | (parts["sign2"] == "")
-    ok &= (parts["cur1"] == "") | (parts["cur2"] == "")
-    point = ok & digits.str.fullmatch(POINT_DECIMAL)
-    comma = ok & digits.str.fullmatch(COMMA_DECIMAL)
+    """(numbers, rule): the distinct text values read as numbers as exports write them (NaN
+    where they are not), and the rule applied, in words ("" when they are plain numbers).
+
+    A loop over the distinct values: columns repeat values, and for a few thousand of them
+    plain Python is faster than pandas' string methods.
+    """
+    matches = [number_match(v) for v in values]
+    digits = [m["digits"].strip() if m else "" for m in matches]
+    point = sum(1 for m, d in zip(matches, digits) if m and POINT_DECIMAL.fullmatch(d))
+    comma = sum(1 for m, d in zip(matches, digits) if m and COMMA_DECIMAL.fullmatch(d))
     # Which convention: the one more values fit; on a tie (1,189 fits both), the file's.
-    use_comma = comma.sum() > point.sum() or (comma.sum() == point.sum() and decimal == ",")
-    if use_comma:
-        text, ok = digits.str.replace(r"[.'’ \u00a0\u202f]", "", regex=True).str.replace(",", "."), comma
-    else:
-        text, ok = digits.str.replace(GROUP, "", regex=True), point
-    numbers = pd.to_numeric(text.where(ok), errors="coerce")
-    negative = (parts["open"] == "(") | parts["sign"].isin(["-", "\u2212"]) | parts["sign2"].isin(["-", "\u2212"])
-    percent = parts["pct"] == "%"
-    numbers = numbers.where(~negative, -numbers)
-    numbers = numbers.where(~percent, numbers / 100)
+    use_comma = comma > point or (comma == point and decimal == ",")
+    shape, grouping = (COMMA_DECIMAL, r"[.'’ \u00a0\u202f]") if use_comma else (POINT_DECIMAL, GROUP)
+    numbers, grouped, decimal_comma, symbols, percent, parentheses = [], False, False, set(), False, False
+    for m, d in zip(matches, digits):
+        if m is None or not shape.fullmatch(d):
+            numbers.append(np.nan)
+            continue
+        plain = re.sub(grouping, "", d)
+        grouped = grouped or plain != d
+        if use_comma:
+            decimal_comma = decimal_comma or "," in plain
+            plain = plain.replace(",", ".")
+        x = float(plain)
+        if m["open"] or m["sign"] in ("-", "\u2212") or m["sign2"] in ("-", "\u2212"):
+            x = -x
+        if m["pct"]:
+            x /= 100
+        numbers.append(x)
+        symbols.update({m["cur1"], m["cur2"]} - {""})
+        percent = percent or bool(m["pct"])
+        parentheses = parentheses or bool(m["open"])
     rule = []
-    grouped = ok & digits.str.contains(r"\d[.,'’ \u00a0\u202f]\d{3}(?:\D|$)") & (digits != text)
-    if use_comma:
-        if grouped.any() or digits[ok].str.contains(",").any():
-            rule.append("',' is the decimal mark and '.' or spaces group thousands (1.189,50 = 1189.5)")
-    elif grouped.any():
+    if use_comma and (grouped or decimal_comma):
+        rule.append("',' is the decimal mark and '.' or spaces group thousands (1.189,50 = 1189.5)")
+    elif grouped:
         rule.append("'.' is the decimal mark and ',' or spaces group thousands (12,500.50 = 12500.5)")
-    symbols = sorted((set(parts.loc[ok, "cur1"]) | set(parts.loc[ok, "cur2"])) - {""})
     if symbols:
-        rule.append("currency symbols " + " ".join(symbols) + " removed")
-    if (ok & percent).any():
+        rule.append("currency symbols " + " ".join(sorted(symbols)) + " removed")
+    if percent:
         rule.append("values with % divided by 100 (26.7% = 0.267)")
-    if (ok & (parts["open"] == "(")).any():
+    if parentheses:
         rule.append("values in parentheses are negative ((1,234) = -1234)")
-    return numbers, "; ".join(rule)
+    return pd.Series(numbers, index=values.index, dtype=float), "; ".join(rule)
 
 
 def convert_number_text(df, info):
