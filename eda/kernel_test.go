@@ -203,7 +203,7 @@ func alertsData() (data []byte, x []float64) {
 			row[5] = strconv.Itoa(i) // 40% present, 60% missing
 		}
 		if i%10 >= 7 {
-			row[9] = "unknown" // 70% dates
+			row[9] = "see notes" // 70% dates ("unknown" would be a missing-value marker)
 		}
 		if i%5 == 0 {
 			row[10] = "n.a."
