@@ -61,7 +61,9 @@ func TestMessyNotebookReexecutesInJupyter(t *testing.T) {
 // reexecute runs analyst on data, then Jupyter (nbconvert --execute) on the
 // notebook it wrote, in the same image, and compares every output.
 func reexecute(t *testing.T, dir, data string, wantCharts bool) *pipeline.Result {
-	res := run(t, options(t, data, filepath.Join(dir, "out")))
+	opts := options(t, data, filepath.Join(dir, "out"))
+	opts.CellTimeout = 5 * time.Minute // a shared CI machine can be slow; a timeout is not what this tests
+	res := run(t, opts)
 
 	// /data holds the dataset and the notebook, as the notebook expects.
 	share := filepath.Join(dir, "share")

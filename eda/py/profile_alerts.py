@@ -26,8 +26,8 @@ def correlation_blocks(frame, threshold, block=CORRELATION_BLOCK):
     each column's largest |r| with another column.
 
     r is over the rows where both values are present, as DataFrame.corr computes it, but from
-    matrix products of the centred values, block by block of columns: every pair is checked in
-    about the time of one matrix product, and memory stays rows × 2 blocks.
+    matrix products of the centred values (and, where values are missing, of the masks of
+    present values), block by block of columns: memory stays rows × 2 blocks.
     """
     names = list(frame.columns)
     def prepared(start):
@@ -36,17 +36,23 @@ def correlation_blocks(frame, threshold, block=CORRELATION_BLOCK):
         present = ~np.isnan(x)
         with np.errstate(all="ignore"):
             x = np.where(present, x - np.nanmean(x, axis=0), 0.0)
-        return x, present.astype(float)
+        return x, (None if present.all() else present.astype(float))
     pairs, strongest = [], np.zeros(len(names))
     for i in range(0, len(names), block):
         xa, ma = prepared(i)
         for j in range(i, len(names), block):
             xb, mb = (xa, ma) if j == i else prepared(j)
-            n = ma.T @ mb
-            sa, sb = xa.T @ mb, ma.T @ xb
             with np.errstate(all="ignore"):
-                r = (n * (xa.T @ xb) - sa * sb) / np.sqrt(
-                    (n * ((xa * xa).T @ mb) - sa ** 2) * (n * (ma.T @ (xb * xb)) - sb ** 2))
+                if ma is None and mb is None:  # no value missing: one matrix product
+                    r = (xa.T @ xb) / np.sqrt(np.outer((xa * xa).sum(axis=0), (xb * xb).sum(axis=0)))
+                    n = np.full(r.shape, len(frame))
+                else:  # sums over the rows where both values are present
+                    ma = np.ones_like(xa) if ma is None else ma
+                    mb = np.ones_like(xb) if mb is None else mb
+                    n = ma.T @ mb
+                    sa, sb = xa.T @ mb, ma.T @ xb
+                    r = (n * (xa.T @ xb) - sa * sb) / np.sqrt(
+                        (n * ((xa * xa).T @ mb) - sa ** 2) * (n * (ma.T @ (xb * xb)) - sb ** 2))
             r[~np.isfinite(r) | (n < 2)] = 0.0
             r = np.clip(r, -1.0, 1.0)
             if j == i:
