@@ -18,7 +18,11 @@ func TestChartDescriptionSuiteInKernel(t *testing.T) {
 	}
 	k := startKernel(t, nil)
 	code := fmt.Sprintf(`
-import io, sys, types, unittest
+import io, sys, types, unittest, warnings
+# A deprecation in the driver's or the tests' own use of the libraries
+# would print into notebooks: fail on it.
+warnings.simplefilter("error", FutureWarning)
+warnings.simplefilter("error", DeprecationWarning)
 mod = types.ModuleType("test_analyst_charts")
 exec(compile(%q, "test_analyst_charts.py", "exec"), mod.__dict__)
 buf = io.StringIO()

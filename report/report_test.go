@@ -150,7 +150,7 @@ func goldenInput() Input {
 			AnalystVersion: "0.4.0",
 			DriverHash:     "d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2",
 			ImageID:        "64bc365eda2385e1",
-			Versions:       map[string]string{"scipy": "1.10.1", "python": "3.11.2", "pandas": "1.5.3", "numpy": "1.24.2", "matplotlib": "3.6.3"},
+			Versions:       map[string]string{"scipy": "1.15.3", "python": "3.13.5", "pandas": "2.2.3+dfsg", "numpy": "2.2.4", "matplotlib": "3.10.1+dfsg1"},
 		},
 	}
 }
@@ -233,7 +233,7 @@ func TestGoldenContent(t *testing.T) {
 		// untagged cells are kept
 		`Other cells`, `A cell of no stage.`,
 		// about this run, versions in a stable order
-		`<dt>python</dt> <dd>3.11.2</dd></div>
+		`<dt>python</dt> <dd>3.13.5</dd></div>
 <div><dt>pandas</dt>`,
 	} {
 		if !strings.Contains(out, want) {

@@ -340,11 +340,6 @@ def read_excel_file(path, info):
     return df
 
 
-def to_datetime(values, fmt):
-    """values parsed as dates in the format fmt (NaT where they are not); with a UTC offset, in UTC."""
-    return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
-
-
 def date_format(values):
     """(format, share): the DATE_FORMATS entry that parses the largest share of the values."""
     values = values.dropna()
@@ -356,10 +351,16 @@ def date_format(values):
     zoned = values.str.extract(ZONED)[0].notna().mean() >= 0.5
     best, best_share = None, 0.0
     for fmt in [f for f in DATE_FORMATS if ("%z" in f) == zoned]:
-        share = to_datetime(values, fmt).notna().mean()
+        share = to_dates(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
     return best, best_share
+
+
+def to_dates(values, fmt):
+    """The values as dates in format fmt, missing where they do not parse; times with
+    a UTC offset (%z) in UTC, since one column can hold several offsets."""
+    return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
 
 
 def spaced_sample(s, n):
@@ -375,7 +376,7 @@ def parse_dates(df, info):
         if share < DATE_SHARE:
             continue
         present = df[column].notna().sum()
-        parsed = to_datetime(df[column], fmt)
+        parsed = to_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
         if "%z" in fmt:

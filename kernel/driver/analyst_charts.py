@@ -250,7 +250,11 @@ def _time_kind(axis):
     # _SwitchableDateConverter: matplotlib's converter for datetime64 data
     converters = tuple(c for c in (mdates.DateConverter,
                                    getattr(mdates, "_SwitchableDateConverter", None)) if c)
-    if (isinstance(getattr(axis, "converter", None), converters)
+    # get_converter() since Matplotlib 3.10, which deprecates .converter
+    # (a warning that would print into the cell's output).
+    get_converter = getattr(axis, "get_converter", None)
+    converter = get_converter() if get_converter else getattr(axis, "converter", None)
+    if (isinstance(converter, converters)
             or isinstance(fmt, (mdates.DateFormatter, mdates.AutoDateFormatter,
                                 mdates.ConciseDateFormatter))
             or isinstance(axis.get_major_locator(), mdates.DateLocator)):

@@ -637,7 +637,8 @@ DEFAULT_CONFIG = {
 
 
 # Text in charts falls back glyph by glyph through these families
-# (Matplotlib 3.6+): DejaVu Sans for Latin, Greek and Cyrillic, Noto Sans
+# (Matplotlib 3.6+; only through families named in font.family: a generic
+# "sans-serif" there stands for one font, without fallback): DejaVu Sans for Latin, Greek and Cyrillic, Noto Sans
 # CJK for Chinese, Japanese and Korean, Symbola for emoji. Noto Color Emoji
 # is not among them: its glyphs are colour bitmaps of one fixed size, which
 # Agg cannot scale ("Could not set the fontsize"); the report's HTML uses it.
@@ -686,7 +687,7 @@ def matplotlibrc(families):
     names = [n for n in FALLBACK_FONTS if n in (families or ())]
     if not names:
         return ""
-    return "font.family: sans-serif\nfont.sans-serif: %s\n" % ", ".join(names)
+    return "font.family: %s\n" % ", ".join(names)
 
 
 def main():

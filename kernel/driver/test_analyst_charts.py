@@ -152,9 +152,11 @@ class LineTests(unittest.TestCase):
         self.assertEqual(line["label"], "v")
 
     def test_pandas_monthly_and_irregular_dates(self):
-        monthly = pd.Series([1, 2], index=pd.date_range("2021-01-31", periods=2, freq="M"))
-        irregular = pd.Series([1, 2, 3], index=pd.to_datetime(
-            ["2021-01-01", "2021-01-05 12:00", "2021-03-01"]))
+        # MonthEnd(), not "M" (deprecated for "ME" in pandas 2.2); the
+        # timestamps one by one (pandas 2 parses a list in the first one's format).
+        monthly = pd.Series([1, 2], index=pd.date_range("2021-01-31", periods=2, freq=pd.offsets.MonthEnd()))
+        irregular = pd.Series([1, 2, 3], index=pd.DatetimeIndex(
+            [pd.Timestamp(t) for t in ("2021-01-01", "2021-01-05 12:00", "2021-03-01")]))
         for s, first, second in ((monthly, "2021-01-01", "2021-02-01"),
                                  (irregular, "2021-01-01", "2021-01-05T12:00:00")):
             fig, ax = plt.subplots()
@@ -317,9 +319,11 @@ class BoxTests(unittest.TestCase):
             self.assertEqual(sorted(b["outliers"]), sorted(set(g) - set(inner)))
 
     def test_matplotlib_variants(self):
-        for kw in ({}, {"patch_artist": True}, {"vert": False}, {"notch": True}):
+        # tick_labels and orientation: Matplotlib 3.10's names (labels and
+        # vert warn).
+        for kw in ({}, {"patch_artist": True}, {"orientation": "horizontal"}, {"notch": True}):
             fig, ax = plt.subplots()
-            ax.boxplot(self.groups, labels=["p", "q", "r"], **kw)
+            ax.boxplot(self.groups, tick_labels=["p", "q", "r"], **kw)
             (s,) = only_series(describe(fig), "box")
             self.check(s["boxes"], self.groups, ["p", "q", "r"])
 
