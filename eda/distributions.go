@@ -80,7 +80,7 @@ type Choice struct {
 	AnyMissing  bool
 	Date        string // time series: the datetime column, "" for none
 	Value       string // time series: the numeric column summed per period, "" for none
-	Frequency   string // pandas offset alias, periods labelled by their start: H, D, W-MON, MS, YS
+	Frequency   string // pandas offset alias, periods labelled by their start: h, D, W-MON, MS, YS
 	Span        string // how long the dates span, in words
 }
 
@@ -207,7 +207,7 @@ func frequency(minDate, maxDate string) (alias, span string) {
 	days := d.Hours() / 24
 	switch {
 	case days <= 3:
-		return "H", fmt.Sprintf("%.1f hours", d.Hours())
+		return "h", fmt.Sprintf("%.1f hours", d.Hours())
 	case days <= 120:
 		return "D", fmt.Sprintf("%.0f days", days)
 	case days <= 400:
@@ -231,7 +231,7 @@ func parseISO(s string) (time.Time, error) {
 }
 
 // periodWords names the periods of each frequency.
-var periodWords = map[string]string{"H": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
+var periodWords = map[string]string{"h": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
 
 // Distributions studies the distribution of every column the profile p
 // describes: summary statistics, top values, correlations and missingness,
@@ -424,21 +424,22 @@ def hist_bins(values, bins=30):
 
 const numericStatsPy = `numeric_columns = {{COLUMNS}}
 numeric = df[numeric_columns]
-quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
-numeric_stats = pd.DataFrame({
-    "count": numeric.count(),
-    "missing": numeric.isna().sum(),
-    "mean": numeric.mean(),
-    "std": numeric.std(),  # n - 1 in the denominator
-    "min": numeric.min(),
-    "25%": quartiles.loc[0.25],
-    "50%": quartiles.loc[0.5],
-    "75%": quartiles.loc[0.75],
-    "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
-    "max": numeric.max(),
-    "skewness": numeric.skew(),  # G1
-    "kurtosis": numeric.kurt(),  # G2, excess kurtosis
-})
+with np.errstate(invalid="ignore"):  # infinite values give NaN statistics, without a warning
+    quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
+    numeric_stats = pd.DataFrame({
+        "count": numeric.count(),
+        "missing": numeric.isna().sum(),
+        "mean": numeric.mean(),
+        "std": numeric.std(),  # n - 1 in the denominator
+        "min": numeric.min(),
+        "25%": quartiles.loc[0.25],
+        "50%": quartiles.loc[0.5],
+        "75%": quartiles.loc[0.75],
+        "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
+        "max": numeric.max(),
+        "skewness": numeric.skew(),  # G1
+        "kurtosis": numeric.kurt(),  # G2, excess kurtosis
+    })
 numeric_stats.index.name = "column"
 numeric_stats`
 

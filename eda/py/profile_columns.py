@@ -60,7 +60,8 @@ def profile_column(name, s, rows, memory, value_counts):
     if name in load_info.get("missing_markers", {}):  # markers the loader turned into missing values
         col["markers"] = [dict(m, share=m["count"] / rows) for m in load_info["missing_markers"][name]]
     if kind == "numeric":
-        col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
+        with np.errstate(invalid="ignore"):  # infinite values give NaN (null), without a warning
+            col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
     elif kind == "datetime":
         col.update(min_date=s.min().isoformat(), max_date=s.max().isoformat())
     elif counts is not None and kind != "empty":
