@@ -60,6 +60,9 @@ type Config struct {
 	IdleTimeout       time.Duration // per request, between streamed chunks; 0: none
 	Vision            *bool         // the model reads images; nil: auto
 	ContextLength     int           // the model's window in tokens; 0: as the server says
+
+	// NAValues are the missing-value markers of the loader; nil: its defaults.
+	NAValues []string
 }
 
 // ModelOptions are the llm options the configuration sets.
@@ -115,6 +118,7 @@ const (
 	keyIdleTimeout       = "model-idle-timeout"
 	keyVision            = "vision"
 	keyContextLength     = "context-length"
+	keyNAValues          = "na-values"
 )
 
 func newViper() *viper.Viper {
@@ -239,6 +243,7 @@ func (f *Factory) readConfig() (*Config, error) {
 	} else {
 		cfg.ContextLength = n
 	}
+	cfg.NAValues = naValues(v)
 	return cfg, nil
 }
 
@@ -253,4 +258,24 @@ func addModelFlags(c *cobra.Command) {
 	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength} {
 		_ = fl.SetAnnotation(key, viperKey, []string{key})
 	}
+}
+
+// naValues reads the missing-value markers: a YAML list, or text with the
+// markers separated by commas (flag, environment); nil when not set.
+func naValues(v *viper.Viper) []string {
+	if !v.IsSet(keyNAValues) {
+		return nil
+	}
+	out := []string{}
+	switch raw := v.Get(keyNAValues).(type) {
+	case []any:
+		for _, m := range raw {
+			out = append(out, fmt.Sprint(m))
+		}
+	default:
+		if text := v.GetString(keyNAValues); text != "" {
+			out = append(out, strings.Split(text, ",")...)
+		}
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -65,7 +66,11 @@ Reads CSV and TSV (delimiter sniffed), gzip-compressed CSV, JSON, JSON Lines
 (.ods) spreadsheets (--sheet picks a sheet, by name or number from 1; default
 the first); SPSS (.sav), Stata (.dta), SAS (.sas7bdat, .xpt); SQLite
 databases (--table NAME, or the only table); and Parquet, which analyst
-converts to typed NumPy columns before the run (the kernel has no pyarrow).`,
+converts to typed NumPy columns before the run (the kernel has no pyarrow).
+Cleans text as exports write it: missing-value markers (--na-values), numbers
+with thousands separators, currency symbols, % or accounting parentheses,
+timestamps with UTC offsets (converted to UTC) and Unix times in columns named
+like times; every conversion is code in the notebook and a note in the report.`,
 		Example: `  analyst run sales.csv
   analyst run --sheet Q4 sales.xlsx
   analyst run --table orders shop.sqlite
@@ -103,7 +108,8 @@ converts to typed NumPy columns before the run (the kernel has no pyarrow).`,
 	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
 	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
-	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout} {
+	fl.String("na-values", "", "text values read as missing, separated by commas; replaces the default list, \"\" for none (key na-values; default: "+strings.Join(quoted(eda.DefaultNAValues), " ")+", compared ignoring case and surrounding spaces)")
+	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
@@ -169,6 +175,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		ReflectRounds:  reflect,
 		RunTimeout:     cfg.RunTimeout,
 		ModelRetries:   retries.Retries,
+		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
@@ -185,6 +192,14 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		}
 	}
 	return runError(err)
+}
+
+func quoted(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
 }
 
 // runError maps a pipeline error to its exit code.

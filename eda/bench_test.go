@@ -1,85 +1,51 @@
 package eda
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/analyst-cli/analyst/examples"
-	"github.com/analyst-cli/analyst/internal/parquetnpy"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
 
-// BenchmarkLoadParquetVsCSV loads the 1,000,000-row sales data from Parquet
-// (Go conversion, then the loader's numpy.load) and from CSV (the loader's
-// read_csv and date parsing), each in a fresh kernel, and reports the load
-// time, the kernel's peak memory and the DataFrame's size.
-func BenchmarkLoadParquetVsCSV(b *testing.B) {
-	dir := b.TempDir()
-	for name, write := range map[string]func(f *os.File) error{
-		"sales.csv":     func(f *os.File) error { return examples.WriteSales(f, 1_000_000, 1) },
-		"sales.parquet": func(f *os.File) error { return examples.WriteSalesParquet(f, 1_000_000, 1) },
-	} {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			b.Fatal(err)
+// BenchmarkCorrelationWide profiles a 20,000-row × 600-column numeric table
+// (one column nearly a copy of another) and times, in the same kernel, the
+// high-correlation check over every pair (correlation_blocks) against
+// pandas' DataFrame.corr of all 600 columns and of the first 30 (the old
+// cap).
+//
+//	go test -run '^$' -bench CorrelationWide -benchtime 3x ./eda/
+func BenchmarkCorrelationWide(b *testing.B) {
+	k := kerneltest.Start(b, func(o *kernel.Options) {})
+	mustRun(b, k, Setup())
+	mustRun(b, k, Stage{Name: "make-wide", Cells: []Cell{Code(`rng = np.random.default_rng(1)
+df = pd.DataFrame(rng.normal(size=(20_000, 600)) * np.arange(1, 601), columns=[f"x{i:03d}" for i in range(600)])
+df["target"] = 2 * df["x450"] + rng.normal(scale=0.01, size=len(df))
+df.loc[::17, "x450"] = np.nan
+load_info = {"format": "generated", "notes": [], "missing_markers": {}}`)}})
+	var profile, blocks, corrAll, corr30 time.Duration
+	for range b.N {
+		r := mustRun(b, k, ProfileStage())
+		p := profileOf(b, r)
+		if !p.hasAlert(AlertHighCorrelation, "target") {
+			b.Fatalf("no high_correlation alert for target: %+v", p.Alerts)
 		}
-		if err := write(f); err != nil {
-			b.Fatal(err)
-		}
-		f.Close()
+		profile += r.took
+		var t struct{ Blocks, All, First30 float64 }
+		pyValue(b, k, `import time
+numeric = df.select_dtypes("number")
+t0 = time.perf_counter(); correlation_blocks(numeric, HIGH_CORRELATION)
+t1 = time.perf_counter(); numeric.corr()
+t2 = time.perf_counter(); numeric.iloc[:, :30].corr()
+t3 = time.perf_counter()
+print(json.dumps({"Blocks": t1 - t0, "All": t2 - t1, "First30": t3 - t2}))`, &t)
+		blocks += time.Duration(t.Blocks * float64(time.Second))
+		corrAll += time.Duration(t.All * float64(time.Second))
+		corr30 += time.Duration(t.First30 * float64(time.Second))
 	}
-	load := func(b *testing.B, name string) (took time.Duration, peakMiB, frameMiB float64) {
-		src := Source{Path: "/data/" + name}
-		start := time.Now()
-		var mounts []kernel.Mount
-		if filepath.Ext(name) == ".parquet" {
-			conv, err := os.MkdirTemp(dir, "conv")
-			if err != nil {
-				b.Fatal(err)
-			}
-			os.Chmod(conv, 0o755)
-			defer os.RemoveAll(conv)
-			if _, err := parquetnpy.Convert(filepath.Join(dir, name), conv); err != nil {
-				b.Fatal(err)
-			}
-			src.Converted = "/data/" + name + ".columns"
-			mounts = []kernel.Mount{{Source: conv, Target: src.Converted}}
-		}
-		convert := time.Since(start)
-		k := kerneltest.Start(b, func(o *kernel.Options) { o.Data = filepath.Join(dir, name); o.Mounts = mounts })
-		defer k.Close()
-		mustRun(b, k, Setup())
-		r := mustRun(b, k, LoadFrom(src))
-		var mem struct{ Peak, Frame float64 }
-		pyValue(b, k, `import resource
-print(json.dumps({"Peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "Frame": float(df.memory_usage(deep=True).sum() / 2**20)}))`, &mem)
-		return convert + r.execs[0].Duration, mem.Peak, mem.Frame
-	}
-	var csvT, pqT []time.Duration
-	var csvPeak, pqPeak, csvFrame, pqFrame float64
-	for b.Loop() {
-		t, p, f := load(b, "sales.csv")
-		csvT, csvPeak, csvFrame = append(csvT, t), p, f
-		t, p, f = load(b, "sales.parquet")
-		pqT, pqPeak, pqFrame = append(pqT, t), p, f
-	}
-	c, p := median(csvT), median(pqT)
-	b.ReportMetric(float64(c.Milliseconds()), "csv-load-ms")
-	b.ReportMetric(float64(p.Milliseconds()), "parquet-load-ms")
-	b.ReportMetric(c.Seconds()/p.Seconds(), "csv/parquet")
-	b.ReportMetric(csvPeak, "csv-peak-MiB")
-	b.ReportMetric(pqPeak, "parquet-peak-MiB")
-	b.ReportMetric(csvFrame, "csv-frame-MiB")
-	b.ReportMetric(pqFrame, "parquet-frame-MiB")
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
+	n := float64(b.N)
+	b.ReportMetric(profile.Seconds()/n, "profile-s")
+	b.ReportMetric(blocks.Seconds()/n, "every-pair-check-s")
+	b.ReportMetric(corrAll.Seconds()/n, "pandas-corr-600-s")
+	b.ReportMetric(corr30.Seconds()/n, "pandas-corr-30-s")
 }

@@ -14,7 +14,9 @@ type Options struct {
 	// categorical columns drawn as bar charts (default 12 each).
 	MaxChartColumns int
 	// MaxCorrelationColumns bounds the numeric columns in the correlation
-	// matrices and heatmaps (default 30).
+	// matrices and heatmaps (default 30): those with the strongest
+	// correlation with another column. The profile's high_correlation alert
+	// checks every numeric column whatever this is.
 	MaxCorrelationColumns int
 	// TopValues is how many of the most frequent values of each categorical
 	// column are tabulated and charted (default 10).
@@ -78,7 +80,7 @@ type Choice struct {
 	AnyMissing  bool
 	Date        string // time series: the datetime column, "" for none
 	Value       string // time series: the numeric column summed per period, "" for none
-	Frequency   string // pandas offset alias, periods labelled by their start: H, D, W-MON, MS, YS
+	Frequency   string // pandas offset alias, periods labelled by their start: h, D, W-MON, MS, YS
 	Span        string // how long the dates span, in words
 }
 
@@ -89,8 +91,10 @@ type Choice struct {
 // (a different integer or text value in every row, among 100 rows or more
 // for integers), constant and empty columns are never charted. Categorical columns with at most 50 distinct
 // values come first for bar charts (their top values cover most rows),
-// then by the same rule. Ties keep the file's order. Chosen columns are
-// shown in the file's order.
+// then by the same rule. The correlation matrices take the columns with the
+// strongest correlation with another column (the profile's max_correlation),
+// then the most distinct values. Ties keep the file's order. Chosen columns
+// are shown in the file's order.
 func Choose(p *Profile, opts Options) Choice {
 	opts = opts.withDefaults()
 	ids := map[string]bool{}
@@ -136,6 +140,7 @@ func Choose(p *Profile, opts Options) Choice {
 	}
 	byDistinct(numCand)
 	byDistinct(corrCand)
+	sort.SliceStable(corrCand, func(i, j int) bool { return maxCorr(corrCand[i]) > maxCorr(corrCand[j]) })
 	byDistinct(catCand)
 	sort.SliceStable(catCand, func(i, j int) bool {
 		return catCand[i].Distinct <= highCardinality && catCand[j].Distinct > highCardinality
@@ -163,6 +168,13 @@ func Choose(p *Profile, opts Options) Choice {
 		c.Frequency, c.Span = frequency(d.MinDate, d.MaxDate)
 	}
 	return c
+}
+
+func maxCorr(c Column) float64 {
+	if c.MaxCorrelation == nil {
+		return 0
+	}
+	return *c.MaxCorrelation
 }
 
 // split keeps the first n of ranked columns, each part in the file's order.
@@ -195,7 +207,7 @@ func frequency(minDate, maxDate string) (alias, span string) {
 	days := d.Hours() / 24
 	switch {
 	case days <= 3:
-		return "H", fmt.Sprintf("%.1f hours", d.Hours())
+		return "h", fmt.Sprintf("%.1f hours", d.Hours())
 	case days <= 120:
 		return "D", fmt.Sprintf("%.0f days", days)
 	case days <= 400:
@@ -219,7 +231,7 @@ func parseISO(s string) (time.Time, error) {
 }
 
 // periodWords names the periods of each frequency.
-var periodWords = map[string]string{"H": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
+var periodWords = map[string]string{"h": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
 
 // Distributions studies the distribution of every column the profile p
 // describes: summary statistics, top values, correlations and missingness,
@@ -274,7 +286,8 @@ func Distributions(p *Profile, opts Options) Stage {
 		add(Markdown(correlationFormulasMd))
 		var note string
 		if len(c.CorrLeftOut) > 0 {
-			note = fmt.Sprintf("\n\nOnly the %d numeric columns with the most distinct values are correlated; left out: %s.",
+			note = fmt.Sprintf("\n\nOnly the %d numeric columns most strongly correlated with another column "+
+				"(largest |Pearson r|, as the profile computed it over every pair) are shown; left out: %s.",
 				len(c.Correlation), mdList(c.CorrLeftOut))
 		}
 		add(Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers and constant " +
@@ -411,21 +424,22 @@ def hist_bins(values, bins=30):
 
 const numericStatsPy = `numeric_columns = {{COLUMNS}}
 numeric = df[numeric_columns]
-quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
-numeric_stats = pd.DataFrame({
-    "count": numeric.count(),
-    "missing": numeric.isna().sum(),
-    "mean": numeric.mean(),
-    "std": numeric.std(),  # n - 1 in the denominator
-    "min": numeric.min(),
-    "25%": quartiles.loc[0.25],
-    "50%": quartiles.loc[0.5],
-    "75%": quartiles.loc[0.75],
-    "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
-    "max": numeric.max(),
-    "skewness": numeric.skew(),  # G1
-    "kurtosis": numeric.kurt(),  # G2, excess kurtosis
-})
+with np.errstate(invalid="ignore"):  # infinite values give NaN statistics, without a warning
+    quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
+    numeric_stats = pd.DataFrame({
+        "count": numeric.count(),
+        "missing": numeric.isna().sum(),
+        "mean": numeric.mean(),
+        "std": numeric.std(),  # n - 1 in the denominator
+        "min": numeric.min(),
+        "25%": quartiles.loc[0.25],
+        "50%": quartiles.loc[0.5],
+        "75%": quartiles.loc[0.75],
+        "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
+        "max": numeric.max(),
+        "skewness": numeric.skew(),  # G1
+        "kurtosis": numeric.kurt(),  # G2, excess kurtosis
+    })
 numeric_stats.index.name = "column"
 numeric_stats`
 

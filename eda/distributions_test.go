@@ -88,7 +88,7 @@ func TestChooseWide(t *testing.T) {
 
 func TestFrequency(t *testing.T) {
 	tests := []struct{ lo, hi, want string }{
-		{"2023-01-01T00:00:00", "2023-01-02T12:00:00", "H"},
+		{"2023-01-01T00:00:00", "2023-01-02T12:00:00", "h"},
 		{"2023-01-01T00:00:00", "2023-03-01T00:00:00", "D"},
 		{"2023-01-01", "2023-12-31", "W-MON"},
 		{"2023-01-01T00:00:00", "2024-12-31T00:00:00", "MS"},
@@ -118,5 +118,33 @@ func TestTemplatesFilled(t *testing.T) {
 	}
 	if got := Distributions(nil, Options{}); len(got.Cells) != 1 || !got.Cells[0].Markdown {
 		t.Errorf("Distributions(nil) = %+v, want one markdown cell", got)
+	}
+}
+
+// The heatmap takes the columns most strongly correlated with another
+// (the profile's max_correlation), not the first ones or those with the
+// most distinct values.
+func TestChooseCorrelationByStrength(t *testing.T) {
+	p := &Profile{Rows: 1000}
+	for i := range 60 {
+		r := 0.05
+		if i == 41 || i == 58 {
+			r = 0.999
+		}
+		p.ColumnInfo = append(p.ColumnInfo, Column{Name: fmt.Sprintf("x%02d", i), Kind: KindNumeric, Distinct: 1000 - i, MaxCorrelation: &r})
+	}
+	p.Columns = len(p.ColumnInfo)
+	c := Choose(p, Options{MaxCorrelationColumns: 5})
+	if !slices.Equal(c.Correlation, []string{"x00", "x01", "x02", "x41", "x58"}) {
+		t.Errorf("heatmap columns %q, want x41 and x58 (r = 0.999) and then the most distinct, in file order", c.Correlation)
+	}
+	md := ""
+	for _, cell := range Distributions(p, Options{MaxCorrelationColumns: 5}).Cells {
+		if cell.Markdown && strings.Contains(cell.Source, "Pearson and Spearman") {
+			md = cell.Source
+		}
+	}
+	if !strings.Contains(md, "most strongly correlated with another column") {
+		t.Errorf("the correlation markdown does not say how columns were chosen: %q", md)
 	}
 }

@@ -80,7 +80,7 @@ func traceback(ex *kernel.Execution) string {
 }
 
 // profileOf finds the profile among a stage's outputs.
-func profileOf(t *testing.T, r stageRun) *Profile {
+func profileOf(t testing.TB, r stageRun) *Profile {
 	t.Helper()
 	for _, ex := range r.execs {
 		for _, o := range ex.Outputs {
@@ -210,7 +210,7 @@ func alertsData() (data []byte, x []float64) {
 			row[5] = strconv.Itoa(i) // 40% present, 60% missing
 		}
 		if i%10 >= 7 {
-			row[9] = "unknown" // 70% dates
+			row[9] = "see notes" // 70% dates ("unknown" would be a missing-value marker)
 		}
 		if i%5 == 0 {
 			row[10] = "n.a."

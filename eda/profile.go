@@ -42,9 +42,23 @@ type LoadInfo struct {
 	Table       string   `json:"table"`     // SQLite: the table read
 	Tables      []string `json:"tables"`    // SQLite: all tables and views
 	ParsedDates []string `json:"parsed_dates"`
+	// NAValues are the missing-value markers the loader applied.
+	NAValues []string `json:"na_values"`
+	// MissingMarkers are the markers found, per column, most frequent first.
+	MissingMarkers map[string][]TopValue `json:"missing_markers"`
+	// ConvertedNumbers are the text columns read as numbers, by name.
+	ConvertedNumbers map[string]NumberConversion `json:"converted_numbers"`
 	// Notes are things the reader should know ("duplicate column names
 	// renamed: a, a.1", "3 ragged rows skipped", ...).
 	Notes []string `json:"notes"`
+}
+
+// NumberConversion is a text column the loader converted to numbers.
+type NumberConversion struct {
+	Rule         string     `json:"rule"` // in words; "" for plain numbers
+	Converted    int        `json:"converted"`
+	Failed       int        `json:"failed"` // values that were not numbers, now missing
+	FailedValues []TopValue `json:"failed_values"`
 }
 
 // Column kinds.
@@ -75,7 +89,13 @@ type Column struct {
 	MinDate       string     `json:"min_date,omitempty"`
 	MaxDate       string     `json:"max_date,omitempty"`
 	Top           []TopValue `json:"top,omitempty"` // categorical: most frequent values
-	MemoryBytes   int64      `json:"memory_bytes"`
+	// Markers are the missing-value markers the loader found in the column
+	// (now missing values), most frequent first.
+	Markers []TopValue `json:"markers,omitempty"`
+	// MaxCorrelation is the largest |Pearson r| of a numeric column with
+	// any other numeric column.
+	MaxCorrelation *float64 `json:"max_correlation,omitempty"`
+	MemoryBytes    int64    `json:"memory_bytes"`
 }
 
 // TopValue is a frequent value of a column and its count.
@@ -97,6 +117,11 @@ const (
 	AlertMixedTypes      = "mixed_types"
 	AlertEmpty           = "empty"
 	AlertDuplicates      = "duplicates"
+	AlertMissingMarkers  = "missing_markers"
+	AlertUnconverted     = "unconverted_values"
+	AlertNumbersAsText   = "numbers_as_text"
+	AlertPossibleEpoch   = "possible_epoch"
+	AlertCaseVariants    = "case_variants"
 )
 
 // Alert is something about the data an analyst should look at.

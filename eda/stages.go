@@ -100,6 +100,19 @@ func Setup() Stage {
 	}}
 }
 
+// DefaultNAValues are the text values the loader reads as missing (compared
+// ignoring case and surrounding spaces; "" is also any value made only of
+// spaces). Pandas' own list is not used, so that the loader can count the
+// markers it finds and the list is the same in every pandas version.
+var DefaultNAValues = []string{"", "-", "--", "?", "n/a", "na", "#n/a", "nan", "null", "none", "nil", "unknown", "missing"}
+
+// LoadOptions tune how the data file is read.
+type LoadOptions struct {
+	// NAValues are the missing-value markers; nil: DefaultNAValues, empty
+	// and not nil: none (only empty fields are missing).
+	NAValues []string
+}
+
 // Source is the data file as the kernel sees it, and how to read it.
 type Source struct {
 	Path  string // in the kernel, such as /data/sales.csv
@@ -108,16 +121,28 @@ type Source struct {
 	// Converted is the folder (in the kernel) a Parquet file was converted
 	// into, and Converter what converted it; see internal/parquetnpy.
 	Converted, Converter string
+	LoadOptions
 }
 
 // Load reads the data file at dataPath (its path inside the kernel, such as
-// /data/sales.csv) into df, with load_info saying how it was read. A file
-// it cannot read raises AnalystDataError (DataErrorName).
+// /data/sales.csv) into df with the default options (see LoadFrom).
 func Load(dataPath string) Stage { return LoadFrom(Source{Path: dataPath}) }
 
-// LoadFrom is Load with a sheet, a table or a converted Parquet file.
+// LoadWith is Load with options.
+func LoadWith(dataPath string, opts LoadOptions) Stage {
+	return LoadFrom(Source{Path: dataPath, LoadOptions: opts})
+}
+
+// LoadFrom reads src into df, with load_info saying how it was read, then
+// cleans text as exports write it (missing-value markers, numbers as text,
+// UTC offsets, Unix times). A file it cannot read raises AnalystDataError
+// (DataErrorName).
 func LoadFrom(src Source) Stage {
 	name := path.Base(src.Path)
+	na := src.NAValues
+	if na == nil {
+		na = DefaultNAValues
+	}
 	intro := "The loader below reads " + mdCode(name) + ". From the first 64 KB of the file it decides how: " +
 		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
 		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
@@ -129,7 +154,7 @@ func LoadFrom(src Source) Stage {
 		"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
 		"a date column when at least 90% of its values are dates in one of the formats listed in the code. " +
 		"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
-		"and what to do."
+		"and what to do.\n\n" + loadCleaningMd
 	if src.Converted != "" {
 		intro += "\n\n**Parquet, converted.** The kernel's pandas has no Parquet reader (Debian packages no pyarrow), so " +
 			"before the run " + src.Converter + " read " + mdCode(name) + " and wrote each column to a NumPy `.npy` file, " +
@@ -144,7 +169,7 @@ func LoadFrom(src Source) Stage {
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
 		Code(fill(loadPy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted)), "load-data"),
+			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na)), "load-data"),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
@@ -188,7 +213,21 @@ Alerts point at what an analyst should look at first, in the manner of ydata-pro
 | unique_id | every row has a different integer or text value | an identifier, not a measurement (floats are excluded: continuous values are often all distinct) |
 | high_cardinality | a categorical column has more than 50 distinct values | ydata-profiling's bar: too many categories to chart or group by |
 | skewed | the skewness of a numeric column is above 2 in absolute value | twice the usual "highly skewed" bar of 1: the mean and standard deviation describe it poorly; ydata-profiling's 20 flags only extreme cases |
-| high_correlation | two numeric columns have a Pearson correlation of 0.9 or more in absolute value (among the 30 numeric columns with the most distinct values) | one nearly predicts the other |
+| high_correlation | two numeric columns have a Pearson correlation of 0.9 or more in absolute value; every pair of numeric columns is checked (the 50 strongest pairs are listed, the rest counted) | one nearly predicts the other |
 | dates_as_text | at least half of the sampled values of a text column are dates in one format, but fewer than the 90% needed to convert the column | some values are not dates |
 | mixed_types | a text column holds both numbers and other text (in a sample of up to 10,000 values) | usually a numeric column with stray labels such as "n/a" |
+| missing_markers | the loader turned missing-value markers (NA_VALUES in the load cell) into missing values | says which markers and how many, per column |
+| unconverted_values | a column was converted from text to numbers but some values were not numbers (they became missing) | they are listed, never dropped silently |
+| numbers_as_text | from 50% to under 90% of a text column's values are numbers as exports write them | too many other values to convert it safely |
+| possible_epoch | every value of a numeric column is a whole number that reads as a Unix time of 2001-2033, but its name does not say time | it could as well be an identifier; the alert shows how to convert it |
+| case_variants | values of a categorical column differ only by case or surrounding spaces (North, NORTH , north) | counted as different categories, they split the counts |
+`)
+
+var loadCleaningMd = strings.TrimSpace(`
+Then it cleans text as spreadsheets and exports write it, in this order:
+
+- **Missing-value markers.** A text value in ` + "`NA_VALUES`" + ` (compared ignoring case and the spaces around it; ` + "`\"\"`" + ` also stands for values made only of spaces) becomes missing; the markers found are counted per column in the notes and the profile. analyst's ` + "`--na-values`" + ` flag (config key ` + "`na-values`" + `) sets the list.
+- **Numbers as text.** A text column becomes numeric when at least 90% of its values are numbers as exports write them: thousands grouped by ` + "`,`" + ` ` + "`.`" + ` spaces or apostrophes (the convention that more values fit wins; on a tie, such as ` + "`1,189`" + `, the file's decimal mark decides), currency symbols (` + "`$ € £ ¥ ₹`" + `, before or after), ` + "`%`" + ` (the value is divided by 100) and accounting negatives ` + "`(1,234)`" + `. Values that do not convert become missing and are counted and listed; a column where 10% or more fail stays text.
+- **Dates.** A text column becomes dates when at least 90% of its values are dates in one of the formats listed; times with a UTC offset (` + "`+01:00`" + `, ` + "`Z`" + `) are converted to UTC, so the column holds UTC times.
+- **Unix times.** A whole-number column whose name says time (time, date, epoch, unix, stamp, ts, …_at, created, updated, modified) and whose every value reads as a time of 2001-2033 in seconds or milliseconds becomes UTC timestamps; without such a name it stays numbers, with an alert.
 `)

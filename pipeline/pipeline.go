@@ -37,6 +37,7 @@ type Options struct {
 	Kernel kernel.Options
 
 	CellTimeout time.Duration // per cell; zero: the kernel's default
+	Load        eda.LoadOptions
 	EDA         eda.Options
 
 	// Provenance, recorded in the notebook and the manifest.
@@ -329,7 +330,7 @@ func (r *runner) run(ctx context.Context) error {
 	kopts := r.opts.Kernel
 	kopts.Data = r.in.Path
 	kopts.OutputDir = r.out.filesDir()
-	src := eda.Source{Path: kernel.DataMount + "/" + r.in.Name, Sheet: r.opts.Sheet, Table: r.opts.Table}
+	src := eda.Source{Path: kernel.DataMount + "/" + r.in.Name, Sheet: r.opts.Sheet, Table: r.opts.Table, LoadOptions: r.opts.Load}
 	if r.conv != nil {
 		kopts.Mounts = append(kopts.Mounts, r.conv.Mount())
 		src.Converted, src.Converter = r.conv.Target, r.conv.Schema.Converter

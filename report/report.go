@@ -336,7 +336,7 @@ func buildOverview(pr *eda.Profile) *overview {
 		cv := columnView{
 			Name: c.Name, Kind: c.Kind, Dtype: c.Dtype,
 			Missing:       percent(c.MissingShare),
-			MissingTitle:  groupDigits(int64(c.Missing)) + " missing",
+			MissingTitle:  groupDigits(int64(c.Missing)) + " missing" + markersTitle(c.Markers),
 			Distinct:      groupDigits(int64(c.Distinct)),
 			DistinctTitle: percent(c.DistinctShare) + " distinct",
 		}
@@ -369,6 +369,13 @@ func buildOverview(pr *eda.Profile) *overview {
 	add("Sheet", listWithChosen(l.Sheet, l.Sheets))
 	add("Table", listWithChosen(l.Table, l.Tables))
 	add("Parsed as dates", strings.Join(l.ParsedDates, ", "))
+	if l.NAValues != nil {
+		markers := "none (only empty fields)"
+		if len(l.NAValues) > 0 {
+			markers = strings.Join(quoteAll(l.NAValues), " ") + " (ignoring case and surrounding spaces)"
+		}
+		add("Read as missing", markers)
+	}
 	o.Notes = l.Notes
 	return o
 }
@@ -385,6 +392,26 @@ func listWithChosen(chosen string, all []string) string {
 		}
 	}
 	return chosen + " (read; the file also has " + strings.Join(others, ", ") + ")"
+}
+
+// markersTitle says which missing-value markers made a column's values missing.
+func markersTitle(markers []eda.TopValue) string {
+	if len(markers) == 0 {
+		return ""
+	}
+	parts := make([]string, len(markers))
+	for i, m := range markers {
+		parts[i] = fmt.Sprintf("%q %s", m.Value, groupDigits(int64(m.Count)))
+	}
+	return ", of which markers: " + strings.Join(parts, ", ")
+}
+
+func quoteAll(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
 }
 
 func delimiterName(d string) string {

@@ -108,10 +108,13 @@ func goldenInput() Input {
 	profile := &eda.Profile{
 		Rows: 1234567, Columns: 3, MemoryBytes: 3 << 20, DuplicateRows: 2,
 		Load: eda.LoadInfo{Format: "csv", Encoding: "utf-8-sig", BOM: true, Delimiter: ";", Decimal: ",",
-			ParsedDates: []string{"date"}, Notes: []string{"3 ragged rows skipped", "duplicate column names renamed: a, a.1"}},
+			ParsedDates: []string{"date"}, NAValues: []string{"", "-", "n/a"},
+			Notes: []string{"3 ragged rows skipped", "duplicate column names renamed: a, a.1",
+				"'price' held numbers as text and was converted: currency symbols $ removed"}},
 		ColumnInfo: []eda.Column{
 			{Name: `<b>x</b>"'`, Dtype: "float64", Kind: eda.KindNumeric, Missing: 1, MissingShare: 0.5, Distinct: 1, DistinctShare: 0.5,
-				Sample: []string{"1.5", "<script>alert(5)</script>"}, Min: f64(1.5), Max: f64(1.5)},
+				Sample: []string{"1.5", "<script>alert(5)</script>"}, Min: f64(1.5), Max: f64(1.5),
+				Markers: []eda.TopValue{{Value: "n/a", Count: 1, Share: 0.5}}},
 			{Name: "label", Dtype: "object", Kind: eda.KindText, Distinct: 2, DistinctShare: 1,
 				Sample: []string{"naïve café 中文", "a", "b", "c", "d", "e", "f"}},
 			{Name: "date", Dtype: "datetime64[ns]", Kind: eda.KindDatetime, Missing: 0, Distinct: 2, DistinctShare: 0.0004,
@@ -120,6 +123,8 @@ func goldenInput() Input {
 		Alerts: []eda.Alert{
 			{Type: eda.AlertHighMissing, Column: `<b>x</b>"'`, Value: f64(0.5), Message: `<b>x</b>"' has 50% missing values`},
 			{Type: eda.AlertUniqueID, Column: "label", Message: "label is unique: an identifier?"},
+			{Type: eda.AlertCaseVariants, Column: "label", Value: f64(1), Message: "'label' has values that differ only by case or surrounding spaces, counted as different categories: 'North' (3), 'NORTH ' (1)"},
+			{Type: eda.AlertMissingMarkers, Column: `<b>x</b>"'`, Value: f64(1), Message: `'<b>x</b>"'' had 1 missing-value markers, now missing: 'n/a' (1)`},
 		},
 	}
 	return Input{
@@ -203,6 +208,12 @@ func TestGoldenContent(t *testing.T) {
 		`<code>&lt;script&gt;alert(5)&lt;/script&gt;</code>`,
 		`<span class="badge alert-badge alert-high-missing">high missing</span> &lt;b&gt;x&lt;/b&gt;&#34;&#39; has 50% missing values`,
 		`utf-8-sig (with byte-order mark)`, `semicolon (;)`, `3 ragged rows skipped`,
+		// missing-value markers and conversions: the list applied, per column, alerts and notes
+		`<dt>Read as missing</dt> <dd>&#34;&#34; &#34;-&#34; &#34;n/a&#34; (ignoring case and surrounding spaces)</dd>`,
+		`title="1 missing, of which markers: &#34;n/a&#34; 1"`,
+		`<span class="badge alert-badge alert-case-variants">case variants</span> &#39;label&#39; has values that differ only by case`,
+		`<span class="badge alert-badge alert-missing-markers">missing markers</span>`,
+		`&#39;price&#39; held numbers as text and was converted: currency symbols $ removed`,
 		// formulas kept for KaTeX-less display, escaped
 		`<code class="math math-display">$$\bar{x} = \frac{1}{n}\sum_{i=1}^{n} x_i$$</code>`,
 		`<code class="math math-inline">$s_{x}$</code>`,

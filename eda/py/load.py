@@ -5,6 +5,10 @@ SHEET = {{SHEET}}  # spreadsheets: the sheet to read, by name or number from 1 (
 TABLE = {{TABLE}}  # SQLite: the table to read (None: the only one)
 # Parquet: the folder analyst converted the file into (see read_converted_columns).
 CONVERTED_PATH = {{CONVERTED_PATH}}
+# Text values that mean "no value": a value equal to one of these, ignoring case and the
+# spaces around it, becomes missing ("" stands for empty or only spaces). analyst's
+# --na-values flag (config key na-values) sets this list; edit it here to re-run with another.
+NA_VALUES = {{NA_VALUES}}
 
 
 class AnalystDataError(Exception):
@@ -18,13 +22,14 @@ DATE_SHARE = 0.9  # a text column becomes dates when at least this share of its 
 # Explicit formats are fast on millions of rows (no per-value guessing).
 DATE_FORMATS = [
     "%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
-    "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%SZ", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z",
+    "%Y-%m-%dT%H:%M%z", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S",
     "%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M",
     "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y", "%d.%m.%Y %H:%M",
     "%d-%m-%Y", "%m-%d-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y-%m",
-    # With a UTC offset (pandas 2 parses exactly the format given); read as UTC.
-    "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z",
 ]
+# Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
+ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d:?\d\d)$"  # the group is the offset
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 # File signatures the loader recognises, and what to say about them.
 SIGNATURES = [
@@ -163,6 +168,11 @@ def is_number(text):
 
 def read_delimited(path, head, compression, encoding, info):
     text = head.decode(encoding, errors="replace")
+    # Classic Mac OS ends lines with a carriage return alone; pandas must be told.
+    lineterminator = "\r" if "\r" in text and "\n" not in text else None
+    if lineterminator:
+        text = text.replace("\r", "\n")
+        info["notes"].append("lines end with a carriage return only (as classic Mac OS wrote them)")
     if len(head) == HEAD_BYTES and "\n" in text:
         text = text[: text.rindex("\n")]  # whole lines only
     if not text.strip():
@@ -202,6 +212,8 @@ def read_delimited(path, head, compression, encoding, info):
             raise AnalystDataError(f"the header names {len(header)} columns but the first data row has "
                                    f"{len(first)} fields (delimiter {delimiter!r}); check the file's "
                                    "delimiter and quoting.")
+    # Only empty fields are missing at this point: clean_missing_markers applies NA_VALUES
+    # afterwards, so that it can count the markers it finds.
     # Later rows with more fields than the header are skipped (their values cannot be placed
     # in columns); pandas reports each one and the loader records them in the notes.
     # Rows with fewer fields are kept, their missing trailing fields left empty.
@@ -211,7 +223,8 @@ def read_delimited(path, head, compression, encoding, info):
         try:
             df = pd.read_csv(path, sep=delimiter, encoding=encoding, compression=compression or None,
                              decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                             names=names, index_col=index_col, on_bad_lines="warn", low_memory=False)
+                             names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
+                             lineterminator=lineterminator, keep_default_na=False, na_values=[""])
         except UnicodeDecodeError:
             if encoding not in ("utf-8", "utf-8-sig"):
                 raise
@@ -221,7 +234,8 @@ def read_delimited(path, head, compression, encoding, info):
                                  "it was read as Latin-1 (ISO-8859-1)")
             df = pd.read_csv(path, sep=delimiter, encoding=encoding, compression=compression or None,
                              decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                             names=names, index_col=index_col, on_bad_lines="warn", low_memory=False)
+                             names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
+                             lineterminator=lineterminator, keep_default_na=False, na_values=[""])
         except pd.errors.EmptyDataError:
             raise AnalystDataError("the file is empty: it has no header and no rows. Check that the "
                                    "export that wrote it finished.") from None
@@ -305,8 +319,10 @@ def date_format(values):
         return None, 0.0
     if values.str.match(DATE_LIKE).mean() < 0.5:
         return None, 0.0
+    # Times with a UTC offset or Z are tried only with the formats that read the offset.
+    zoned = values.str.extract(ZONED)[0].notna().mean() >= 0.5
     best, best_share = None, 0.0
-    for fmt in DATE_FORMATS:
+    for fmt in [f for f in DATE_FORMATS if ("%z" in f) == zoned]:
         share = to_dates(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
@@ -335,10 +351,12 @@ def parse_dates(df, info):
         parsed = to_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
+        if "%z" in fmt:
+            zones = sorted(set(spaced_sample(df[column], 2000).str.extract(ZONED)[0].dropna()))
+            info["notes"].append(f"the times in {column!r} carry UTC offsets ({', '.join(zones[:6])}); they were "
+                                 "converted to UTC, so the column holds UTC times")
         df[column] = parsed
         info["parsed_dates"].append(str(column))
-        if "%z" in fmt:
-            info["notes"].append(f"the times in {column!r} carry UTC offsets; they were converted to UTC")
         failed = present - parsed.notna().sum()
         if failed:
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "
@@ -349,6 +367,177 @@ def parse_dates(df, info):
                                  f"(no day is above 12); they were read as {fmt}")
 
 
+# ---- Text as spreadsheets and exports write it --------------------------------------
+NUMBER_SHARE = 0.9  # a text column becomes numeric when at least this share of its values are numbers
+NUMBER_HINT_SHARE = 0.5  # from this share up to NUMBER_SHARE it stays text, with an alert
+# A number as exports write it: a sign, a currency symbol before or after it, digits grouped
+# by ',' '.' spaces or apostrophes, a decimal part, a trailing % (divided by 100), and
+# accounting parentheses for negatives: (1,234.50) is -1234.5.
+NUMBER_TEXT = re.compile(
+    r"^\s*(?P<open>\(?)\s*(?P<sign>[-+\u2212]?)\s*(?P<cur1>[$€£¥₹]?)\s*(?P<sign2>[-+\u2212]?)\s*"
+    r"(?P<digits>\d[\d.,'’ \u00a0\u202f]*)\s*(?P<pct>%?)\s*(?P<cur2>[$€£¥₹]?)\s*(?P<close>\)?)\s*$")
+GROUP = r"[,'’ \u00a0\u202f]"  # thousands separators beside the decimal point
+POINT_DECIMAL = re.compile(r"\d{1,3}(?:" + GROUP + r"\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")  # 12,500.50
+COMMA_DECIMAL = re.compile(r"\d{1,3}(?:[.'’ \u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?")  # 12.500,50
+# Integer columns whose name says time and whose every value is a Unix time of 2001-2033
+# become UTC timestamps; without such a name they stay numbers, with an alert.
+EPOCH_RANGES = {"s": (1e9, 2e9), "ms": (1e12, 2e12)}
+EPOCH_NAME = re.compile(r"time|date|epoch|unix|stamp|(^|_)ts$|_at$|created|updated|modified", re.I)
+
+
+def text_values(s):
+    """The distinct non-missing values of s as a Series of text, or None if s is not text."""
+    if s.dtype != object:
+        return None
+    values = pd.Series(pd.unique(s.to_numpy()), dtype=object)
+    values = values[values.notna()].reset_index(drop=True)
+    if not values.map(type).eq(str).all():
+        return None
+    return values
+
+
+def clean_missing_markers(df, info):
+    """Values in NA_VALUES (ignoring case and surrounding spaces) become missing, counted per column."""
+    markers = {str(m).strip().casefold() for m in NA_VALUES}
+    for column in df.columns[df.dtypes == object]:
+        values = text_values(df[column])
+        if values is None or not markers:
+            continue
+        found = values[values.str.strip().str.casefold().isin(markers)]
+        if found.empty:
+            continue
+        hit = df[column].isin(found)
+        counts = df[column][hit].value_counts()
+        df[column] = df[column].mask(hit)
+        info["missing_markers"][column] = [{"value": v, "count": int(n)} for v, n in counts.items()]
+        listed = ", ".join(f"{v!r} ({n:,})" for v, n in counts.head(8).items())
+        info["notes"].append(f"{int(hit.sum()):,} value(s) of {column!r} are missing-value markers "
+                             f"and became missing: {listed}")
+
+
+def number_match(text):
+    """The NUMBER_TEXT match of text if it is one number (one sign, one currency, balanced
+    parentheses), else None."""
+    m = NUMBER_TEXT.match(text)
+    if m is None or (m["open"] == "(") != (m["close"] == ")"):
+        return None
+    if (m["open"] and (m["sign"] or m["sign2"])) or (m["sign"] and m["sign2"]) or (m["cur1"] and m["cur2"]):
+        return None
+    return m
+
+
+def numbers_from_text(values, decimal):
+    """(numbers, rule): the distinct text values read as numbers as exports write them (NaN
+    where they are not), and the rule applied, in words ("" when they are plain numbers).
+
+    A loop over the distinct values: columns repeat values, and for a few thousand of them
+    plain Python is faster than pandas' string methods.
+    """
+    matches = [number_match(v) for v in values]
+    digits = [m["digits"].strip() if m else "" for m in matches]
+    point = sum(1 for m, d in zip(matches, digits) if m and POINT_DECIMAL.fullmatch(d))
+    comma = sum(1 for m, d in zip(matches, digits) if m and COMMA_DECIMAL.fullmatch(d))
+    # Which convention: the one more values fit; on a tie (1,189 fits both), the file's.
+    use_comma = comma > point or (comma == point and decimal == ",")
+    shape, grouping = (COMMA_DECIMAL, r"[.'’ \u00a0\u202f]") if use_comma else (POINT_DECIMAL, GROUP)
+    numbers, grouped, decimal_comma, symbols, percent, parentheses = [], False, False, set(), False, False
+    for m, d in zip(matches, digits):
+        if m is None or not shape.fullmatch(d):
+            numbers.append(np.nan)
+            continue
+        plain = re.sub(grouping, "", d)
+        grouped = grouped or plain != d
+        if use_comma:
+            decimal_comma = decimal_comma or "," in plain
+            plain = plain.replace(",", ".")
+        x = float(plain)
+        if m["open"] or m["sign"] in ("-", "\u2212") or m["sign2"] in ("-", "\u2212"):
+            x = -x
+        if m["pct"]:
+            x /= 100
+        numbers.append(x)
+        symbols.update({m["cur1"], m["cur2"]} - {""})
+        percent = percent or bool(m["pct"])
+        parentheses = parentheses or bool(m["open"])
+    rule = []
+    if use_comma and (grouped or decimal_comma):
+        rule.append("',' is the decimal mark and '.' or spaces group thousands (1.189,50 = 1189.5)")
+    elif grouped:
+        rule.append("'.' is the decimal mark and ',' or spaces group thousands (12,500.50 = 12500.5)")
+    if symbols:
+        rule.append("currency symbols " + " ".join(sorted(symbols)) + " removed")
+    if percent:
+        rule.append("values with % divided by 100 (26.7% = 0.267)")
+    if parentheses:
+        rule.append("values in parentheses are negative ((1,234) = -1234)")
+    return pd.Series(numbers, index=values.index, dtype=float), "; ".join(rule)
+
+
+def convert_number_text(df, info):
+    """Text columns whose values are mostly numbers as exports write them become numeric.
+
+    At least NUMBER_SHARE of the non-missing values must convert; those that do not become
+    missing and are counted and listed in the notes. Between NUMBER_HINT_SHARE and
+    NUMBER_SHARE the column stays text (the profile alerts on it).
+    """
+    for column in df.columns[df.dtypes == object]:
+        sample = df[column].iloc[:: max(1, len(df) // 2000)].dropna().head(1000)  # cheap: no copy of the column
+        if sample.empty or not sample.map(type).eq(str).all():
+            continue
+        if sample.str.match(NUMBER_TEXT).mean() < NUMBER_HINT_SHARE:
+            continue  # cheap test first: most text columns stop here
+        values = text_values(df[column])
+        numbers, rule = numbers_from_text(values, info["decimal"])
+        converted = df[column].map(pd.Series(numbers.to_numpy(), index=values.to_numpy()))
+        present = int(df[column].notna().sum())
+        share = converted.notna().sum() / present
+        failed = df[column][df[column].notna() & converted.isna()].value_counts()
+        examples = [{"value": v, "count": int(n)} for v, n in failed.head(10).items()]
+        listed = ", ".join(f"{v!r} ({n:,})" for v, n in failed.head(5).items())
+        if share < NUMBER_SHARE:
+            if share >= NUMBER_HINT_SHARE and rule:  # plain numbers mixed with text: mixed_types says so
+                info["numbers_as_text"][column] = {"share": share, "failed": int(failed.sum()), "examples": examples}
+            continue
+        if converted.notna().all() and (converted % 1 == 0).all():
+            converted = converted.astype("int64")
+        df[column] = converted
+        info["converted_numbers"][column] = {"rule": rule, "converted": int(converted.notna().sum()),
+                                             "failed": int(failed.sum()), "failed_values": examples}
+        if rule:
+            info["notes"].append(f"{column!r} held numbers as text and was converted: {rule}")
+        if len(failed):
+            info["notes"].append(f"{int(failed.sum()):,} value(s) of {column!r} are not numbers and became "
+                                 f"missing: {listed}")
+
+
+def epoch_unit(s):
+    """'s' or 'ms' when every value of the numeric column s is a whole number that, read as
+    Unix time in that unit, falls in 2001-2033; else None."""
+    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        return None
+    values = s.dropna()
+    if values.empty:
+        return None
+    low, high = values.min(), values.max()
+    for unit, (start, end) in EPOCH_RANGES.items():
+        if start <= low and high < end and (pd.api.types.is_integer_dtype(values) or (values % 1 == 0).all()):
+            return unit
+    return None
+
+
+def parse_epochs(df, info):
+    """Integer columns named like times whose values are all Unix times become UTC timestamps."""
+    for column in df.columns:
+        unit = epoch_unit(df[column]) if EPOCH_NAME.search(column) else None
+        if unit is None:
+            continue
+        df[column] = pd.to_datetime(df[column], unit=unit, utc=True)
+        info["parsed_dates"].append(column)
+        word = {"s": "seconds", "ms": "milliseconds"}[unit]
+        info["notes"].append(f"{column!r} holds Unix times in {word} (its name says time and every value "
+                             f"falls in 2001-2033 read so); converted to UTC timestamps")
+
+
 def load_table(path, sheet=None, table=None):
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
     (spreadsheets, SPSS, Stata, SAS, SQLite, Parquet) into a DataFrame.
@@ -357,7 +546,8 @@ def load_table(path, sheet=None, table=None):
     """
     info = {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
             "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
-            "parsed_dates": [], "notes": []}
+            "parsed_dates": [], "na_values": NA_VALUES,
+            "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
     if not os.path.isfile(path):
         raise AnalystDataError(f"{path} does not exist or is not a file; set DATA_PATH to the data file.")
     if os.path.getsize(path) == 0:
@@ -384,7 +574,10 @@ def load_table(path, sheet=None, table=None):
     if df.empty:
         raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")
     df.columns = [str(c) for c in df.columns]  # analyst refers to columns by their names as text
+    clean_missing_markers(df, info)
+    convert_number_text(df, info)
     parse_dates(df, info)
+    parse_epochs(df, info)
     return df, info
 
 

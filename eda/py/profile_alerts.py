@@ -3,9 +3,65 @@ HIGH_MISSING_SHARE = 0.2  # flag a column with at least this share of missing va
 HIGH_CARDINALITY = 50  # flag a categorical column with more distinct values than this
 SKEWED = 2.0  # flag a numeric column whose |skewness| is above this
 HIGH_CORRELATION = 0.9  # flag two numeric columns whose |Pearson r| is at least this
-CORRELATION_MAX_COLUMNS = 30  # check at most this many numeric columns (most distinct values first)
+CORRELATION_BLOCK = 200  # columns per block of the correlation check: memory stays rows × 2 blocks
+CORRELATION_MAX_ALERTS = 50  # high_correlation alerts listed, strongest first; the rest are counted
+VARIANT_GROUPS = 5  # groups of case/space variants shown per column
 DATES_AS_TEXT_SHARE = 0.5  # flag a text column when at least this share of sampled values are dates
 MIXED_SAMPLE = 10_000  # values sampled per text column to look for numbers mixed with text
+
+
+def case_variants(counts):
+    """Groups of values that differ only by case or surrounding spaces, most rows first:
+    [[(value, count), ...], ...], each group's values most frequent first."""
+    values = pd.Series(counts.index, dtype=object)
+    text = values.map(type).eq(str)
+    key = values[text].str.strip().str.casefold()
+    shared = key[key.duplicated(keep=False)]
+    groups = [[(values[i], int(counts.iloc[i])) for i in idx] for _, idx in shared.groupby(shared).groups.items()]
+    return sorted(groups, key=lambda g: (-sum(n for _, n in g), str(g[0][0])))
+
+
+def correlation_blocks(frame, threshold, block=CORRELATION_BLOCK):
+    """(pairs, strongest): every pair of columns with |Pearson r| >= threshold, as (a, b, r), and
+    each column's largest |r| with another column.
+
+    r is over the rows where both values are present, as DataFrame.corr computes it, but from
+    matrix products of the centred values (and, where values are missing, of the masks of
+    present values), block by block of columns: memory stays rows × 2 blocks.
+    """
+    names = list(frame.columns)
+    def prepared(start):
+        x = frame.iloc[:, start:start + block].to_numpy(dtype=float, na_value=np.nan)
+        x[~np.isfinite(x)] = np.nan
+        present = ~np.isnan(x)
+        with np.errstate(all="ignore"):
+            x = np.where(present, x - np.nanmean(x, axis=0), 0.0)
+        return x, (None if present.all() else present.astype(float))
+    pairs, strongest = [], np.zeros(len(names))
+    for i in range(0, len(names), block):
+        xa, ma = prepared(i)
+        for j in range(i, len(names), block):
+            xb, mb = (xa, ma) if j == i else prepared(j)
+            with np.errstate(all="ignore"):
+                if ma is None and mb is None:  # no value missing: one matrix product
+                    r = (xa.T @ xb) / np.sqrt(np.outer((xa * xa).sum(axis=0), (xb * xb).sum(axis=0)))
+                    n = np.full(r.shape, len(frame))
+                else:  # sums over the rows where both values are present
+                    ma = np.ones_like(xa) if ma is None else ma
+                    mb = np.ones_like(xb) if mb is None else mb
+                    n = ma.T @ mb
+                    sa, sb = xa.T @ mb, ma.T @ xb
+                    r = (n * (xa.T @ xb) - sa * sb) / np.sqrt(
+                        (n * ((xa * xa).T @ mb) - sa ** 2) * (n * (ma.T @ (xb * xb)) - sb ** 2))
+            r[~np.isfinite(r) | (n < 2)] = 0.0
+            r = np.clip(r, -1.0, 1.0)
+            if j == i:
+                r = np.triu(r, 1)
+            strongest[i:i + r.shape[0]] = np.maximum(strongest[i:i + r.shape[0]], np.abs(r).max(axis=1))
+            strongest[j:j + r.shape[1]] = np.maximum(strongest[j:j + r.shape[1]], np.abs(r).max(axis=0))
+            for a, b in zip(*np.nonzero(np.abs(r) >= threshold)):
+                pairs.append((names[i + a], names[j + b], float(r[a, b])))
+    return pairs, dict(zip(names, strongest))
 
 
 def alert(type_, message, column=None, columns=None, value=None):
@@ -46,6 +102,37 @@ for c in column_info:
         side = "right (a long tail of large values)" if c["skew"] > 0 else "left (a long tail of small values)"
         alerts.append(alert("skewed", f"{name!r} is skewed to the {side}: skewness {c['skew']:.2f}",
                             name, value=c["skew"]))
+    if name in load_info.get("missing_markers", {}):
+        markers = load_info["missing_markers"][name]
+        found = sum(m["count"] for m in markers)
+        listed = ", ".join(f"{m['value']!r} ({m['count']:,})" for m in markers[:8])
+        alerts.append(alert("missing_markers", f"{name!r} had {found:,} missing-value markers, now missing: {listed}",
+                            name, value=found))
+    converted = load_info.get("converted_numbers", {}).get(name)
+    if converted and converted["failed"]:
+        listed = ", ".join(f"{v['value']!r} ({v['count']:,})" for v in converted["failed_values"][:5])
+        alerts.append(alert("unconverted_values", f"{name!r} was converted to numbers, but {converted['failed']:,} "
+                            f"value(s) are not numbers and became missing: {listed}", name, value=converted["failed"]))
+    as_text = load_info.get("numbers_as_text", {}).get(name)
+    if as_text:
+        listed = ", ".join(f"{v['value']!r} ({v['count']:,})" for v in as_text["examples"][:5])
+        alerts.append(alert("numbers_as_text", f"{name!r} holds numbers as text ({as_text['share']:.1%} of its values), "
+                            f"but too many values are not numbers to convert it ({as_text['failed']:,}, such as "
+                            f"{listed}); it was kept as text", name, value=as_text["share"]))
+    if kind == "numeric" and epoch_unit(s) is not None:
+        unit = epoch_unit(s)
+        word = {"s": "seconds", "ms": "milliseconds"}[unit]
+        alerts.append(alert("possible_epoch", f"{name!r} could be Unix times in {word} (every value falls in "
+                            f"2001-2033 read so) or an identifier or count; it was left as numbers because its name "
+                            f"does not say time. To read it as times: pd.to_datetime(df[{name!r}], unit={unit!r}, utc=True)",
+                            name))
+    if kind in ("categorical", "boolean") and name in value_counts:
+        groups = case_variants(value_counts[name])
+        if groups:
+            listed = "; ".join(", ".join(f"{v!r} ({n:,})" for v, n in g) for g in groups[:VARIANT_GROUPS])
+            more = f"; and {len(groups) - VARIANT_GROUPS} more group(s)" if len(groups) > VARIANT_GROUPS else ""
+            alerts.append(alert("case_variants", f"{name!r} has values that differ only by case or surrounding "
+                                f"spaces, counted as different categories: {listed}{more}", name, value=len(groups)))
     if kind in ("categorical", "text"):
         values = spaced_sample(s, MIXED_SAMPLE)
         fmt, share = date_format(values.head(500))
@@ -60,17 +147,18 @@ for c in column_info:
             alerts.append(alert("mixed_types", f"{name!r} mixes numbers ({numbers.mean():.1%} of sampled "
                                 f"values) with text such as {examples}", name, value=numbers.mean()))
 
-# Correlated pairs, among the numeric columns with the most distinct values.
+# Correlated pairs: every numeric column against every other (see correlation_blocks).
 numeric_info = [c for c in column_info if c["kind"] == "numeric" and c["distinct"] > 1]
-checked = [c["name"] for c in sorted(numeric_info, key=lambda c: -c["distinct"])[:CORRELATION_MAX_COLUMNS]]
-checked = [name for name in df.columns if name in checked]  # in the file's order
-if len(checked) >= 2:
-    r = df[checked].corr(method="pearson")
-    for i, a in enumerate(checked):
-        for b in checked[i + 1:]:
-            if abs(r.loc[a, b]) >= HIGH_CORRELATION:
-                alerts.append(alert("high_correlation", f"{a!r} and {b!r} are highly correlated "
-                                    f"(Pearson r = {r.loc[a, b]:.3f})", columns=[a, b], value=r.loc[a, b]))
+pairs, strongest = correlation_blocks(df[[c["name"] for c in numeric_info]], HIGH_CORRELATION)
+for c in numeric_info:
+    c["max_correlation"] = jsonable(strongest[c["name"]])  # the heatmap shows the strongest first
+pairs.sort(key=lambda p: -abs(p[2]))  # stable: ties keep the file's order
+for a, b, r in pairs[:CORRELATION_MAX_ALERTS]:
+    alerts.append(alert("high_correlation", f"{a!r} and {b!r} are highly correlated (Pearson r = {r:.3f})",
+                        columns=[a, b], value=r))
+if len(pairs) > CORRELATION_MAX_ALERTS:
+    alerts.append(alert("high_correlation", f"{len(pairs) - CORRELATION_MAX_ALERTS:,} more pairs of numeric columns "
+                        f"have |Pearson r| >= {HIGH_CORRELATION} (not listed)", value=len(pairs) - CORRELATION_MAX_ALERTS))
 
 if alerts:
     display(pd.DataFrame({"alert": [a["type"] for a in alerts], "message": [a["message"] for a in alerts]}))

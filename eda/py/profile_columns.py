@@ -34,12 +34,15 @@ def column_kind(s, counts, present):
     return "categorical"
 
 
-def profile_column(name, s, rows, memory):
+def profile_column(name, s, rows, memory, value_counts):
+    """The profile of column s; its frequencies, when counted, go into value_counts[name]."""
     missing = int(s.isna().sum())
     present = rows - missing
     numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
     # Frequencies only for non-numeric columns: they give the distinct count too.
     counts = None if numeric or pd.api.types.is_datetime64_any_dtype(s) else s.value_counts()
+    if counts is not None:
+        value_counts[name] = counts
     distinct = len(counts) if counts is not None else int(s.nunique())
     kind = column_kind(s, counts, present)
     samples = s.dropna().head(100).astype(str).drop_duplicates().head(SAMPLE_VALUES)
@@ -54,8 +57,11 @@ def profile_column(name, s, rows, memory):
         "sample": [v if len(v) <= 100 else v[:99] + "…" for v in samples],
         "memory_bytes": int(memory),
     }
+    if name in load_info.get("missing_markers", {}):  # markers the loader turned into missing values
+        col["markers"] = [dict(m, share=m["count"] / rows) for m in load_info["missing_markers"][name]]
     if kind == "numeric":
-        col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
+        with np.errstate(invalid="ignore"):  # infinite values give NaN (null), without a warning
+            col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
     elif kind == "datetime":
         col.update(min_date=s.min().isoformat(), max_date=s.max().isoformat())
     elif counts is not None and kind != "empty":
@@ -66,7 +72,8 @@ def profile_column(name, s, rows, memory):
 
 rows = len(df)
 memory = df.memory_usage(deep=True)  # bytes per column, and the index
-column_info = [profile_column(name, df[name], rows, memory[name]) for name in df.columns]
+value_counts = {}  # frequencies of the non-numeric columns, for the alerts
+column_info = [profile_column(name, df[name], rows, memory[name], value_counts) for name in df.columns]
 duplicate_rows = int(df.duplicated().sum())
 
 overview = pd.DataFrame({

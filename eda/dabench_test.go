@@ -1,0 +1,108 @@
+package eda
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+)
+
+// dabenchTables finds DABench's tables: ANALYST_DABENCH, else shared/dabench
+// beside the repository (as CI lays it out) or beside the folder holding it
+// (worktrees). It skips, loudly, when there are none.
+func dabenchTables(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := wd
+	for !fileExists(filepath.Join(root, "go.mod")) && filepath.Dir(root) != root {
+		root = filepath.Dir(root)
+	}
+	candidates := []string{os.Getenv("ANALYST_DABENCH"), filepath.Join(root, "..", "shared", "dabench"),
+		filepath.Join(root, "..", "..", "shared", "dabench")}
+	for _, dir := range candidates {
+		if dir != "" && fileExists(filepath.Join(dir, "tables")) {
+			return filepath.Join(dir, "tables")
+		}
+	}
+	msg := fmt.Sprintf("SKIPPED: DABench's tables not found (looked in %q); clone the repository next to shared/ "+
+		"or set ANALYST_DABENCH to the dabench folder", candidates[1:])
+	fmt.Fprintln(os.Stderr, "!!! "+msg)
+	t.Skip(msg)
+	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// csvRecords counts the records of a CSV file after its header, as Go's
+// reader sees them (lines that end with a lone carriage return included).
+func csvRecords(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("\n")) {
+		b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("reading %s in Go: %v", path, err)
+	}
+	return len(recs) - 1
+}
+
+// Every one of DABench's 52 tables loads and is profiled, in one kernel
+// (the stages re-define everything they use, as each analyst run does in
+// its own kernel). The distributions stage is left out to keep the test
+// short: it reads only the profile, which is checked here.
+func TestDABenchTablesLoad(t *testing.T) {
+	tables := dabenchTables(t)
+	names, err := filepath.Glob(filepath.Join(tables, "*.csv"))
+	if err != nil || len(names) != 52 {
+		t.Fatalf("%d tables in %s (%v), want 52", len(names), tables, err)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = tables })
+	mustRun(t, k, Setup())
+	start := time.Now()
+	for _, path := range names {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			load := runStage(t, k, Load("/data/"+name))
+			if load.err != nil {
+				t.Fatalf("load: %s: %s", load.err.Status, traceback(load.err))
+			}
+			prof := mustRun(t, k, ProfileStage())
+			p := profileOf(t, prof)
+			t.Logf("load %v, profile %v", load.took.Round(time.Millisecond), prof.took.Round(time.Millisecond))
+			if p.Columns < 2 {
+				t.Errorf("%d column(s): the delimiter or line ends were not found", p.Columns)
+			}
+			skipped := false
+			for _, n := range p.Load.Notes {
+				skipped = skipped || strings.Contains(n, "ragged row")
+			}
+			if want := csvRecords(t, path); p.Rows != want && !skipped {
+				t.Errorf("%d rows, Go's CSV reader counts %d", p.Rows, want)
+			}
+			if name == "gapminder_cleaned.csv" || name == "beauty and the labor market.csv" {
+				wantNote(t, p, "carriage return only")
+			}
+		})
+	}
+	t.Logf("52 tables: load and profile in %v", time.Since(start).Round(time.Second))
+}
