@@ -195,7 +195,7 @@ func frequency(minDate, maxDate string) (alias, span string) {
 	days := d.Hours() / 24
 	switch {
 	case days <= 3:
-		return "H", fmt.Sprintf("%.1f hours", d.Hours())
+		return "h", fmt.Sprintf("%.1f hours", d.Hours()) // pandas 2.2 deprecates "H"
 	case days <= 120:
 		return "D", fmt.Sprintf("%.0f days", days)
 	case days <= 400:
@@ -219,7 +219,7 @@ func parseISO(s string) (time.Time, error) {
 }
 
 // periodWords names the periods of each frequency.
-var periodWords = map[string]string{"H": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
+var periodWords = map[string]string{"h": "hour", "D": "day", "W-MON": "week", "MS": "month", "YS": "year"}
 
 // Distributions studies the distribution of every column the profile p
 // describes: summary statistics, top values, correlations and missingness,
@@ -411,21 +411,24 @@ def hist_bins(values, bins=30):
 
 const numericStatsPy = `numeric_columns = {{COLUMNS}}
 numeric = df[numeric_columns]
-quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
-numeric_stats = pd.DataFrame({
-    "count": numeric.count(),
-    "missing": numeric.isna().sum(),
-    "mean": numeric.mean(),
-    "std": numeric.std(),  # n - 1 in the denominator
-    "min": numeric.min(),
-    "25%": quartiles.loc[0.25],
-    "50%": quartiles.loc[0.5],
-    "75%": quartiles.loc[0.75],
-    "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
-    "max": numeric.max(),
-    "skewness": numeric.skew(),  # G1
-    "kurtosis": numeric.kurt(),  # G2, excess kurtosis
-})
+# A column holding both inf and -inf has no mean or spread: NaN, without
+# NumPy's "invalid value" warning.
+with np.errstate(invalid="ignore"):
+    quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
+    numeric_stats = pd.DataFrame({
+        "count": numeric.count(),
+        "missing": numeric.isna().sum(),
+        "mean": numeric.mean(),
+        "std": numeric.std(),  # n - 1 in the denominator
+        "min": numeric.min(),
+        "25%": quartiles.loc[0.25],
+        "50%": quartiles.loc[0.5],
+        "75%": quartiles.loc[0.75],
+        "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
+        "max": numeric.max(),
+        "skewness": numeric.skew(),  # G1
+        "kurtosis": numeric.kurt(),  # G2, excess kurtosis
+    })
 numeric_stats.index.name = "column"
 numeric_stats`
 

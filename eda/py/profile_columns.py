@@ -55,7 +55,9 @@ def profile_column(name, s, rows, memory):
         "memory_bytes": int(memory),
     }
     if kind == "numeric":
-        col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
+        # inf and -inf together have no mean: NaN, without NumPy's warning.
+        with np.errstate(invalid="ignore"):
+            col.update(min=s.min(), max=s.max(), mean=s.mean(), std=s.std(), skew=s.skew())
     elif kind == "datetime":
         col.update(min_date=s.min().isoformat(), max_date=s.max().isoformat())
     elif counts is not None and kind != "empty":
