@@ -93,6 +93,7 @@ ANALYST_KERNEL_CELL_TIMEOUT in the environment.`,
 	root.AddCommand(newCmdDoctor(f))
 	root.AddCommand(newCmdRun(f, nil))
 	root.AddCommand(newCmdKernel(f))
+	root.AddCommand(newCmdVerify(f))
 	return root
 }
 

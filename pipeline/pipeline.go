@@ -391,6 +391,11 @@ type Manifest struct {
 	Limits         kernel.Enforced   `json:"limits"`
 	Failure        string            `json:"failure,omitempty"`
 	Outputs        ManifestOutputs   `json:"outputs"`
+	// Files is the sha256 of every file the run wrote, by path relative to
+	// the output folder; Cells a digest of each notebook cell. analyst
+	// verify checks both.
+	Files map[string]string `json:"files,omitempty"`
+	Cells []ManifestCell    `json:"cells,omitempty"`
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel `json:"model,omitempty"`
 	Questions []*Answer      `json:"questions,omitempty"`
@@ -481,6 +486,9 @@ func (r *runner) write(res *Result) error {
 		return err
 	}
 	m := r.manifest(charts)
+	if m.Files, m.Cells, err = r.auditRecord(); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/kernel/image"
+)
+
+// VerifyOptions are the inputs of `analyst verify`.
+type VerifyOptions struct {
+	Run            string
+	Data           string
+	ImageMismatch  string
+	AllowedSigners string
+	JSON           bool
+}
+
+func newCmdVerify(f *Factory) *cobra.Command {
+	opts := &VerifyOptions{}
+	c := &cobra.Command{
+		Use:   "verify RUN",
+		Short: "Check that a run's files are unchanged and that its notebook re-runs to the same outputs",
+		Long: `Check a run (its output folder, its NAME.run.json or its NAME.ipynb):
+
+  files    every file the run wrote (notebook, report, charts) has the sha256
+           run.json records; each changed, missing or added file is named
+  cells    each notebook cell is the one the run wrote (edited, removed and
+           added cells are named)
+  re-run   the notebook's code cells run again, in order, in a fresh sandbox
+           of the kernel image run.json records, with the data at the same
+           /data path; every output must match exactly: text, tables, chart
+           PNG bytes and chart descriptions
+  answers  every named answer (@name[value]) appears in a cell's output
+
+The data is found at the path run.json records, next to run.json, or given
+with --data; it must have the recorded sha256. Exit codes: 0 everything
+matches; 1 something differs (each difference is printed); 3 the data is
+missing or is not the run's data; 5 the recorded kernel image is not
+available (rebuild it, or allow this analyst's image with
+--image-mismatch=warn, which the report then states).`,
+		Example: `  analyst verify out/sales.run.json
+  analyst verify --data /archive/sales-2026-11.csv out/
+  analyst verify --json out/sales.ipynb > verify.json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("verify takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
+			}
+			opts.Run = args[0]
+			if opts.ImageMismatch != "error" && opts.ImageMismatch != "warn" {
+				return usageErrorf("--image-mismatch is error or warn, not %q", opts.ImageMismatch)
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return runVerify(c.Context(), f, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Data, "data", "", "the run's dataset (default: the path run.json records)")
+	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", "when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
+	fl.StringVar(&opts.AllowedSigners, "allowed-signers", "", "check run.json's signature (NAME.run.json.sig) against this ssh allowed-signers file")
+	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	addKernelFlags(c)
+	return c
+}
+
+func runVerify(ctx context.Context, f *Factory, opts *VerifyOptions) error {
+	run, err := audit.Open(opts.Run)
+	if err != nil {
+		if errors.Is(err, audit.ErrNotARun) {
+			return usageErrorf("%v", err)
+		}
+		return err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	img, note, err := audit.FindImage(cfg.CacheDir, run.Record.Image, image.DefaultRecipe(), opts.ImageMismatch == "warn")
+	if err != nil {
+		return withCode(ExitSandbox, err)
+	}
+	setup, err := f.kernelSetupFor(ctx, cfg, img)
+	if err != nil {
+		return err
+	}
+	vopts := audit.Options{Data: opts.Data, Kernel: setup.Options, ImageNote: note, CellTimeout: cfg.Limits.CellTimeout}
+	rep, err := audit.Verify(ctx, run, vopts)
+	if rep != nil && opts.AllowedSigners != "" && err == nil {
+		rep.Signature = audit.CheckSignature(ctx, f.Runner, run, opts.AllowedSigners)
+		rep.OK = rep.OK && rep.Signature.OK
+	}
+	if rep != nil {
+		if opts.JSON {
+			enc := json.NewEncoder(f.IO.Out)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(rep)
+		} else {
+			rep.WriteText(f.IO.Out)
+		}
+	}
+	var dataErr *audit.DataError
+	var imgErr *audit.ImageError
+	var sbErr *audit.SandboxError
+	switch {
+	case err == nil && rep.OK:
+		return nil
+	case err == nil:
+		return silentError{code: ExitFailure}
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.As(err, &dataErr):
+		return withCode(ExitBadData, err)
+	case errors.As(err, &imgErr), errors.As(err, &sbErr):
+		return withCode(ExitSandbox, err)
+	default:
+		return withCode(ExitFailure, fmt.Errorf("verifying %s: %w", run.Manifest, err))
+	}
+}

@@ -1,0 +1,72 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// ManifestCell identifies one notebook cell for `analyst verify`, which
+// names a cell that was edited, removed or added since the run.
+type ManifestCell struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"` // nbformat.CellDigest
+}
+
+// auditRecord is what run.json records for `analyst verify`: the sha256 of
+// every file the run wrote (by path relative to the output folder; run.json
+// itself aside) and a digest of each notebook cell as written.
+func (r *runner) auditRecord() (map[string]string, []ManifestCell, error) {
+	files := map[string]string{}
+	for _, n := range []string{r.name + ".ipynb", r.name + ".html"} {
+		sum, err := fileSHA256(r.out.path(n))
+		if err != nil {
+			return nil, nil, err
+		}
+		files[n] = sum
+	}
+	err := filepath.WalkDir(r.out.filesDir(), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(r.out.filesDir(), p)
+		if err != nil {
+			return err
+		}
+		sum, err := fileSHA256(p)
+		files[filepath.ToSlash(filepath.Join(r.name+"_files", rel))] = sum
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("hashing the run's files: %w", err)
+	}
+	// Digest the notebook as written, the way verify will read it.
+	nb, err := nbformat.ReadFile(r.out.path(r.name + ".ipynb"))
+	if err != nil {
+		return nil, nil, err
+	}
+	cells := make([]ManifestCell, 0, len(nb.Cells))
+	for _, c := range nb.Cells {
+		cells = append(cells, ManifestCell{ID: c.ID, SHA256: nbformat.CellDigest(c)})
+	}
+	return files, cells, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
