@@ -128,8 +128,11 @@ func clip(s string) string {
 }
 
 func kind(o nbformat.Output) string {
-	if o.OutputType == nbformat.OutputStream {
+	switch o.OutputType {
+	case nbformat.OutputStream:
 		return "stream " + o.Name
+	case nbformat.OutputError:
+		return fmt.Sprintf("error %s: %s", o.EName, clip(o.EValue))
 	}
 	return o.OutputType
 }

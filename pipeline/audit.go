@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // ManifestCell identifies one notebook cell for `analyst verify`, which
@@ -69,4 +71,23 @@ func fileSHA256(path string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ManifestOccasion is what is about the occasion of a run, not its
+// content: two runs of the same data differ in run.json only here.
+type ManifestOccasion struct {
+	Started    time.Time          `json:"started"`
+	DurationMS float64            `json:"duration_ms"`
+	StagesMS   map[string]float64 `json:"stages_ms"`
+}
+
+// timeless is the stages without their durations, for the report, which
+// must be the same bytes for the same run.
+func timeless(stages []report.StageInfo) []report.StageInfo {
+	out := make([]report.StageInfo, len(stages))
+	for i, s := range stages {
+		s.Duration = 0
+		out[i] = s
+	}
+	return out
 }

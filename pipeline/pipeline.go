@@ -385,12 +385,14 @@ type Manifest struct {
 	Rootless       bool              `json:"rootless"`
 	Versions       map[string]string `json:"versions"`
 	Data           ManifestData      `json:"data"`
-	Started        time.Time         `json:"started"`
-	DurationMS     float64           `json:"duration_ms"`
-	Stages         []ManifestStage   `json:"stages"`
-	Limits         kernel.Enforced   `json:"limits"`
-	Failure        string            `json:"failure,omitempty"`
-	Outputs        ManifestOutputs   `json:"outputs"`
+	// Occasion holds all that differs between two runs of the same data:
+	// when it ran and how long it took. Nothing else in run.json, and
+	// nothing in the notebook, report or charts, depends on the occasion.
+	Occasion ManifestOccasion `json:"occasion"`
+	Stages   []ManifestStage  `json:"stages"`
+	Limits   kernel.Enforced  `json:"limits"`
+	Failure  string           `json:"failure,omitempty"`
+	Outputs  ManifestOutputs  `json:"outputs"`
 	// Files is the sha256 of every file the run wrote, by path relative to
 	// the output folder; Cells a digest of each notebook cell. analyst
 	// verify checks both.
@@ -414,9 +416,8 @@ type ManifestData struct {
 
 // ManifestStage is one stage's outcome and time.
 type ManifestStage struct {
-	Name       string  `json:"name"`
-	Status     string  `json:"status"`
-	DurationMS float64 `json:"duration_ms"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // ManifestOutputs are the files of the run, relative to the output folder.
@@ -435,8 +436,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Rootless:       r.opts.Kernel.Rootless,
 		Versions:       r.opts.Versions,
 		Data:           ManifestData{Name: r.in.Name, Path: r.in.Path, SHA256: r.in.SHA256, Bytes: r.in.Bytes},
-		Started:        r.started.UTC(),
-		DurationMS:     ms(time.Since(r.started)),
+		Occasion:       ManifestOccasion{Started: r.started.UTC(), DurationMS: ms(time.Since(r.started)), StagesMS: map[string]float64{}},
 		Limits:         r.opts.Kernel.Enforcement(),
 		Failure:        r.failure,
 		Outputs:        ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts},
@@ -445,7 +445,8 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
 	}
 	for _, s := range r.stages {
-		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status, DurationMS: ms(s.Duration)})
+		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
+		m.Occasion.StagesMS[s.Name] = ms(s.Duration)
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
@@ -471,7 +472,7 @@ func (r *runner) write(res *Result) error {
 		KaTeXDir: r.opts.KaTeXDir,
 		Run: report.RunInfo{
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
-			Started: r.started, Duration: time.Since(r.started), Stages: r.stages, Failure: r.failure,
+			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes
 			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
 			Versions: r.opts.Versions,
 		},
