@@ -63,7 +63,6 @@ type Run struct {
 	Manifest string // NAME.run.json
 	Dir      string // the output folder
 	Record   *Record
-	Raw      []byte // run.json's bytes, for signatures
 }
 
 // ErrNotARun is a path that names no run (verify's usage error).
@@ -87,7 +86,7 @@ func Open(path string) (*Run, error) {
 	if len(rec.Files) == 0 || rec.Outputs.Notebook == "" {
 		return nil, fmt.Errorf("%s records no file hashes: it was written by analyst %q, before verify; re-run it with this analyst", manifest, rec.AnalystVersion)
 	}
-	return &Run{Manifest: manifest, Dir: filepath.Dir(manifest), Record: &rec, Raw: raw}, nil
+	return &Run{Manifest: manifest, Dir: filepath.Dir(manifest), Record: &rec}, nil
 }
 
 func manifestPath(path string) (string, error) {

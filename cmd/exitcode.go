@@ -21,11 +21,14 @@ const (
 
 const exitCodeHelp = `Exit codes:
   0    success
-  1    the command failed (kernel exec: the code raised an error or timed out)
+  1    the command failed (kernel exec: the code raised an error or timed out;
+       verify: something differs)
   2    usage error: bad flags or arguments
-  3    bad data: the dataset is missing, unreadable or malformed
+  3    bad data: the dataset is missing, unreadable or malformed (verify: not
+       the run's data)
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable
+       (verify: the recorded image is not available)
   6    eval score below the threshold
   130  interrupted (Ctrl-C or SIGTERM)`
 

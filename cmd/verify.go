@@ -14,11 +14,10 @@ import (
 
 // VerifyOptions are the inputs of `analyst verify`.
 type VerifyOptions struct {
-	Run            string
-	Data           string
-	ImageMismatch  string
-	AllowedSigners string
-	JSON           bool
+	Run           string
+	Data          string
+	ImageMismatch string
+	JSON          bool
 }
 
 func newCmdVerify(f *Factory) *cobra.Command {
@@ -64,7 +63,6 @@ available (rebuild it, or allow this analyst's image with
 	fl := c.Flags()
 	fl.StringVar(&opts.Data, "data", "", "the run's dataset (default: the path run.json records)")
 	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", "when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
-	fl.StringVar(&opts.AllowedSigners, "allowed-signers", "", "check run.json's signature (NAME.run.json.sig) against this ssh allowed-signers file")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addKernelFlags(c)
 	return c
@@ -92,10 +90,6 @@ func runVerify(ctx context.Context, f *Factory, opts *VerifyOptions) error {
 	}
 	vopts := audit.Options{Data: opts.Data, Kernel: setup.Options, ImageNote: note, CellTimeout: cfg.Limits.CellTimeout}
 	rep, err := audit.Verify(ctx, run, vopts)
-	if rep != nil && opts.AllowedSigners != "" && err == nil {
-		rep.Signature = audit.CheckSignature(ctx, f.Runner, run, opts.AllowedSigners)
-		rep.OK = rep.OK && rep.Signature.OK
-	}
 	if rep != nil {
 		if opts.JSON {
 			enc := json.NewEncoder(f.IO.Out)
