@@ -43,6 +43,9 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "answer   MISSING  @%s[%s] appears in no cell's output\n", a.Name, a.Value)
 		}
 	}
+	if s := r.Signature; s != nil {
+		fmt.Fprintf(w, "signature: %s\n", s.Message)
+	}
 	if r.OK {
 		fmt.Fprintln(w, "verified: every file, cell and answer matches")
 	} else {

@@ -23,6 +23,9 @@ type Options struct {
 	// ImageNote is said in the report when the image is not the recorded one.
 	ImageNote   string
 	CellTimeout time.Duration
+	// AllowedSigners, if set, is an ssh allowed-signers file that must
+	// accept run.json's signature (NAME.run.json.sig).
+	AllowedSigners string
 	// Cell, if set, is told each cell's verdict as it is reached.
 	Cell func(CellCheck)
 }
@@ -30,14 +33,16 @@ type Options struct {
 // Report is what verify found. OK is true when every file, cell and answer
 // matches.
 type Report struct {
-	Run      string        `json:"run"`
-	OK       bool          `json:"ok"`
-	Data     DataCheck     `json:"data"`
-	Image    ImageCheck    `json:"image"`
-	Files    []FileCheck   `json:"files"`
-	Cells    []CellCheck   `json:"cells"`
-	Answers  []AnswerCheck `json:"answers"`
-	Duration float64       `json:"duration_s"`
+	Run     string        `json:"run"`
+	OK      bool          `json:"ok"`
+	Data    DataCheck     `json:"data"`
+	Image   ImageCheck    `json:"image"`
+	Files   []FileCheck   `json:"files"`
+	Cells   []CellCheck   `json:"cells"`
+	Answers []AnswerCheck `json:"answers"`
+	// Signature is the check of run.json's signature, when one was asked for.
+	Signature *SignatureCheck `json:"signature,omitempty"`
+	Duration  float64         `json:"duration_s"`
 }
 
 // DataCheck is the dataset against its recorded sha256.
@@ -131,6 +136,14 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		rep.Image.Used = filepath.Base(filepath.Dir(opts.Kernel.RootFS))
 	}
 	rep.Files = checkFiles(run)
+	if opts.AllowedSigners != "" {
+		rep.Signature = CheckSignature(ctx, run, opts.AllowedSigners)
+		if !rep.Signature.OK {
+			// A record that cannot be trusted is not worth re-running.
+			rep.finish()
+			return rep, nil
+		}
+	}
 
 	nbPath := filepath.Join(run.Dir, rec.Outputs.Notebook)
 	nb, err := nbformat.ReadFile(nbPath)
@@ -164,6 +177,9 @@ func (r *Report) finish() {
 	}
 	for _, a := range r.Answers {
 		r.OK = r.OK && a.Found
+	}
+	if r.Signature != nil {
+		r.OK = r.OK && r.Signature.OK
 	}
 }
 

@@ -22,6 +22,7 @@ type RunOptions struct {
 	OutDir    string
 	Name      string
 	JSON      bool
+	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
 }
 
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -79,6 +80,7 @@ and Excel (.xlsx), in UTF-8 (with or without BOM) or Latin-1.`,
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", ".", "output folder")
 	c.Flags().StringVar(&opts.Name, "name", "", "base name of the outputs (default: the data file's name)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
+	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
 	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
@@ -144,6 +146,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
+	err = signRun(ctx, opts.Sign, res, err)
 	if res != nil && res.Files.Report != "" {
 		printRunFiles(f, opts.JSON, res)
 	}

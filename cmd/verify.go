@@ -10,14 +10,16 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // VerifyOptions are the inputs of `analyst verify`.
 type VerifyOptions struct {
-	Run           string
-	Data          string
-	ImageMismatch string
-	JSON          bool
+	Run            string
+	Data           string
+	ImageMismatch  string
+	AllowedSigners string
+	JSON           bool
 }
 
 func newCmdVerify(f *Factory) *cobra.Command {
@@ -42,10 +44,17 @@ with --data; it must have the recorded sha256. Exit codes: 0 everything
 matches; 1 something differs (each difference is printed); 3 the data is
 missing or is not the run's data; 5 the recorded kernel image is not
 available (rebuild it, or allow this analyst's image with
---image-mismatch=warn, which the report then states).`,
+--image-mismatch=warn, which the report then states).
+
+With --allowed-signers FILE, run.json's signature (NAME.run.json.sig, made
+by analyst run --sign KEY with ssh-keygen -Y sign, namespace "analyst") must
+be good and by a signer listed in FILE (ssh-keygen's allowed-signers format,
+as git uses); since run.json holds every file's and the data's sha256, the
+signature covers the whole run.`,
 		Example: `  analyst verify out/sales.run.json
   analyst verify --data /archive/sales-2026-11.csv out/
-  analyst verify --json out/sales.ipynb > verify.json`,
+  analyst verify --json out/sales.ipynb > verify.json
+  analyst verify --allowed-signers .github/allowed_signers out/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("verify takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
@@ -63,6 +72,7 @@ available (rebuild it, or allow this analyst's image with
 	fl := c.Flags()
 	fl.StringVar(&opts.Data, "data", "", "the run's dataset (default: the path run.json records)")
 	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", "when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
+	fl.StringVar(&opts.AllowedSigners, "allowed-signers", "", "ssh allowed-signers file that must accept run.json's signature (NAME.run.json.sig, from analyst run --sign)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addKernelFlags(c)
 	return c
@@ -88,7 +98,7 @@ func runVerify(ctx context.Context, f *Factory, opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	vopts := audit.Options{Data: opts.Data, Kernel: setup.Options, ImageNote: note, CellTimeout: cfg.Limits.CellTimeout}
+	vopts := audit.Options{Data: opts.Data, Kernel: setup.Options, ImageNote: note, AllowedSigners: opts.AllowedSigners, CellTimeout: cfg.Limits.CellTimeout}
 	rep, err := audit.Verify(ctx, run, vopts)
 	if rep != nil {
 		if opts.JSON {
@@ -116,4 +126,16 @@ func runVerify(ctx context.Context, f *Factory, opts *VerifyOptions) error {
 	default:
 		return withCode(ExitFailure, fmt.Errorf("verifying %s: %w", run.Manifest, err))
 	}
+}
+
+// signRun signs the run's manifest with --sign KEY, also when the run failed
+// (what it wrote is then signed as written).
+func signRun(ctx context.Context, key string, res *pipeline.Result, runErr error) error {
+	if key == "" || res == nil || res.Files.Manifest == "" {
+		return runErr
+	}
+	if err := audit.Sign(ctx, res.Files.Manifest, key); err != nil {
+		return errors.Join(runErr, withCode(ExitFailure, err))
+	}
+	return runErr
 }
