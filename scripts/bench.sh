@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks: each measures analyst and its baseline side by side
-# in one run (kernel/bench_test.go, pipeline/bench_test.go). Figures go in
+# in one run (kernel/bench_test.go, pipeline/bench_test.go, audit/bench_test.go). Figures go in
 # docs/benchmarks.md together with this command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,3 +9,4 @@ pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 mkdir -p out
 go test -run '^$' -bench . -benchtime "${count}x" -count 1 -timeout 60m ./kernel/ | tee out/bench-kernel.txt
 go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee out/bench-pipeline.txt
+go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./audit/ | tee out/bench-audit.txt
