@@ -26,7 +26,7 @@ func checkFiles(run *Run) []FileCheck {
 	var out []FileCheck
 	for _, rel := range sortedKeys(run.Record.Files) {
 		want := run.Record.Files[rel]
-		got, err := fileSHA256(filepath.Join(run.Dir, filepath.FromSlash(rel)))
+		got, err := FileSHA256(filepath.Join(run.Dir, filepath.FromSlash(rel)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			out = append(out, FileCheck{Path: rel, Status: "missing", Want: want})
@@ -60,7 +60,8 @@ func checkFiles(run *Run) []FileCheck {
 	return out
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex sha256 of a file's bytes, as run.json records it.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

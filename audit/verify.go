@@ -229,7 +229,7 @@ func checkData(run *Run, given string, dc *DataCheck) (string, error) {
 		}
 	}
 	dc.Path = path
-	got, err := fileSHA256(path)
+	got, err := FileSHA256(path)
 	if err != nil {
 		dc.Status = "missing"
 		return "", &DataError{Msg: fmt.Sprintf("the run's data %s cannot be read (%v); give it with --data FILE", path, err)}

@@ -1,15 +1,12 @@
 package pipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -27,7 +24,7 @@ type ManifestCell struct {
 func (r *runner) auditRecord() (map[string]string, []ManifestCell, error) {
 	files := map[string]string{}
 	for _, n := range []string{r.name + ".ipynb", r.name + ".html"} {
-		sum, err := fileSHA256(r.out.path(n))
+		sum, err := audit.FileSHA256(r.out.path(n))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -41,7 +38,7 @@ func (r *runner) auditRecord() (map[string]string, []ManifestCell, error) {
 		if err != nil {
 			return err
 		}
-		sum, err := fileSHA256(p)
+		sum, err := audit.FileSHA256(p)
 		files[filepath.ToSlash(filepath.Join(r.name+"_files", rel))] = sum
 		return err
 	})
@@ -60,18 +57,6 @@ func (r *runner) auditRecord() (map[string]string, []ManifestCell, error) {
 	return files, cells, nil
 }
 
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hashing %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // ManifestOccasion is what is about the occasion of a run, not its
 // content: two runs of the same data differ in run.json only here.
