@@ -57,7 +57,6 @@ func (r *runner) auditRecord() (map[string]string, []ManifestCell, error) {
 	return files, cells, nil
 }
 
-
 // ManifestOccasion is what is about the occasion of a run, not its
 // content: two runs of the same data differ in run.json only here.
 type ManifestOccasion struct {
