@@ -24,6 +24,17 @@ type Record struct {
 	Files          map[string]string `json:"files"`
 	Cells          []RecordCell      `json:"cells"`
 	Questions      []RecordQuestion  `json:"questions"`
+	Model          *RecordModel      `json:"model"`
+	Replies        *Recording        `json:"replies"`
+}
+
+// RecordModel is the model and the agent's settings of a run with questions.
+type RecordModel struct {
+	Spec          string `json:"spec"`
+	MaxTurns      int    `json:"max_turns"`
+	MaxRepairs    int    `json:"max_repairs"`
+	ReflectRounds int    `json:"reflect_rounds"`
+	Seed          int    `json:"seed"`
 }
 
 // RecordData is the run's dataset.
@@ -57,6 +68,9 @@ type RecordValue struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
+
+// Name is the run's base name: NAME of NAME.run.json.
+func (r *Run) Name() string { return strings.TrimSuffix(filepath.Base(r.Manifest), ".run.json") }
 
 // Run is a run on disk: its run.json, folder and record.
 type Run struct {

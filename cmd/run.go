@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -111,6 +112,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		if model, err = llm.New(cfg.Model, llm.Options{BaseURL: cfg.BaseURL}); err != nil {
 			return usageErrorf("%v", err)
 		}
+		model = audit.NewRecorder(model) // every reply in run.json, for analyst replay
 	}
 	setup, err := f.kernelSetup(ctx)
 	if err != nil {

@@ -75,3 +75,12 @@ func timeless(stages []report.StageInfo) []report.StageInfo {
 	}
 	return out
 }
+
+// recordedReplies is what a recording model client (audit.Recorder)
+// recorded, or nil.
+func recordedReplies(c any) any {
+	if r, ok := c.(interface{ Recording() any }); ok {
+		return r.Recording()
+	}
+	return nil
+}

@@ -398,6 +398,9 @@ type Manifest struct {
 	// verify checks both.
 	Files map[string]string `json:"files,omitempty"`
 	Cells []ManifestCell    `json:"cells,omitempty"`
+	// Replies is every model reply in full, when the model client records
+	// them (analyst replay plays them back).
+	Replies any `json:"replies,omitempty"`
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel `json:"model,omitempty"`
 	Questions []*Answer      `json:"questions,omitempty"`
@@ -450,6 +453,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
+	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
 
