@@ -32,7 +32,7 @@ func BenchmarkVerifyVsNbconvert(b *testing.B) {
 	ctx := context.Background()
 	kopts := kerneltest.Options(b)
 	out := filepath.Join(dir, "out")
-	res, err := pipeline.Run(ctx, pipeline.Options{Data: data, OutDir: out, Kernel: kopts,
+	res, err := pipeline.Run(ctx, pipeline.Options{Data: data, OutDir: out, Kernel: kopts, CellTimeout: 10 * time.Minute,
 		AnalystVersion: "bench", ImageID: "bench", Versions: map[string]string{"python": "3"}})
 	if err != nil {
 		b.Fatal(err)
