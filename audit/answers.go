@@ -64,13 +64,11 @@ func shows(text, value string) bool {
 	if value == "" {
 		return false
 	}
-	if strings.Contains(text, value) {
-		return true
-	}
 	want, err := strconv.ParseFloat(strings.ReplaceAll(value, ",", ""), 64)
 	if err != nil {
-		return false
+		return strings.Contains(text, value)
 	}
+	// A number is matched as a number: 12.34 is not shown by 12.3456.
 	decimals := 0
 	if _, frac, ok := strings.Cut(value, "."); ok {
 		decimals = len(frac)
