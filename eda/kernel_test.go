@@ -62,6 +62,13 @@ func mustRun(t *testing.T, k *kernel.Kernel, st Stage) stageRun {
 	if r.err != nil {
 		t.Fatalf("stage %s: cell ended %s: %s\n%s", st.Name, r.err.Status, r.err.Error, traceback(r.err))
 	}
+	// A library's warning (a pandas FutureWarning, a Matplotlib glyph
+	// warning) would print into the notebook and the report.
+	for i, ex := range r.execs {
+		if strings.Contains(ex.Stderr(), "Warning") {
+			t.Errorf("stage %s, cell %d wrote a warning:\n%s", st.Name, i, ex.Stderr())
+		}
+	}
 	return r
 }
 

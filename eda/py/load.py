@@ -18,6 +18,8 @@ DATE_FORMATS = [
     "%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M",
     "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y", "%d.%m.%Y %H:%M",
     "%d-%m-%Y", "%m-%d-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y-%m",
+    # With a UTC offset (pandas 2 parses exactly the format given); read as UTC.
+    "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z",
 ]
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 # File signatures the loader recognises, and what to say about them.
@@ -333,10 +335,16 @@ def date_format(values):
         return None, 0.0
     best, best_share = None, 0.0
     for fmt in DATE_FORMATS:
-        share = pd.to_datetime(values, format=fmt, errors="coerce").notna().mean()
+        share = to_dates(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
     return best, best_share
+
+
+def to_dates(values, fmt):
+    """The values as dates in format fmt, missing where they do not parse; times with
+    a UTC offset (%z) in UTC, since one column can hold several offsets."""
+    return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
 
 
 def spaced_sample(s, n):
@@ -352,11 +360,13 @@ def parse_dates(df, info):
         if share < DATE_SHARE:
             continue
         present = df[column].notna().sum()
-        parsed = pd.to_datetime(df[column], format=fmt, errors="coerce")
+        parsed = to_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
         df[column] = parsed
         info["parsed_dates"].append(str(column))
+        if "%z" in fmt:
+            info["notes"].append(f"the times in {column!r} carry UTC offsets; they were converted to UTC")
         failed = present - parsed.notna().sum()
         if failed:
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "

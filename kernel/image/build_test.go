@@ -168,6 +168,7 @@ func TestBuildSmallRecipe(t *testing.T) {
 		t.Errorf("image at %s / %s, want %s", im.Dir, im.RootFS, wantDir)
 	}
 	checkPostBuild(t, im.RootFS)
+	checkDpkgFilter(t, im.RootFS)
 
 	got, err := Lookup(cache, tinyRecipe)
 	if err != nil || !reflect.DeepEqual(got.Manifest, m) {
@@ -416,5 +417,23 @@ func TestBuildAfterKilledBuild(t *testing.T) {
 	}
 	if _, err := Lookup(cache, tinyRecipe); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Lookup of the killed build's recipe = %v, want ErrNotBuilt", err)
+	}
+}
+
+// checkDpkgFilter: python3-minimal, installed with the recipe's dpkg
+// filter, kept its copyright and nothing else of its documentation.
+func checkDpkgFilter(t *testing.T, rootfs string) {
+	t.Helper()
+	dir := filepath.Join(rootfs, "usr/share/doc/python3-minimal")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("dpkg filter: %v", err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !reflect.DeepEqual(names, []string{"copyright"}) {
+		t.Errorf("dpkg filter: %s holds %v, want only copyright", dir, names)
 	}
 }

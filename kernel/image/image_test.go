@@ -11,10 +11,11 @@ import (
 )
 
 var tinyRecipe = Recipe{
-	Suite:    "bookworm",
-	Mirror:   "http://deb.debian.org/debian",
-	Variant:  "minbase",
-	Packages: []string{"python3-minimal"},
+	Suite:      "trixie",
+	Mirror:     "http://deb.debian.org/debian",
+	Variant:    "minbase",
+	Packages:   []string{"python3-minimal"},
+	DpkgFilter: []string{"path-exclude=/usr/share/doc/*", "path-include=/usr/share/doc/*/copyright"},
 }
 
 // placeImage writes a complete-looking image for r into the cache by hand:
