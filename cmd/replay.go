@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/analyst-cli/analyst/audit"
-	"github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -54,11 +53,8 @@ replay asks for more model replies than the run got, it went another way
 }
 
 func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
-	run, err := audit.Open(opts.Run)
+	run, setup, _, err := f.openRun(ctx, opts.Run, false)
 	if err != nil {
-		if errors.Is(err, audit.ErrNotARun) {
-			return usageErrorf("%v", err)
-		}
 		return err
 	}
 	if abs, _ := filepath.Abs(opts.OutDir); abs == mustAbs(run.Dir) {
@@ -72,14 +68,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	img, _, err := audit.FindImage(cfg.CacheDir, rec.Image, image.DefaultRecipe(), false)
-	if err != nil {
-		return withCode(ExitSandbox, err)
-	}
-	setup, err := f.kernelSetupFor(ctx, cfg, img)
-	if err != nil {
-		return err
-	}
+	img := setup.Image
 	versions := map[string]string{"python": img.Manifest.Python}
 	for k, v := range img.Manifest.Packages {
 		versions[k] = v

@@ -79,22 +79,11 @@ signature covers the whole run.`,
 }
 
 func runVerify(ctx context.Context, f *Factory, opts *VerifyOptions) error {
-	run, err := audit.Open(opts.Run)
+	run, setup, note, err := f.openRun(ctx, opts.Run, opts.ImageMismatch == "warn")
 	if err != nil {
-		if errors.Is(err, audit.ErrNotARun) {
-			return usageErrorf("%v", err)
-		}
 		return err
 	}
 	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	img, note, err := audit.FindImage(cfg.CacheDir, run.Record.Image, image.DefaultRecipe(), opts.ImageMismatch == "warn")
-	if err != nil {
-		return withCode(ExitSandbox, err)
-	}
-	setup, err := f.kernelSetupFor(ctx, cfg, img)
 	if err != nil {
 		return err
 	}
@@ -138,4 +127,25 @@ func signRun(ctx context.Context, key string, res *pipeline.Result, runErr error
 		return errors.Join(runErr, withCode(ExitFailure, err))
 	}
 	return runErr
+}
+
+// openRun opens a run and sets up a kernel of the image it recorded (with
+// warn, this analyst's image when that one is gone; note says so).
+func (f *Factory) openRun(ctx context.Context, path string, warn bool) (*audit.Run, *kernelSetup, string, error) {
+	run, err := audit.Open(path)
+	if errors.Is(err, audit.ErrNotARun) {
+		return nil, nil, "", usageErrorf("%v", err)
+	} else if err != nil {
+		return nil, nil, "", err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	img, note, err := audit.FindImage(cfg.CacheDir, run.Record.Image, image.DefaultRecipe(), warn)
+	if err != nil {
+		return nil, nil, "", withCode(ExitSandbox, err)
+	}
+	setup, err := f.kernelSetupFor(ctx, cfg, img)
+	return run, setup, note, err
 }
