@@ -22,12 +22,15 @@ const (
 
 const exitCodeHelp = `Exit codes:
   0    success
-  1    the command failed (kernel exec: the code raised an error or timed out)
+  1    the command failed (kernel exec: the code raised an error or timed out;
+       verify: something differs)
   2    usage error: bad flags or arguments, or outputs that would replace
        files no previous run wrote (see analyst run --help: --force)
-  3    bad data: the dataset is missing, unreadable or malformed
+  3    bad data: the dataset is missing, unreadable or malformed (verify: not
+       the run's data)
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable
+       (verify: the recorded image is not available)
   6    eval score below --min-score, or a significant regression (eval compare)
   7    no answer: the run finished, but a question got no answer (turn or
        repair bound reached, no clear reply); the reason is printed

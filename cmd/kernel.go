@@ -94,6 +94,12 @@ func (f *Factory) kernelSetup(ctx context.Context) (*kernelSetup, error) {
 	if err != nil {
 		return nil, withCode(ExitSandbox, err)
 	}
+	return f.kernelSetupFor(ctx, cfg, img)
+}
+
+// kernelSetupFor is kernelSetup with a given image (analyst verify re-runs
+// in the image a run recorded).
+func (f *Factory) kernelSetupFor(ctx context.Context, cfg *Config, img *image.Image) (*kernelSetup, error) {
 	info, err := host.Probe(ctx, f.Runner, img.RootFS, cfg.CacheDir)
 	if err != nil {
 		return nil, withCode(ExitSandbox, err)

@@ -94,6 +94,8 @@ ANALYST_KERNEL_CELL_TIMEOUT in the environment.`,
 	root.AddCommand(newCmdRun(f, nil))
 	root.AddCommand(newCmdKernel(f))
 	root.AddCommand(newCmdEval(f))
+	root.AddCommand(newCmdVerify(f))
+	root.AddCommand(newCmdReplay(f))
 	return root
 }
 

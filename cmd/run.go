@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -27,6 +28,7 @@ type RunOptions struct {
 	JSON      bool
 	Sheet     string
 	Table     string
+	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
 }
 
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -102,6 +104,7 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	c.Flags().BoolVar(&opts.Force, "force", false, "replace NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ even if no previous run wrote them")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
+	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
 	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
@@ -142,6 +145,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		if model, err = llm.New(cfg.Model, mopts); err != nil {
 			return usageErrorf("%v", err)
 		}
+		model = audit.NewRecorder(model) // every reply in run.json, for analyst replay
 	}
 	setup, err := f.kernelSetup(ctx)
 	if err != nil {
@@ -179,6 +183,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
+	err = signRun(ctx, opts.Sign, res, err)
 	if res != nil && res.Files.Report != "" {
 		printRunFiles(f, opts.JSON, res)
 	}

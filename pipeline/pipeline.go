@@ -473,14 +473,22 @@ type Manifest struct {
 	Rootless       bool              `json:"rootless"`
 	Versions       map[string]string `json:"versions"`
 	Data           ManifestData      `json:"data"`
-	Started        time.Time         `json:"started"`
-	DurationMS     float64           `json:"duration_ms"`
-	Stages         []ManifestStage   `json:"stages"`
-	Limits         kernel.Enforced   `json:"limits"`
-	Failure        string            `json:"failure,omitempty"`
-	Outputs        ManifestOutputs   `json:"outputs"`
-	// Files are every file and folder the run wrote but this manifest.
+	// Occasion holds all that differs between two runs of the same data:
+	// when it ran and how long it took. Nothing else in run.json, and
+	// nothing in the notebook, report or charts, depends on the occasion.
+	Occasion ManifestOccasion `json:"occasion"`
+	Stages   []ManifestStage  `json:"stages"`
+	Limits   kernel.Enforced  `json:"limits"`
+	Failure  string           `json:"failure,omitempty"`
+	Outputs  ManifestOutputs  `json:"outputs"`
+	// Files are every file and folder the run wrote but this manifest,
+	// with their sha256 (a re-run replaces only these; analyst verify
+	// checks them); Cells a digest of each notebook cell (analyst verify).
 	Files []ManifestFile `json:"files"`
+	Cells []ManifestCell `json:"cells,omitempty"`
+	// Replies is every model reply in full, when the model client records
+	// them (analyst replay plays them back).
+	Replies any `json:"replies,omitempty"`
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel `json:"model,omitempty"`
 	Questions []*Answer      `json:"questions,omitempty"`
@@ -499,9 +507,8 @@ type ManifestData struct {
 
 // ManifestStage is one stage's outcome and time.
 type ManifestStage struct {
-	Name       string  `json:"name"`
-	Status     string  `json:"status"`
-	DurationMS float64 `json:"duration_ms"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // ManifestOutputs are the files of the run, relative to the output folder.
@@ -521,8 +528,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Rootless:       r.opts.Kernel.Rootless,
 		Versions:       r.opts.Versions,
 		Data:           ManifestData{Name: r.in.Name, Path: r.in.Path, SHA256: r.in.SHA256, Bytes: r.in.Bytes},
-		Started:        r.started.UTC(),
-		DurationMS:     ms(time.Since(r.started)),
+		Occasion:       ManifestOccasion{Started: r.started.UTC(), DurationMS: ms(time.Since(r.started)), StagesMS: map[string]float64{}},
 		Limits:         r.opts.Kernel.Enforcement(),
 		Failure:        r.failure,
 		Outputs:        ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts},
@@ -531,10 +537,12 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
 	}
 	for _, s := range r.stages {
-		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status, DurationMS: ms(s.Duration)})
+		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
+		m.Occasion.StagesMS[s.Name] = ms(s.Duration)
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
+	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
 
@@ -557,7 +565,7 @@ func (r *runner) write(res *Result) error {
 		KaTeXDir: r.opts.KaTeXDir,
 		Run: report.RunInfo{
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
-			Started: r.started, Duration: time.Since(r.started), Stages: r.stages, Failure: r.failure,
+			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes
 			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
 			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory, Model: r.reportModel(),
 		},
@@ -573,6 +581,9 @@ func (r *runner) write(res *Result) error {
 	}
 	m := r.manifest(charts)
 	if m.Files, err = r.out.written(r.name); err != nil {
+		return err
+	}
+	if m.Cells, err = r.auditRecord(); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(m, "", "  ")

@@ -1,12 +1,11 @@
 package pipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"github.com/analyst-cli/analyst/audit"
+
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -98,7 +97,7 @@ func CheckOutputs(outDir, name string) error {
 				conflict.Path = p
 				return conflict
 			case d.Type().IsRegular():
-				sum, err := fileSHA256(p)
+				sum, err := audit.FileSHA256(p)
 				if err != nil {
 					return err
 				}
@@ -185,22 +184,9 @@ func describe(path, rel string) (ManifestFile, error) {
 	if err != nil {
 		return ManifestFile{}, err
 	}
-	sum, err := fileSHA256(path)
+	sum, err := audit.FileSHA256(path)
 	if err != nil {
 		return ManifestFile{}, err
 	}
 	return ManifestFile{Path: rel, Bytes: fi.Size(), SHA256: sum}, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -1,0 +1,64 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+)
+
+// WriteText prints the report for people: files, data, image, one line per
+// cell with its diffs, answers, and the verdict.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "run: %s\n", r.Run)
+	for _, f := range r.Files {
+		if f.Status != "ok" {
+			fmt.Fprintf(w, "file %-10s %s\n", f.Status, f.Path)
+		}
+	}
+	if n := countFiles(r.Files, "ok"); n > 0 {
+		fmt.Fprintf(w, "files: %d of %d match their sha256\n", n, len(r.Files))
+	}
+	if r.Data.Status != "" {
+		fmt.Fprintf(w, "data: %s %s\n", r.Data.Status, r.Data.Path)
+	}
+	if r.Image.Note != "" {
+		fmt.Fprintf(w, "image: WARNING %s\n", r.Image.Note)
+	}
+	for _, c := range r.Cells {
+		if !c.Code && c.Status == CellOK {
+			continue // markdown cells are named only when changed
+		}
+		where := fmt.Sprintf("cell %d", c.Index)
+		if c.Index == 0 {
+			where = "cell -"
+		}
+		fmt.Fprintf(w, "%-8s %-8s %s\n", where, c.Status, c.Title)
+		for _, d := range c.Diffs {
+			fmt.Fprintf(w, "    %s\n", d)
+		}
+	}
+	for _, a := range r.Answers {
+		if a.Found {
+			fmt.Fprintf(w, "answer   ok       @%s[%s] shown by cell %d\n", a.Name, a.Value, a.Cell)
+		} else {
+			fmt.Fprintf(w, "answer   MISSING  @%s[%s] appears in no cell's output\n", a.Name, a.Value)
+		}
+	}
+	if s := r.Signature; s != nil {
+		fmt.Fprintf(w, "signature: %s\n", s.Message)
+	}
+	if r.OK {
+		fmt.Fprintln(w, "verified: every file, cell and answer matches")
+	} else {
+		fmt.Fprintln(w, "NOT verified: see the lines above")
+	}
+}
+
+func countFiles(fs []FileCheck, status string) int {
+	n := 0
+	for _, f := range fs {
+		if f.Status == status {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,151 @@
+// Package audit checks that a run's outputs come from its code on its data:
+// the files are the ones the run wrote (sha256), the notebook re-executed in
+// a fresh sandbox of the recorded kernel image on the recorded data gives the
+// same outputs, and every named answer appears in the cells' outputs.
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Record is the part of NAME.run.json that verify reads. It is decoded here,
+// not shared with package pipeline, so verify reads run.json files of any
+// analyst version that recorded these fields.
+type Record struct {
+	AnalystVersion string           `json:"analyst_version"`
+	Image          string           `json:"image"`
+	Data           RecordData       `json:"data"`
+	Outputs        RecordOutputs    `json:"outputs"`
+	Files          []RecordFile     `json:"files"`
+	Cells          []RecordCell     `json:"cells"`
+	Questions      []RecordQuestion `json:"questions"`
+	Model          *RecordModel     `json:"model"`
+	Replies        *Recording       `json:"replies"`
+}
+
+// RecordModel is the model and the agent's settings of a run with questions.
+type RecordModel struct {
+	Spec          string `json:"spec"`
+	MaxTurns      int    `json:"max_turns"`
+	MaxRepairs    int    `json:"max_repairs"`
+	ReflectRounds int    `json:"reflect_rounds"`
+	Seed          int    `json:"seed"`
+}
+
+// RecordFile is one file or folder the run wrote (a folder's path ends in
+// "/" and has no sha256).
+type RecordFile struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// fileSums is the recorded sha256 of each file the run wrote, by path
+// relative to the run's folder.
+func (r *Record) fileSums() map[string]string {
+	sums := map[string]string{}
+	for _, f := range r.Files {
+		if !strings.HasSuffix(f.Path, "/") {
+			sums[f.Path] = f.SHA256
+		}
+	}
+	return sums
+}
+
+// RecordData is the run's dataset.
+type RecordData struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// RecordOutputs names the run's notebook and report.
+type RecordOutputs struct {
+	Notebook string `json:"notebook"`
+	Report   string `json:"report"`
+}
+
+// RecordCell is a notebook cell's id and digest (nbformat.CellDigest).
+type RecordCell struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"`
+}
+
+// RecordQuestion is a question and its named answers.
+type RecordQuestion struct {
+	Question string        `json:"question"`
+	Values   []RecordValue `json:"values"`
+}
+
+// RecordValue is one named value of an answer (@name[value]).
+type RecordValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Name is the run's base name: NAME of NAME.run.json.
+func (r *Run) Name() string { return strings.TrimSuffix(filepath.Base(r.Manifest), ".run.json") }
+
+// Run is a run on disk: its run.json, folder and record.
+type Run struct {
+	Manifest string // NAME.run.json
+	Dir      string // the output folder
+	Record   *Record
+}
+
+// ErrNotARun is a path that names no run (verify's usage error).
+var ErrNotARun = errors.New("not a run")
+
+// Open finds the run named by path: its output folder (holding one
+// NAME.run.json), the NAME.run.json or the NAME.ipynb.
+func Open(path string) (*Run, error) {
+	manifest, err := manifestPath(path)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("reading the run's manifest: %w", err)
+	}
+	var rec Record
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, fmt.Errorf("%s: not a run manifest: %w", manifest, err)
+	}
+	if len(rec.Files) == 0 || rec.Outputs.Notebook == "" {
+		return nil, fmt.Errorf("%s records no file hashes: it was written by analyst %q, before verify; re-run it with this analyst", manifest, rec.AnalystVersion)
+	}
+	return &Run{Manifest: manifest, Dir: filepath.Dir(manifest), Record: &rec}, nil
+}
+
+func manifestPath(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotARun, err)
+	}
+	switch {
+	case fi.IsDir():
+		m, _ := filepath.Glob(filepath.Join(path, "*.run.json"))
+		switch len(m) {
+		case 0:
+			return "", fmt.Errorf("%w: %s holds no NAME.run.json", ErrNotARun, path)
+		case 1:
+			return m[0], nil
+		}
+		return "", fmt.Errorf("%w: %s holds %d runs (%s); name one NAME.run.json", ErrNotARun, path, len(m), strings.Join(m, ", "))
+	case strings.HasSuffix(path, ".run.json"):
+		return path, nil
+	case strings.HasSuffix(path, ".ipynb"):
+		m := strings.TrimSuffix(path, ".ipynb") + ".run.json"
+		if _, err := os.Stat(m); err != nil {
+			return "", fmt.Errorf("%w: %s has no %s next to it", ErrNotARun, path, filepath.Base(m))
+		}
+		return m, nil
+	}
+	return "", fmt.Errorf("%w: %s is neither a run's folder, its NAME.run.json nor its NAME.ipynb", ErrNotARun, path)
+}

@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/analyst-cli/analyst/llm"
+)
+
+// Recording is every model reply of a run, in order and in full (content,
+// tool calls, usage, finish reason, as received), and what the server said
+// about the model. run.json keeps it under "replies"; analyst replay plays
+// it back instead of a model server.
+type Recording struct {
+	Model   *llm.ModelInfo `json:"model"`
+	Replies []Reply        `json:"replies"`
+}
+
+// Reply is one Chat call's reply, or its error.
+type Reply struct {
+	Message      llm.Message `json:"message"`
+	Usage        llm.Usage   `json:"usage"`
+	Model        string      `json:"model,omitempty"`
+	FinishReason string      `json:"finish_reason,omitempty"`
+	Error        string      `json:"error,omitempty"`
+}
+
+// Recorder is a model client that records what its client replies.
+type Recorder struct {
+	llm.Client
+	mu  sync.Mutex
+	rec Recording
+}
+
+// NewRecorder records the replies of c.
+func NewRecorder(c llm.Client) *Recorder { return &Recorder{Client: c} }
+
+// Chat asks the recorded client and keeps its reply.
+func (r *Recorder) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	resp, err := r.Client.Chat(ctx, req, onDelta)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil && ctx.Err() == nil:
+		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error()})
+	case err == nil:
+		r.rec.Replies = append(r.rec.Replies, Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason})
+	}
+	return resp, err
+}
+
+// Model asks the recorded client and keeps its answer.
+func (r *Recorder) Model(ctx context.Context) (*llm.ModelInfo, error) {
+	info, err := r.Client.Model(ctx)
+	if err == nil {
+		r.mu.Lock()
+		r.rec.Model = info
+		r.mu.Unlock()
+	}
+	return info, err
+}
+
+// Recording returns what was recorded so far (for run.json).
+func (r *Recorder) Recording() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := r.rec
+	rec.Replies = append([]Reply(nil), r.rec.Replies...)
+	return &rec
+}
+
+// ErrReplayDiverged is a replay asked for more replies than the run got:
+// the run went another way (other data, image or analyst version).
+var ErrReplayDiverged = errors.New("the replay went another way than the run")
+
+// Replayer is a model client that plays a recording back, reply by reply.
+type Replayer struct {
+	mu   sync.Mutex
+	rec  *Recording
+	next int
+}
+
+// NewReplayer plays rec back.
+func NewReplayer(rec *Recording) *Replayer { return &Replayer{rec: rec} }
+
+// Chat returns the next recorded reply.
+func (p *Replayer) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next >= len(p.rec.Replies) {
+		return nil, fmt.Errorf("%w: the run made %d model calls, the replay asks for call %d", ErrReplayDiverged, len(p.rec.Replies), p.next+1)
+	}
+	r := p.rec.Replies[p.next]
+	p.next++
+	if r.Error != "" {
+		return nil, fmt.Errorf("recorded model error: %s", r.Error)
+	}
+	if onDelta != nil && r.Message.Content != "" {
+		onDelta(r.Message.Content)
+	}
+	return &llm.Response{Message: r.Message, Usage: r.Usage, Model: r.Model, FinishReason: r.FinishReason}, nil
+}
+
+// Model returns the recorded model information.
+func (p *Replayer) Model(ctx context.Context) (*llm.ModelInfo, error) {
+	if p.rec.Model == nil {
+		return nil, errors.New("the run recorded no model")
+	}
+	return p.rec.Model, nil
+}

@@ -1,0 +1,58 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// ManifestCell identifies one notebook cell for `analyst verify`, which
+// names a cell that was edited, removed or added since the run.
+type ManifestCell struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"` // nbformat.CellDigest
+}
+
+// auditRecord is what run.json records for `analyst verify` beside the
+// files (staging.written): a digest of each notebook cell as written.
+func (r *runner) auditRecord() ([]ManifestCell, error) {
+	// Digest the notebook as written, the way verify will read it.
+	nb, err := nbformat.ReadFile(r.out.path(r.name + ".ipynb"))
+	if err != nil {
+		return nil, err
+	}
+	cells := make([]ManifestCell, 0, len(nb.Cells))
+	for _, c := range nb.Cells {
+		cells = append(cells, ManifestCell{ID: c.ID, SHA256: nbformat.CellDigest(c)})
+	}
+	return cells, nil
+}
+
+// ManifestOccasion is what is about the occasion of a run, not its
+// content: two runs of the same data differ in run.json only here.
+type ManifestOccasion struct {
+	Started    time.Time          `json:"started"`
+	DurationMS float64            `json:"duration_ms"`
+	StagesMS   map[string]float64 `json:"stages_ms"`
+}
+
+// timeless is the stages without their durations, for the report, which
+// must be the same bytes for the same run.
+func timeless(stages []report.StageInfo) []report.StageInfo {
+	out := make([]report.StageInfo, len(stages))
+	for i, s := range stages {
+		s.Duration = 0
+		out[i] = s
+	}
+	return out
+}
+
+// recordedReplies is what a recording model client (audit.Recorder)
+// recorded, or nil.
+func recordedReplies(c any) any {
+	if r, ok := c.(interface{ Recording() any }); ok {
+		return r.Recording()
+	}
+	return nil
+}
