@@ -5,6 +5,7 @@ group_values = {{COLUMNS}}
 groups = df.groupby(group_column, observed=True, sort=False)
 group_sizes = groups.size().sort_values(ascending=False, kind="stable")
 group_order = list(group_sizes.index)
+group_rows = groups.indices  # each group's row positions
 group_table = groups[group_values].median().reindex(group_order)
 group_table.columns = ["median " + column for column in group_values]
 group_table.insert(0, "rows", group_sizes)
@@ -13,8 +14,10 @@ display(group_table)
 fig, axes = chart_grid(len(group_values), ncols=2, width=max(5, 0.7 * len(group_order) + 2), height=4)
 for ax, column in zip(axes, group_values):
     stats, labels = [], []
+    column_values = df[column].to_numpy(dtype=float, na_value=np.nan)
     for name in group_order:
-        values = groups.get_group(name)[column].replace([np.inf, -np.inf], np.nan).dropna().to_numpy(dtype=float)
+        values = column_values[group_rows[name]]
+        values = values[np.isfinite(values)]
         if len(values):
             stats.append(cbook.boxplot_stats(values, whis=1.5)[0])
             labels.append(f"{chart_label(name, 15)}\nn={len(values):,}")

@@ -23,7 +23,8 @@ for x, y, r in ranked[:TOP_PAIRS]:
     slope = r * ys.std(ddof=1) / xs.std(ddof=1)
     intercept = ys.mean() - slope * xs.mean()
     top_pairs.append((x, y, r, slope, intercept, xs, ys))
-    print(f"{y} ≈ {show_number(intercept)} + {show_number(slope)} × {x}   (r = {r:.3f}, n = {len(xs):,})")
+    sign = "-" if slope < 0 else "+"
+    print(f"{y} ≈ {show_number(intercept)} {sign} {show_number(abs(slope))} × {x}   (r = {r:.3f}, n = {len(xs):,})")
 
 if top_pairs:
     fig, axes = chart_grid(len(top_pairs), width=5, height=4)

@@ -3,13 +3,15 @@ trend_value = {{VALUE}}
 trend_group = {{CATEGORY}}
 TREND_FREQUENCY = {{FREQ}}  # {{FREQ_COMMENT}}
 TREND_LINES = {{LINES}}  # groups drawn as their own line; the rest are summed as "other"
-dated = df[df[trend_date].notna()]
-largest = dated[trend_group].value_counts().index[:TREND_LINES]
-line_of = dated[trend_group].where(dated[trend_group].isin(largest), "other").astype(str)
+dated = df[trend_date].notna()
+group = df.loc[dated, trend_group]
+largest = list(group.value_counts().index[:TREND_LINES])
+lines = pd.DataFrame({"date": df.loc[dated, trend_date], "value": df.loc[dated, trend_value],
+                      "line": group.astype(object).where(group.isin(largest), "other")})
 # Each period is the interval [start, next start), labelled by its start.
-periods = pd.Grouper(key=trend_date, freq=TREND_FREQUENCY, closed="left", label="left")
-trend = dated.assign(line=line_of).groupby([periods, "line"])[trend_value].sum().unstack(fill_value=0)
-trend = trend[[str(name) for name in largest] + (["other"] if "other" in trend.columns else [])]
+periods = pd.Grouper(key="date", freq=TREND_FREQUENCY, closed="left", label="left")
+trend = lines.groupby([periods, "line"])["value"].sum().unstack(fill_value=0)
+trend = trend[largest + (["other"] if "other" in trend.columns else [])]
 trend.index.name = "{{WORD}} starting"
 display(trend)
 
