@@ -39,6 +39,15 @@ func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra
 		Long: `Profile a dataset, study its distributions and draw the charts an analyst
 would look at first, all in the sandboxed kernel, and write the run out:
 
+  setup, load, profile   types, missing values, distinct counts, alerts
+  distributions          statistics with formulas, histograms, top values,
+                         correlations, missingness, a time series
+  visualization          the most correlated pairs with their fitted lines
+                         (hexagonal bins above 50,000 rows), numeric columns
+                         by the most useful category (box plots), a metric
+                         over time by that category, a pair plot of small
+                         data; chosen by fixed rules stated in the report
+
   NAME.ipynb     the notebook: every number and chart comes from its cells
   NAME.html      a self-contained report (no network needed to view it)
   NAME_files/    the charts as PNG, with their descriptions as JSON

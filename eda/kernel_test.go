@@ -765,7 +765,11 @@ func TestMillionRows(t *testing.T) {
 	}
 	p := profileOf(t, run(ProfileStage()))
 	dist := run(Distributions(p, Options{}))
+	viz := run(Visualization(p, Options{}))
 	t.Logf("all stages   %6v", total.Round(10*time.Millisecond))
+	if kinds := chartKinds(viz); !slices.Contains(kinds, "mixed") || !slices.Contains(kinds, "box") {
+		t.Errorf("visualization charts %q: want the pairs (hexagonal bins and lines) and boxes", kinds)
+	}
 
 	if p.Rows != 1_000_000 || p.Columns != 10 || !slices.Equal(p.Load.ParsedDates, []string{"date"}) {
 		t.Errorf("profile: %d × %d, parsed dates %q", p.Rows, p.Columns, p.Load.ParsedDates)

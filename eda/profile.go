@@ -1,5 +1,5 @@
 // Package eda generates the code of the deterministic analysis stages —
-// setup, load, profile, distributions — as notebook cells: Python that runs
+// setup, load, profile, distributions, visualization — as notebook cells: Python that runs
 // in the kernel, with markdown that explains it (formulas in LaTeX). Every
 // number in a report comes from a cell generated here or written by the
 // model, so the notebook alone reproduces the report.

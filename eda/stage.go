@@ -12,7 +12,7 @@ type Cell struct {
 // Stage is a named group of cells; the pipeline runs them in order and the
 // notebook tags each cell "stage:NAME".
 type Stage struct {
-	Name  string // setup, load, profile, distributions
+	Name  string // setup, load, profile, distributions, visualization
 	Title string // shown as a heading in the notebook and report
 	Cells []Cell
 }

@@ -168,6 +168,7 @@ const (
 	StageLoad          = "load"
 	StageProfile       = "profile"
 	StageDistributions = "distributions"
+	StageVisualization = eda.StageVisualization
 )
 
 // Run runs the analysis and writes its outputs. The error says why a run
@@ -354,8 +355,10 @@ func (r *runner) run(ctx context.Context) error {
 	if r.profile == nil {
 		return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
 	}
-	if err := r.runStage(ctx, eda.Distributions(r.profile, r.opts.EDA)); err != nil {
-		return err
+	for _, st := range []eda.Stage{eda.Distributions(r.profile, r.opts.EDA), eda.Visualization(r.profile, r.opts.EDA)} {
+		if err := r.runStage(ctx, st); err != nil {
+			return err
+		}
 	}
 	return r.ask(ctx)
 }

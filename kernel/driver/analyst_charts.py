@@ -213,7 +213,7 @@ def _extract(ax, caps):
             _, caplines, barcols = eb.lines
             used.update(map(id, list(caplines) + list(barcols)))
     found = []
-    for finder in (_pies, _heatmaps, _boxes, _bars, _stairs, _lines, _scatters):
+    for finder in (_pies, _heatmaps, _boxes, _bars, _stairs, _hexbins, _lines, _scatters):
         found += finder(ax, used, caps)
     if found:
         return _combine(caps(found))
@@ -604,6 +604,29 @@ def _scatters(ax, used, caps):
         out.append(("scatter", {"label": _name(ax, coll, colors[0] if len(colors) == 1 else None),
                                 "x": _axis_values(ax.xaxis, xy[:, 0]),
                                 "y": _axis_values(ax.yaxis, xy[:, 1])}))
+    return out
+
+
+def _hexbins(ax, used, caps):
+    """Hexagonal bins (ax.hexbin): one hexagon path repeated at data offsets,
+    with a count (or reduced value) per hexagon in the colour array."""
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+
+    out = []
+    for coll in ax.collections:
+        if id(coll) in used or not isinstance(coll, PolyCollection) or len(coll.get_paths()) != 1:
+            continue
+        values = coll.get_array()
+        xy = np.ma.filled(np.ma.asarray(coll.get_offsets(), dtype=float), np.nan)
+        if values is None or len(xy) < 2 or len(values) != len(xy):
+            continue  # fill_between and polygons carry no offsets per value
+        used.add(id(coll))
+        xy, values = caps(xy), caps(np.ma.filled(np.ma.asarray(values, dtype=float), np.nan))
+        out.append(("hexbin", {"label": _label(coll),
+                               "x": _axis_values(ax.xaxis, xy[:, 0]),
+                               "y": _axis_values(ax.yaxis, xy[:, 1]),
+                               "counts": _floats(values)}))
     return out
 
 

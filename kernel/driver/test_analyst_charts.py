@@ -211,6 +211,30 @@ class ScatterTests(unittest.TestCase):
             self.assertEqual(s["x"], list(df.x))
             self.assertEqual(s["y"], list(df.y))
 
+    def test_hexbin_with_fitted_line(self):
+        x = RNG.normal(size=2000)
+        y = 2 * x + RNG.normal(size=2000)
+        fig, ax = plt.subplots()
+        bins = ax.hexbin(x, y, gridsize=10, mincnt=1)
+        fig.colorbar(bins, ax=ax, label="rows")
+        ax.plot([x.min(), x.max()], [2 * x.min(), 2 * x.max()], label="fit")
+        ax.set_title("y against x")
+        d = describe(fig)
+        self.assertEqual(d["kind"], "mixed")
+        hexes, line = d["axes"][0]["series"]
+        self.assertEqual((hexes["kind"], line["kind"]), ("hexbin", "line"))
+        self.assertEqual(sum(hexes["counts"]), 2000)  # every point in one hexagon
+        self.assertEqual(len(hexes["x"]), len(hexes["counts"]))
+        self.assertEqual(len(hexes["y"]), len(hexes["counts"]))
+        centres = bins.get_offsets()
+        np.testing.assert_allclose(hexes["x"], centres[:, 0])
+        np.testing.assert_allclose(hexes["y"], centres[:, 1])
+
+    def test_fill_between_is_not_a_hexbin(self):
+        fig, ax = plt.subplots()
+        ax.fill_between([0, 1, 2], [1, 2, 1])
+        self.assertNotIn("hexbin", json.dumps(describe(fig)))
+
     def test_contour_is_not_a_scatter(self):
         fig, ax = plt.subplots()
         ax.contour(RNG.normal(size=(5, 5)))
