@@ -1,12 +1,10 @@
 package audit
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"github.com/analyst-cli/analyst/internal/filehash"
+
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -62,18 +60,7 @@ func checkFiles(run *Run) []FileCheck {
 }
 
 // FileSHA256 is the hex sha256 of a file's bytes, as run.json records it.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func FileSHA256(path string) (string, error) { return filehash.SHA256(path) }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

@@ -1,9 +1,9 @@
 package evals
 
 import (
+	"github.com/analyst-cli/analyst/internal/filehash"
+
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -151,7 +151,7 @@ func parseSuiteFile(file string, data []byte, ids map[string]string, index int) 
 			fail(dn.Line, "datasets."+name+".path", "missing")
 			continue
 		}
-		sum, err := fileSHA256(p)
+		sum, err := filehash.SHA256(p)
 		if err != nil {
 			fail(fieldLine(dn, "path"), "datasets."+name+".path", "%v", err)
 			continue
@@ -225,19 +225,6 @@ func fieldLine(n *yaml.Node, key string) int {
 		}
 	}
 	return n.Line
-}
-
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // LoadSuite reads a suite: a folder in DABench's layout, or our YAML (a
