@@ -238,7 +238,7 @@ print(json.dumps(res))
 		}
 	}
 	// The data is readable, and the output folder is the one writable share.
-	ex := mustOK(t, k, "df = pd.read_csv('/data/sales.csv')\nopen('/output/total.txt', 'w').write(str(df.revenue.sum()))\ndf.revenue.sum()")
+	ex := mustOK(t, k, "df = pd.read_csv('/data/sales.csv')\nopen('/output/total.txt', 'w').write(str(df.revenue.sum()))\nint(df.revenue.sum())")
 	if ex.Text() != "30" {
 		t.Errorf("sum = %q", ex.Text())
 	}
