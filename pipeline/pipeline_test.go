@@ -98,7 +98,7 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 			t.Errorf("cell %s failed: %+v", c.ID, c.Outputs)
 		}
 	}
-	for _, s := range []string{pipeline.StageSetup, pipeline.StageLoad, pipeline.StageProfile, pipeline.StageDistributions} {
+	for _, s := range []string{pipeline.StageSetup, pipeline.StageLoad, pipeline.StageProfile, pipeline.StageDistributions, pipeline.StageVisualization} {
 		if stages[s] == 0 {
 			t.Errorf("no cells for stage %s (have %v)", s, stages)
 		}
@@ -123,7 +123,7 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Data.SHA256 != before || m.Data.Rows != 3000 || m.Data.Columns != 10 || m.Failure != "" || len(m.Stages) != 4 {
+	if m.Data.SHA256 != before || m.Data.Rows != 3000 || m.Data.Columns != 10 || m.Failure != "" || len(m.Stages) != 5 {
 		t.Errorf("manifest: %+v", m)
 	}
 	if m.Limits.Memory == "" || m.Limits.Output == "" || m.Driver != kernel.DriverHash() {
