@@ -168,6 +168,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	popts := pipeline.Options{
 		Data:           opts.Data,
+		Input:          in,
 		Sheet:          opts.Sheet,
 		Table:          opts.Table,
 		OutDir:         opts.OutDir,

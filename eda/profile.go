@@ -144,3 +144,12 @@ func ParseProfile(raw []byte) (*Profile, error) {
 	}
 	return &p, nil
 }
+
+// ColumnNames are the data's column names, in order.
+func (p *Profile) ColumnNames() []string {
+	names := make([]string, 0, len(p.ColumnInfo))
+	for _, c := range p.ColumnInfo {
+		names = append(names, c.Name)
+	}
+	return names
+}

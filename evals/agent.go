@@ -59,15 +59,11 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	if maxTurns <= 0 {
 		maxTurns = pipeline.DefaultMaxTurns
 	}
-	var columns []string
-	for _, col := range profile.ColumnInfo {
-		columns = append(columns, col.Name)
-	}
 	// The same prompt and agent as analyst run: the budgets are stated and a
 	// KeyError names the closest real columns.
 	agent := &pipeline.Agent{
 		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
-		Columns: columns,
+		Columns: profile.ColumnNames(),
 		System: pipeline.SystemPrompt(pipeline.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
 			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision,
 			MaxTurns: maxTurns, MaxRepairs: pipeline.DefaultMaxRepairs, CellTimeout: s.CellTimeout}),

@@ -25,7 +25,10 @@ import (
 
 // Options configure a run.
 type Options struct {
-	Data   string // the dataset on the host
+	Data string // the dataset on the host
+	// Input is Data as Preflight checked and hashed it; nil: Run checks
+	// Data itself. Passing it spares a second read of the whole file.
+	Input  *Input
 	Sheet  string // spreadsheets: the sheet, by name or number from 1; "": the first
 	Table  string // SQLite: the table; "": the only one
 	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
@@ -218,9 +221,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // replace nothing but a previous run (an *OutputConflictError, unless
 // opts.Force). It returns the checked input and the outputs' name.
 func Preflight(opts Options) (*Input, string, error) {
-	in, err := CheckInput(opts.Data)
-	if err != nil {
-		return nil, "", err
+	in := opts.Input
+	if in == nil {
+		var err error
+		if in, err = CheckInput(opts.Data); err != nil {
+			return nil, "", err
+		}
 	}
 	name := opts.Name
 	if name == "" {

@@ -80,12 +80,8 @@ func (r *runner) ask(ctx context.Context) error {
 		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
 		MaxTurns: orDefault(r.opts.MaxTurns, DefaultMaxTurns), MaxRepairs: orDefault(r.opts.MaxRepairs, DefaultMaxRepairs),
 		CellTimeout: r.cellTimeout()})
-	var columns []string
-	for _, c := range r.profile.ColumnInfo {
-		columns = append(columns, c.Name)
-	}
 	agent := &Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, System: r.system, Columns: columns,
+		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, System: r.system, Columns: r.profile.ColumnNames(),
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
 		OnTurn: func(e TurnEvent) {
 			if e.Notice != "" {
