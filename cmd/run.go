@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/analyst-cli/analyst/agent"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -244,16 +245,16 @@ func runError(err error) error {
 
 // answerJSON is one question's outcome in the --json result.
 type answerJSON struct {
-	Question   string                `json:"question"`
-	Status     string                `json:"status"` // answered, unverified, no-answer
-	Values     []pipeline.NamedValue `json:"values"`
-	Summary    string                `json:"summary,omitempty"`
-	Reason     string                `json:"reason,omitempty"` // why there is no answer
-	Revised    bool                  `json:"revised,omitempty"`
-	Unverified bool                  `json:"unverified,omitempty"`
+	Question   string             `json:"question"`
+	Status     string             `json:"status"` // answered, unverified, no-answer
+	Values     []agent.NamedValue `json:"values"`
+	Summary    string             `json:"summary,omitempty"`
+	Reason     string             `json:"reason,omitempty"` // why there is no answer
+	Revised    bool               `json:"revised,omitempty"`
+	Unverified bool               `json:"unverified,omitempty"`
 }
 
-func answerStatus(a *pipeline.Answer) string {
+func answerStatus(a *agent.Answer) string {
 	switch {
 	case !a.Answered:
 		return "no-answer"
@@ -308,7 +309,7 @@ func modelMessage(err error) error {
 // printAnswers shows each question's outcome: status, named values and
 // narrative (values named inline in bold on a terminal), or why there is
 // no answer.
-func printAnswers(f *Factory, answers []*pipeline.Answer) {
+func printAnswers(f *Factory, answers []*agent.Answer) {
 	bold := func(s string) string { return strings.ReplaceAll(s, "**", "") }
 	if f.IO.IsStdoutTTY() {
 		bold = func(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/analyst-cli/analyst/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func NewAgentSolver(ctx context.Context, client llm.Client, spec string) (*Agent
 	if err != nil {
 		return nil, &SolveError{ClassModelError, err}
 	}
-	return &AgentSolver{Client: client, Info: info, Spec: spec, Seed: pipeline.DefaultSeed}, nil
+	return &AgentSolver{Client: client, Info: info, Spec: spec, Seed: agent.DefaultSeed}, nil
 }
 
 // Model implements Solver.
@@ -57,16 +58,16 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	name := filepath.Base(c.Dataset)
 	maxTurns := s.MaxTurns
 	if maxTurns <= 0 {
-		maxTurns = pipeline.DefaultMaxTurns
+		maxTurns = agent.DefaultMaxTurns
 	}
 	// The same prompt and agent as analyst run: the budgets are stated and a
 	// KeyError names the closest real columns.
-	agent := &pipeline.Agent{
+	agent := &agent.Agent{
 		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
 		Columns: profile.ColumnNames(),
-		System: pipeline.SystemPrompt(pipeline.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
+		System: agent.SystemPrompt(agent.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
 			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision,
-			MaxTurns: maxTurns, MaxRepairs: pipeline.DefaultMaxRepairs, CellTimeout: s.CellTimeout}),
+			MaxTurns: maxTurns, MaxRepairs: agent.DefaultMaxRepairs, CellTimeout: s.CellTimeout}),
 	}
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
@@ -167,8 +168,8 @@ func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *At
 
 // answerText is an answer as a DABench response: its named values, then
 // the narrative.
-func answerText(ans *pipeline.Answer) string {
-	t := pipeline.FormatAnswers(ans.Values)
+func answerText(ans *agent.Answer) string {
+	t := agent.FormatAnswers(ans.Values)
 	if ans.Summary != "" {
 		t += "\n" + ans.Summary
 	}
@@ -176,7 +177,7 @@ func answerText(ans *pipeline.Answer) string {
 }
 
 // add takes the trace, charts, tokens and times of an answer.
-func (a *Attempt) add(ans *pipeline.Answer) {
+func (a *Attempt) add(ans *agent.Answer) {
 	for _, c := range ans.Calls {
 		a.PromptTokens += c.PromptTokens
 		a.CompletionTokens += c.CompletionTokens

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/internal/units"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -61,14 +63,14 @@ type Options struct {
 	Model llm.Client
 	// ModelSpec is the model as the user named it ("ollama:qwen2.5-coder:7b").
 	ModelSpec string
-	// MaxTurns bounds the model calls per question; 0: DefaultMaxTurns.
+	// MaxTurns bounds the model calls per question; 0: agent.DefaultMaxTurns.
 	MaxTurns int
-	// MaxRepairs bounds failed cells in a row; 0: DefaultMaxRepairs.
+	// MaxRepairs bounds failed cells in a row; 0: agent.DefaultMaxRepairs.
 	MaxRepairs int
 	// ReflectRounds bounds the reflection rounds per question; 0:
-	// DefaultReflectRounds, negative: no reflection.
+	// agent.DefaultReflectRounds, negative: no reflection.
 	ReflectRounds int
-	// Seed is sent with temperature 0; 0: DefaultSeed.
+	// Seed is sent with temperature 0; 0: agent.DefaultSeed.
 	Seed int
 	// RunTimeout bounds the whole run; 0: none.
 	RunTimeout time.Duration
@@ -102,7 +104,7 @@ type Result struct {
 	Files    Files
 	Manifest *Manifest
 	// Answers to the questions, in order (as far as the run got).
-	Answers []*Answer
+	Answers []*agent.Answer
 }
 
 // Unanswered returns the questions (1-based) asked that got no answer,
@@ -141,11 +143,9 @@ type DataError struct {
 
 func (e *DataError) Error() string { return e.Path + ": " + e.Msg }
 
-// SandboxError is a kernel that could not start or died.
-type SandboxError struct{ Err error }
-
-func (e *SandboxError) Error() string { return e.Err.Error() }
-func (e *SandboxError) Unwrap() error { return e.Err }
+// SandboxError is a kernel that could not start or died (the agent's
+// type, so a kernel lost under a question is the same error).
+type SandboxError = agent.SandboxError
 
 // ModelError is a model server that could not be used: unreachable,
 // refusing the key, not knowing the model, rate limiting past the retries
@@ -279,9 +279,9 @@ type runner struct {
 
 	modelInfo *llm.ModelInfo
 	system    string
-	answers   []*Answer
+	answers   []*agent.Answer
 	tokens    int
-	agent     *Agent
+	agent     *agent.Agent
 }
 
 func (r *runner) retries() int {
@@ -347,7 +347,7 @@ func (r *runner) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &SandboxError{err}
+		return &SandboxError{Err: err}
 	}
 	r.k = k
 	defer k.Close()
@@ -392,7 +392,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			// The kernel cannot run cells any more.
 			info.Status = "error"
 			r.nb.AddCode(c.Source, nil, 0, append(tags, "not-run")...)
-			return &SandboxError{err}
+			return &SandboxError{Err: err}
 		}
 		cell := r.nb.AddCode(c.Source, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
 		r.emit(Event{Type: "cell", Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
@@ -420,7 +420,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 func cellError(stage, data string, ex *kernel.Execution) error {
 	switch {
 	case ex.Status == kernel.StatusDied || ex.StateLost:
-		return &SandboxError{fmt.Errorf("stage %s: %s", stage, ex.Cause)}
+		return &SandboxError{Err: fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
 		return &DataError{Path: data, Msg: ex.Error.Value}
 	case ex.Error != nil:
@@ -447,7 +447,7 @@ func (r *runner) readProfile(ex *kernel.Execution) error {
 // finish writes what the run has, whatever happened, and commits it.
 func (r *runner) finish(runErr error) (*Result, error) {
 	if runErr != nil {
-		r.failure = failureText(runErr)
+		r.failure = agent.FailureText(runErr)
 		r.emit(Event{Type: "run-end", Status: "failed", Message: r.failure, Duration: time.Since(r.started)})
 	} else {
 		r.emit(Event{Type: "run-end", Status: "ok", Duration: time.Since(r.started)})
@@ -460,16 +460,6 @@ func (r *runner) finish(runErr error) (*Result, error) {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
 	return res, nil
-}
-
-func failureText(err error) string {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return "interrupted (Ctrl-C or SIGTERM) before the run finished"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "the run's time limit ran out"
-	}
-	return err.Error()
 }
 
 // Manifest is NAME.run.json: what ran, on what, with what result.
@@ -499,8 +489,8 @@ type Manifest struct {
 	// them (analyst replay plays them back).
 	Replies any `json:"replies,omitempty"`
 	// Model and Questions are there when questions were asked.
-	Model     *ManifestModel `json:"model,omitempty"`
-	Questions []*Answer      `json:"questions,omitempty"`
+	Model     *ManifestModel  `json:"model,omitempty"`
+	Questions []*agent.Answer `json:"questions,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -537,7 +527,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Rootless:       r.opts.Kernel.Rootless,
 		Versions:       r.opts.Versions,
 		Data:           ManifestData{Name: r.in.Name, Path: r.in.Path, SHA256: r.in.SHA256, Bytes: r.in.Bytes},
-		Occasion:       ManifestOccasion{Started: r.started.UTC(), DurationMS: ms(time.Since(r.started)), StagesMS: map[string]float64{}},
+		Occasion:       ManifestOccasion{Started: r.started.UTC(), DurationMS: units.Millis(time.Since(r.started)), StagesMS: map[string]float64{}},
 		Limits:         r.opts.Kernel.Enforcement(),
 		Failure:        r.failure,
 		Outputs:        ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts},
@@ -547,15 +537,13 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
-		m.Occasion.StagesMS[s.Name] = ms(s.Duration)
+		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (r *runner) write(res *Result) error {
 	charts, err := r.out.writeCharts(r.nb, r.name)

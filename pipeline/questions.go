@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/analyst-cli/analyst/agent"
 	"strings"
 	"time"
 
@@ -58,14 +59,14 @@ func (r *runner) reflectRounds() int {
 	case r.opts.ReflectRounds < 0:
 		return 0
 	case r.opts.ReflectRounds == 0:
-		return DefaultReflectRounds
+		return agent.DefaultReflectRounds
 	}
 	return r.opts.ReflectRounds
 }
 
 func (r *runner) seed() int {
 	if r.opts.Seed == 0 {
-		return DefaultSeed
+		return agent.DefaultSeed
 	}
 	return r.opts.Seed
 }
@@ -76,14 +77,10 @@ func (r *runner) ask(ctx context.Context) error {
 	if len(r.opts.Questions) == 0 {
 		return nil
 	}
-	r.system = SystemPrompt(PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
-		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
-		MaxTurns: orDefault(r.opts.MaxTurns, DefaultMaxTurns), MaxRepairs: orDefault(r.opts.MaxRepairs, DefaultMaxRepairs),
-		CellTimeout: r.cellTimeout()})
-	agent := &Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, System: r.system, Columns: r.profile.ColumnNames(),
+	ag := &agent.Agent{
+		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, Columns: r.profile.ColumnNames(),
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
-		OnTurn: func(e TurnEvent) {
+		OnTurn: func(e agent.TurnEvent) {
 			if e.Notice != "" {
 				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
 				return
@@ -96,13 +93,18 @@ func (r *runner) ask(ctx context.Context) error {
 			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
 		},
 	}
-	r.agent = agent
+	turns, repairs := ag.Budgets()
+	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
+		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
+		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout()})
+	ag.System = r.system
+	r.agent = ag
 	for i, q := range r.opts.Questions {
 		phase := StageQuestion(i + 1)
-		var ans *Answer
+		var ans *agent.Answer
 		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
 			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
-			a, err := agent.Ask(ctx, phase, q)
+			a, err := ag.Ask(ctx, phase, q)
 			ans = a
 			r.answers = append(r.answers, a)
 			r.addSteps(phase, a)
@@ -118,7 +120,7 @@ func (r *runner) ask(ctx context.Context) error {
 		rphase := StageReflection(i + 1)
 		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
 			before := len(ans.Verdicts)
-			err := agent.Reflect(ctx, rphase, ans, r.reflectRounds())
+			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 			r.addSteps(rphase, ans)
 			for _, v := range ans.Verdicts[before:] {
 				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
@@ -170,7 +172,7 @@ func (r *runner) modelStage(name, title string, body func() (string, error)) err
 
 // addSteps writes the cells of phase: the model's code with its outputs,
 // failed attempts tagged (the report collapses them).
-func (r *runner) addSteps(phase string, a *Answer) {
+func (r *runner) addSteps(phase string, a *agent.Answer) {
 	for _, s := range a.Steps {
 		if s.Phase != phase || s.Exec == nil {
 			continue
@@ -187,7 +189,7 @@ func (r *runner) addSteps(phase string, a *Answer) {
 }
 
 // answerBlock is an answer as markdown: named values, then the narrative.
-func answerBlock(a *Answer) string {
+func answerBlock(a *agent.Answer) string {
 	var b strings.Builder
 	if !a.Answered {
 		b.WriteString("**No answer.** " + a.Stop + "\n")
@@ -209,7 +211,7 @@ func answerBlock(a *Answer) string {
 // unverifiedNote marks an answer no code was run for.
 const unverifiedNote = "**Unverified:** the model gave this answer without any code having run for it, even when told to compute it first."
 
-func verdictText(v Verdict) string {
+func verdictText(v agent.Verdict) string {
 	what := "**Reflection round %d: revised.**"
 	if v.Accepted {
 		what = "**Reflection round %d: accepted.**"
@@ -230,7 +232,7 @@ func mdEscape(s string) string {
 
 // answerMarkdown is the report's answer box: each question's named values,
 // narrative and reflection outcome.
-func answerMarkdown(questions []string, answers []*Answer) string {
+func answerMarkdown(questions []string, answers []*agent.Answer) string {
 	if len(questions) == 0 {
 		return ""
 	}
@@ -275,15 +277,16 @@ func (r *runner) manifestModel() *ManifestModel {
 		return nil
 	}
 	i := r.modelInfo
+	turns, repairs := (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
 	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
-		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: ModeCodeBlocks, Seed: r.seed(),
-		MaxTurns: orDefault(r.opts.MaxTurns, DefaultMaxTurns), MaxRepairs: orDefault(r.opts.MaxRepairs, DefaultMaxRepairs),
+		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
+		MaxTurns: turns, MaxRepairs: repairs,
 		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
 	switch {
 	case r.agent != nil:
 		m.Mode, m.ToolsRefused = r.agent.Mode(), r.agent.ToolsRefused
 	case i.Capabilities.Tools:
-		m.Mode = ModeTools
+		m.Mode = agent.ModeTools
 	}
 	for _, a := range r.answers {
 		m.Turns += a.Turns

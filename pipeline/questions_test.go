@@ -20,6 +20,14 @@ import (
 // model's cells (the failed attempt tagged), the answer and the reflection
 // verdict; the report shows the answer first; run.json has the model, its
 // digest, the prompt, token counts and turns.
+// monthlyChart is model code drawing revenue by month.
+const monthlyChart = `m = df.groupby(df['date'].dt.to_period('M'))['revenue'].sum()
+print("monthly revenue = sum(revenue) per calendar month")
+fig, ax = plt.subplots()
+m.plot.bar(ax=ax)
+ax.set(title='Revenue by month', xlabel='Month', ylabel='Revenue')
+print(m.idxmax())`
+
 func TestRunWithQuestion(t *testing.T) {
 	dir := t.TempDir()
 	data := salesCSV(t, dir, 400)

@@ -16,16 +16,18 @@ user=$(scripts/rootless-user.sh)
 dir=$(mktemp -d /tmp/analyst-rootless.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 # The kernel tests (every isolation property), the pipeline tests (a whole
-# run, rootless) and the audit tests (verify catches tampering, rootless) as
-# test binaries the user can execute.
+# run, rootless), the agent tests (the model's code against a rootless
+# kernel, prompt injection included) and the audit tests (verify catches
+# tampering, rootless) as test binaries the user can execute.
 go test -c -o "$dir/kernel.test" ./kernel/
 go test -c -o "$dir/pipeline.test" ./pipeline/
+go test -c -o "$dir/agent.test" ./agent/
 go test -c -o "$dir/audit.test" ./audit/
 cp -r kernel/driver "$dir/driver"
 chmod -R a+rX "$dir"
 
 passed=0 skipped=0
-for pkg in kernel pipeline audit; do
+for pkg in kernel pipeline agent audit; do
   echo "test-rootless: running the $pkg tests as $user (rootless podman)"
   status=0
   su "$user" -s /bin/bash -c "cd '$dir' && ANALYST_CACHE_DIR='${ANALYST_CACHE_DIR:-}' ANALYST_TEST_ROOTFS='${ANALYST_TEST_ROOTFS:-}' ./$pkg.test -test.count=1 -test.timeout=20m -test.v" >"$dir/$pkg.txt" 2>&1 || status=$?

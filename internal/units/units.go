@@ -1,5 +1,6 @@
-// Package units reads and writes byte sizes the way podman and people do:
-// binary units, "512MiB", "2g", "1.5 GiB".
+// Package units reads and writes byte sizes the way podman and people do
+// (binary units, "512MiB", "2g", "1.5 GiB"), and durations as the
+// milliseconds run.json records.
 package units
 
 import (
@@ -7,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Bytes renders n in binary units: "512 MiB", "1.5 GiB".
@@ -55,3 +57,7 @@ func ParseBytes(s string) (int64, error) {
 	}
 	return int64(f * float64(mult)), nil
 }
+
+// Millis is d in milliseconds with microsecond precision, as run.json and
+// the event stream record durations.
+func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

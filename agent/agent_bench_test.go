@@ -1,4 +1,4 @@
-package pipeline_test
+package agent_test
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/pipeline"
 )
 
@@ -40,19 +42,19 @@ func BenchmarkAgentTurn(b *testing.B) {
 // example sales dataset (its real profile) and for a 500-column dataset.
 func BenchmarkPromptSize(b *testing.B) {
 	dir := b.TempDir()
-	res, err := pipeline.Run(context.Background(), options(b, salesCSV(b, dir, 3000), filepath.Join(dir, "out")))
+	res, err := pipeline.Run(context.Background(), pipeline.Options{Data: salesCSV(b, dir, 3000), OutDir: filepath.Join(dir, "out"), Kernel: kerneltest.Options(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	wide := wideProfile(500)
 	var small, large string
 	for i := 0; i < b.N; i++ {
-		small = pipeline.SystemPrompt(pipeline.PromptInput{DataName: "sales.csv", Profile: res.Profile, Tools: true,
+		small = agent.SystemPrompt(agent.PromptInput{DataName: "sales.csv", Profile: res.Profile, Tools: true,
 			Versions: map[string]string{"python": "3.11.2", "pandas": "1.5.3", "matplotlib": "3.6.3"}})
-		large = pipeline.SystemPrompt(pipeline.PromptInput{DataName: "wide.csv", Profile: wide, Tools: true})
+		large = agent.SystemPrompt(agent.PromptInput{DataName: "wide.csv", Profile: wide, Tools: true})
 	}
-	b.ReportMetric(float64(pipeline.EstimateTokens(small)), "example-tokens")
-	b.ReportMetric(float64(pipeline.EstimateTokens(large)), "500col-tokens")
+	b.ReportMetric(float64(agent.EstimateTokens(small)), "example-tokens")
+	b.ReportMetric(float64(agent.EstimateTokens(large)), "500col-tokens")
 }
 
 // wideProfile is a profile of n columns, with alerts on many of them.
@@ -77,8 +79,8 @@ func wideProfile(n int) *eda.Profile {
 // The prompt stays bounded however wide the data is, and carries no more
 // than three sample values per column.
 func TestSystemPromptBounded(t *testing.T) {
-	s := pipeline.SystemPrompt(pipeline.PromptInput{DataName: "wide.csv", Profile: wideProfile(500), Tools: true})
-	if n := pipeline.EstimateTokens(s); n > 6000 {
+	s := agent.SystemPrompt(agent.PromptInput{DataName: "wide.csv", Profile: wideProfile(500), Tools: true})
+	if n := agent.EstimateTokens(s); n > 6000 {
 		t.Errorf("500-column prompt is %d tokens", n)
 	}
 	for _, want := range []string{"500 columns", "and 460 more columns", "- skewed, 250 alerts (e.g. measurement_with_a_long_name_000 is highly skewed", "and 242 more\n", "Handle missing values first", "print its formula"} {

@@ -1,4 +1,4 @@
-package pipeline_test
+package agent_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/agent"
 )
 
 // both runs a test against each wire format.
@@ -164,14 +164,14 @@ func TestAgentToolsRefused(t *testing.T) {
 		f.refuseTools = true
 		a := newAgent(t, f, k, false)
 		var notices []string
-		a.OnTurn = func(e pipeline.TurnEvent) {
+		a.OnTurn = func(e agent.TurnEvent) {
 			if e.Notice != "" {
 				notices = append(notices, e.Notice)
 			}
 		}
 		ans := ask(t, a, "question-1", "How many rows?")
 		ans2 := ask(t, a, "question-2", "How many regions?")
-		if !ans.Answered || ans.Values[0].Value != "500" || !ans2.Answered || a.Mode() != pipeline.ModeCodeBlocks || a.ToolsRefused == "" {
+		if !ans.Answered || ans.Values[0].Value != "500" || !ans2.Answered || a.Mode() != agent.ModeCodeBlocks || a.ToolsRefused == "" {
 			t.Fatalf("answers %+v %+v mode %s", ans, ans2, a.Mode())
 		}
 		if f.refused != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") {
@@ -246,7 +246,7 @@ func TestAgentTruncatedReply(t *testing.T) {
 		)
 		a := newAgent(t, f, k, false)
 		ans := ask(t, a, "question-1", "Peak month?")
-		if !ans.Answered || pipeline.FormatAnswers(ans.Values) != "@peak_month[2024-03] @peak_revenue[1234.5]" ||
+		if !ans.Answered || agent.FormatAnswers(ans.Values) != "@peak_month[2024-03] @peak_revenue[1234.5]" ||
 			ans.Truncations != 1 || !ans.Calls[1].Truncated || ans.Calls[1].FinishReason != "length" {
 			t.Fatalf("answer %+v calls %+v", ans, ans.Calls)
 		}
@@ -263,7 +263,7 @@ func TestAgentTruncatedBound(t *testing.T) {
 	f := newFakeModel(t, "ollama", turn{Calls: []call{code("print(1)")}, Finish: "length"})
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "q")
-	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the token limit") || len(f.requests()) != pipeline.MaxTruncations+1 || len(ans.Steps) != 0 {
+	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the token limit") || len(f.requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
 		t.Fatalf("answer %+v after %d requests", ans, len(f.requests()))
 	}
 	f.checkProtocol(t)

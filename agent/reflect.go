@@ -1,4 +1,4 @@
-package pipeline
+package agent
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 		v := Verdict{Round: round, Charts: strings.Join(labels, "; ")}
 		switch {
 		case err != nil:
-			v.Note = "reflection stopped: " + failureText(err)
+			v.Note = "reflection stopped: " + FailureText(err)
 			ans.Verdicts = append(ans.Verdicts, v)
 			return err
 		case out.accepted:

@@ -1,4 +1,4 @@
-package pipeline
+package agent
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 )
@@ -38,7 +39,9 @@ const (
 type Agent struct {
 	Client llm.Client
 	Info   *llm.ModelInfo
-	Kernel *kernel.Kernel
+	// Kernel runs the model's code: a *kernel.Kernel, or a fake in tests
+	// of the loop alone.
+	Kernel Executor
 	// System is the system prompt (SystemPrompt).
 	System string
 
@@ -60,6 +63,13 @@ type Agent struct {
 
 	messages []llm.Message
 	ctx      contextState
+}
+
+// Executor runs code in a persistent Python session, the way
+// (*kernel.Kernel).Execute does: an error is the kernel failing, a failing
+// cell is an Execution with its status.
+type Executor interface {
+	Execute(ctx context.Context, code string, opts kernel.ExecOptions) (*kernel.Execution, error)
 }
 
 // TurnEvent is a model call or a cell, for progress displays.
@@ -203,6 +213,12 @@ func (a *Agent) Mode() string {
 	return ModeCodeBlocks
 }
 
+// Budgets are the agent's model turns per question and failed cells in a
+// row, defaults applied: what the system prompt tells the model.
+func (a *Agent) Budgets() (turns, repairs int) {
+	return orDefault(a.MaxTurns, DefaultMaxTurns), orDefault(a.MaxRepairs, DefaultMaxRepairs)
+}
+
 func orDefault(v, d int) int {
 	if v <= 0 {
 		return d
@@ -294,8 +310,7 @@ const computeFirst = "No code has run successfully for this question yet, so tha
 // reflection round, accepts), or a bound is reached.
 func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user llm.Message, reflect bool) (outcome, error) {
 	a.add(user, false)
-	maxTurns := orDefault(a.MaxTurns, DefaultMaxTurns)
-	maxRepairs := orDefault(a.MaxRepairs, DefaultMaxRepairs)
+	maxTurns, maxRepairs := a.Budgets()
 	c := &convo{ans: ans, phase: phase, reflect: reflect}
 	for turn := 1; ; turn++ {
 		if turn > maxTurns {
@@ -316,13 +331,13 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		var cellTime time.Duration
 		ans.Turns++
 		call := ModelCall{Phase: phase, Turn: turn, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
-			DurationMS: ms(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls),
+			DurationMS: units.Millis(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls),
 			Truncated: resp.Truncated(), ContextWindow: window, Condensed: condensed}
 		a.event(TurnEvent{Phase: phase, Turn: turn, Tokens: call.PromptTokens + call.CompletionTokens})
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
 		record := func() {
-			call.OverheadMS = ms(time.Since(turnStart) - resp.Duration - cellTime)
+			call.OverheadMS = units.Millis(time.Since(turnStart) - resp.Duration - cellTime)
 			ans.Calls = append(ans.Calls, call)
 		}
 
@@ -352,7 +367,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		run := func(code string, fenced bool) (string, []kernel.Chart, bool, error) {
 			ex, err := a.Kernel.Execute(ctx, code, kernel.ExecOptions{Timeout: a.CellTimeout})
 			if ex == nil {
-				return "", nil, true, &SandboxError{err}
+				return "", nil, true, &SandboxError{Err: err}
 			}
 			cellTime += ex.Duration
 			failed := ex.Status != kernel.StatusOK
@@ -362,7 +377,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 				return "", nil, failed, err
 			}
 			if ex.StateLost || ex.Status == kernel.StatusDied {
-				return "", nil, failed, &SandboxError{fmt.Errorf("%s: the kernel stopped: %s", phase, ex.Cause)}
+				return "", nil, failed, &SandboxError{Err: fmt.Errorf("%s: the kernel stopped: %s", phase, ex.Cause)}
 			}
 			var charts []kernel.Chart
 			if ex.Status == kernel.StatusOK {
@@ -546,7 +561,7 @@ func (c *convo) answer(vs []NamedValue, text string) (outcome, bool) {
 // refuseTools switches the agent to code-block mode for good after the
 // server refused tool calling, and tells the model (and the user, once).
 func (a *Agent) refuseTools(phase string, err error) {
-	a.ToolsRefused = failureText(err)
+	a.ToolsRefused = FailureText(err)
 	a.add(llm.Message{Role: llm.RoleUser, Content: "Tool calling is not available on this server: ignore the instructions about run_python and final_answer. " +
 		codeBlockHowTo}, false)
 	a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
@@ -604,4 +619,22 @@ func codeBlocks(text string) []string {
 		}
 	}
 	return out
+}
+
+// SandboxError is a kernel that could not start or died.
+type SandboxError struct{ Err error }
+
+func (e *SandboxError) Error() string { return e.Err.Error() }
+func (e *SandboxError) Unwrap() error { return e.Err }
+
+// FailureText says why something stopped, in words for the report:
+// interrupts and time limits are named rather than shown as Go errors.
+func FailureText(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "interrupted (Ctrl-C or SIGTERM) before the run finished"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the run's time limit ran out"
+	}
+	return err.Error()
 }

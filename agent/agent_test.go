@@ -1,4 +1,4 @@
-package pipeline_test
+package agent_test
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm"
-	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // agentKernel starts a real kernel with the sales data loaded as df.
@@ -27,17 +27,17 @@ func agentKernel(t testing.TB) *kernel.Kernel {
 	return k
 }
 
-func newAgent(t testing.TB, f *fakeModel, k *kernel.Kernel, vision bool) *pipeline.Agent {
+func newAgent(t testing.TB, f *fakeModel, k *kernel.Kernel, vision bool) *agent.Agent {
 	t.Helper()
 	c := f.client(t, vision)
 	info, err := c.Model(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pipeline.Agent{Client: c, Info: info, Kernel: k, System: "You are a test analyst.", Seed: 42}
+	return &agent.Agent{Client: c, Info: info, Kernel: k, System: "You are a test analyst.", Seed: 42}
 }
 
-func ask(t *testing.T, a *pipeline.Agent, phase, q string) *pipeline.Answer {
+func ask(t *testing.T, a *agent.Agent, phase, q string) *agent.Answer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -68,7 +68,7 @@ func TestAgentAnswerWithChartOpenAI(t *testing.T) {
 	)
 	a := newAgent(t, f, k, true)
 	ans := ask(t, a, "question-1", "Plot revenue by month; which month peaks?")
-	if !ans.Answered || pipeline.FormatAnswers(ans.Values) != "@peak_month[2024-03] @peak_revenue[1234.5]" {
+	if !ans.Answered || agent.FormatAnswers(ans.Values) != "@peak_month[2024-03] @peak_revenue[1234.5]" {
 		t.Fatalf("answer %+v", ans)
 	}
 	if len(ans.Steps) != 1 || ans.Steps[0].Failed || len(ans.Steps[0].Exec.Charts()) != 1 {
@@ -220,7 +220,7 @@ func TestAgentCodeBlocks(t *testing.T) {
 	f.caps = `["completion"]`
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "How many regions?")
-	if !ans.Answered || pipeline.FormatAnswers(ans.Values) != "@regions[4]" || !strings.Contains(ans.Summary, "four regions") {
+	if !ans.Answered || agent.FormatAnswers(ans.Values) != "@regions[4]" || !strings.Contains(ans.Summary, "four regions") {
 		t.Fatalf("answer %+v", ans)
 	}
 	if len(ans.Steps) != 2 || ans.Steps[1].Exec.Stdout() != "8\n" {

@@ -1,4 +1,4 @@
-package pipeline
+package agent
 
 import (
 	"encoding/json"
