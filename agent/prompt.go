@@ -118,8 +118,10 @@ func versionLine(v map[string]string) string {
 			parts = append(parts, k+" "+s)
 		}
 	}
+	// The notebook machinery is no library the model's code uses.
+	notebook := []string{"ipykernel", "ipython", "nbconvert", "nbformat"}
 	for _, k := range slices.Sorted(maps.Keys(v)) {
-		if !slices.Contains(first, k) && v[k] != "" && len(parts) < 16 {
+		if !slices.Contains(first, k) && !slices.Contains(notebook, k) && v[k] != "" && len(parts) < 16 {
 			parts = append(parts, k+" "+v[k])
 		}
 	}

@@ -78,3 +78,21 @@ func TestTextVerdict(t *testing.T) {
 		}
 	}
 }
+
+// The model hears of the libraries it can use, the format readers too, and
+// not of the notebook machinery.
+func TestSystemPromptVersions(t *testing.T) {
+	s := SystemPrompt(PromptInput{DataName: "x.csv", Profile: promptProfile(), Tools: true, Versions: map[string]string{
+		"python": "3.13.5", "pandas": "2.2.3", "numpy": "2.2.4", "matplotlib": "3.10.1", "seaborn": "0.13.2",
+		"scipy": "1.15.3", "statsmodels": "0.14.4", "scikit-learn": "1.4.2", "plotly": "5.20.0", "ipykernel": "6.29.5",
+		"ipython": "8.35.0", "nbconvert": "7.16.6", "nbformat": "5.9.1", "openpyxl": "3.1.5", "dask": "2024.12.1",
+		"odf": "1.4.2", "pyreadstat": "1.2.8", "tabulate": "0.9.0", "xlrd": "2.0.1"}})
+	want := "python 3.13.5, pandas 2.2.3, numpy 2.2.4, matplotlib 3.10.1, seaborn 0.13.2, scipy 1.15.3, statsmodels 0.14.4, " +
+		"scikit-learn 1.4.2, plotly 5.20.0, dask 2024.12.1, odf 1.4.2, openpyxl 3.1.5, pyreadstat 1.2.8, tabulate 0.9.0, xlrd 2.0.1"
+	if !strings.Contains(s, want) {
+		t.Errorf("system prompt lacks the version line %q:\n%s", want, s)
+	}
+	if strings.Contains(s, "nbconvert") {
+		t.Errorf("system prompt names the notebook machinery:\n%s", s)
+	}
+}

@@ -117,11 +117,7 @@ func (f *Factory) kernelSetupFor(ctx context.Context, cfg *Config, img *image.Im
 // versions are the image's python and library versions, as the model is
 // told them.
 func (s *kernelSetup) versions() map[string]string {
-	v := map[string]string{"python": s.Image.Manifest.Python}
-	for k, ver := range s.Image.Manifest.Packages {
-		v[k] = ver
-	}
-	return v
+	return s.Image.Manifest.Versions()
 }
 
 // kernelOptions are the options of a kernel on this host with this image.

@@ -69,10 +69,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		return err
 	}
 	img := setup.Image
-	versions := map[string]string{"python": img.Manifest.Python}
-	for k, v := range img.Manifest.Packages {
-		versions[k] = v
-	}
+	versions := setup.versions()
 	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
 		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),

@@ -38,6 +38,44 @@ type Manifest struct {
 	DebianPackages map[string]string `json:"debian_packages"`
 }
 
+// Versions are the interpreter's and the Python libraries' versions, as the
+// model is told them and run.json records them: the distributions
+// importlib.metadata reported, plus the libraries the recipe installs only
+// as Debian python3-* packages (dask, xlrd, odf, pyreadstat, ...) with
+// their upstream version (Debian epoch and revision removed).
+func (m Manifest) Versions() map[string]string {
+	v := map[string]string{"python": m.Python}
+	for k, ver := range m.Packages {
+		v[k] = ver
+	}
+	for deb, ver := range m.DebianPackages {
+		name, ok := strings.CutPrefix(deb, "python3-")
+		if !ok || name == "" {
+			continue
+		}
+		if name == "sklearn" {
+			name = "scikit-learn"
+		}
+		if _, known := v[name]; known {
+			continue
+		}
+		v[name] = upstreamVersion(ver)
+	}
+	return v
+}
+
+// upstreamVersion is a Debian version without its epoch ("1:") and
+// Debian revision ("-2", "-1+b1").
+func upstreamVersion(deb string) string {
+	if _, after, ok := strings.Cut(deb, ":"); ok {
+		deb = after
+	}
+	if i := strings.LastIndexByte(deb, '-'); i > 0 {
+		deb = deb[:i]
+	}
+	return deb
+}
+
 // Image is a complete image in the cache.
 type Image struct {
 	Dir      string // the image folder, CACHE/kernel/<hash16>

@@ -156,3 +156,19 @@ func TestDefaultCacheDir(t *testing.T) {
 		t.Errorf("with XDG_CACHE_HOME: %q, %v", d, err)
 	}
 }
+
+// The model is told every library the image has, also those Debian ships
+// without a version importlib.metadata reports to us: the upstream version
+// of python3-* packages, and importlib's version where both exist.
+func TestManifestVersions(t *testing.T) {
+	m := Manifest{Python: "3.13.5",
+		Packages: map[string]string{"pandas": "2.2.3+dfsg", "scikit-learn": "1.4.2"},
+		DebianPackages: map[string]string{"python3": "3.13.5-1", "python3-pandas": "2.2.3+dfsg-9",
+			"python3-dask": "2024.12.1+dfsg-2", "python3-numpy": "1:2.2.4+ds-1", "python3-pyreadstat": "1.2.8-1+b1",
+			"python3-sklearn": "1.4.2+dfsg-8", "fonts-symbola": "2.60-2"}}
+	want := map[string]string{"python": "3.13.5", "pandas": "2.2.3+dfsg", "scikit-learn": "1.4.2",
+		"dask": "2024.12.1+dfsg", "numpy": "2.2.4+ds", "pyreadstat": "1.2.8"}
+	if got := m.Versions(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Versions() = %v, want %v", got, want)
+	}
+}
