@@ -520,11 +520,31 @@ func (k *Kernel) kill() {
 func (k *Kernel) remove() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, err := k.runner.Run(ctx, k.podman, "rm", "--force", "--time", "0", "--ignore", k.name)
+	var err error
+	for attempt := 0; ; attempt++ {
+		_, err = k.runner.Run(ctx, k.podman, "rm", "--force", "--time", "0", "--ignore", k.name)
+		// Podman 4.3 races with its own clean-up of a container whose
+		// process just ended: the kill is refused as "container state
+		// improper: stopped". The container is on its way out; ask again.
+		if err == nil || !stoppingRace(err) || attempt == removeRetries || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+	}
 	if err != nil {
 		return fmt.Errorf("removing kernel container %s: %w", k.name, err)
 	}
 	return nil
+}
+
+// removeRetries bounds the extra podman rm calls after the stopping race.
+const removeRetries = 5
+
+// stoppingRace reports whether podman rm failed only because the container
+// was stopping on its own at that moment.
+func stoppingRace(err error) bool {
+	var ce *command.Error
+	return errors.As(err, &ce) && strings.Contains(ce.Stderr, "container state improper")
 }
 
 func (k *Kernel) markDead(err error) {
