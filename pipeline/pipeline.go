@@ -541,6 +541,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
+	m.Occasion.ModelCalls = modelCallTimes(r.answers)
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
