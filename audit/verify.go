@@ -162,7 +162,7 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		rep.finish()
 		return rep, err
 	}
-	rep.Answers = checkAnswers(nb, rec.Questions)
+	rep.Answers = checkAnswers(nb, rec.answered())
 	rep.finish()
 	return rep, nil
 }
