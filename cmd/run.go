@@ -341,6 +341,9 @@ func printAnswers(f *Factory, res *pipeline.Result) {
 			}
 		}
 		if s := a.SummaryMarkdown(); s != "" {
+			if rerunValues(res, i+1) != nil && res.Manifest.Rerun.Model == "" {
+				s = "(the model's summary, written for the old data) " + s
+			}
 			fmt.Fprintf(f.IO.Out, "  %s\n", strings.ReplaceAll(bold(s), "\n", "\n  "))
 		}
 		if a.Unverified {
