@@ -1,11 +1,11 @@
 package audit_test
 
 import (
-	"fmt"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
