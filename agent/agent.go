@@ -97,13 +97,15 @@ type Step struct {
 	Fenced bool `json:"fenced,omitempty"`
 }
 
-// ModelCall is one Chat call, for the manifest.
+// ModelCall is one Chat call, for the manifest. Its times (DurationMS,
+// OverheadMS) are about the occasion, not the run's content: run.json keeps
+// them apart, under "occasion" (pipeline.ManifestOccasion.ModelCalls).
 type ModelCall struct {
 	Phase            string  `json:"phase"`
 	Turn             int     `json:"turn"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
-	DurationMS       float64 `json:"duration_ms"`
+	DurationMS       float64 `json:"-"`
 	FinishReason     string  `json:"finish_reason,omitempty"`
 	ToolCalls        int     `json:"tool_calls,omitempty"`
 	// Truncated: the reply was cut off by the token limit and not used.
@@ -114,7 +116,7 @@ type ModelCall struct {
 	Condensed     int `json:"condensed,omitempty"`
 	// OverheadMS is the tool's own time in the turn: everything but the
 	// model call and the cells.
-	OverheadMS float64 `json:"overhead_ms"`
+	OverheadMS float64 `json:"-"`
 }
 
 // Verdict is the model's judgement of a chart in reflection.

@@ -69,13 +69,10 @@ func shows(text, value string) bool {
 		return strings.Contains(text, value)
 	}
 	// A number is matched as a number: 12.34 is not shown by 12.3456.
-	decimals := 0
-	if _, frac, ok := strings.Cut(value, "."); ok {
-		decimals = len(frac)
-	}
+	d := decimals(value)
 	for _, n := range numberRe.FindAllString(text, -1) {
 		got, err := strconv.ParseFloat(strings.ReplaceAll(n, ",", ""), 64)
-		if err == nil && strconv.FormatFloat(got, 'f', decimals, 64) == strconv.FormatFloat(want, 'f', decimals, 64) {
+		if err == nil && strconv.FormatFloat(got, 'f', d, 64) == strconv.FormatFloat(want, 'f', d, 64) {
 			return true
 		}
 	}

@@ -43,6 +43,13 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "answer   MISSING  @%s[%s] appears in no cell's output\n", a.Name, a.Value)
 		}
 	}
+	for _, n := range r.Numbers {
+		if n.Found {
+			fmt.Fprintf(w, "number   ok       %s shown by cell %d\n", n.Number, n.Cell)
+		} else {
+			fmt.Fprintf(w, "number   MISSING  %s not in the outputs of cell %d %s\n", n.Number, n.Cell, n.Note)
+		}
+	}
 	if s := r.Signature; s != nil {
 		fmt.Fprintf(w, "signature: %s\n", s.Message)
 	}

@@ -26,6 +26,8 @@ type Record struct {
 	Questions      []RecordQuestion `json:"questions"`
 	Model          *RecordModel     `json:"model"`
 	Replies        *Recording       `json:"replies"`
+	// Rerun is there when the run replayed another run on new data.
+	Rerun *RerunRecord `json:"rerun"`
 }
 
 // RecordModel is the model and the agent's settings of a run with questions.
@@ -81,6 +83,39 @@ type RecordCell struct {
 type RecordQuestion struct {
 	Question string        `json:"question"`
 	Values   []RecordValue `json:"values"`
+	Steps    []RecordStep  `json:"steps"`
+}
+
+// RecordStep is a cell the model wrote (agent.Step): its code and how it
+// ended.
+type RecordStep struct {
+	Phase  string `json:"phase"`
+	Turn   int    `json:"turn"`
+	Code   string `json:"code"`
+	Status string `json:"status"`
+}
+
+// answered are the named values the run's outputs must show: the answers,
+// or, for a replay on new data, the new values found (the recorded answers
+// were given for the recorded data).
+func (r *Record) answered() []RecordQuestion {
+	if r.Rerun == nil {
+		return r.Questions
+	}
+	var out []RecordQuestion
+	for _, a := range r.Rerun.Answers {
+		q := RecordQuestion{}
+		if a.Question <= len(r.Questions) {
+			q.Question = r.Questions[a.Question-1].Question
+		}
+		for _, v := range a.Values {
+			if v.Located {
+				q.Values = append(q.Values, RecordValue{Name: v.Name, Value: v.New})
+			}
+		}
+		out = append(out, q)
+	}
+	return out
 }
 
 // RecordValue is one named value of an answer (@name[value]).

@@ -25,6 +25,39 @@ type Reply struct {
 	Model        string      `json:"model,omitempty"`
 	FinishReason string      `json:"finish_reason,omitempty"`
 	Error        string      `json:"error,omitempty"`
+	// ErrorKind is the kind of Error the agent acts on (errorKinds), so a
+	// replay takes the same turn: a refusal of tool calling switches it to
+	// code-block mode as it did the run.
+	ErrorKind string `json:"error_kind,omitempty"`
+}
+
+// errorKinds are the model errors a replay gives back as what they were.
+var errorKinds = map[string]error{
+	"tools-unsupported": llm.ErrToolsUnsupported,
+	"unreachable":       llm.ErrUnreachable,
+	"unauthorized":      llm.ErrUnauthorized,
+	"unknown-model":     llm.ErrUnknownModel,
+	"rate-limited":      llm.ErrRateLimited,
+	"timeout":           llm.ErrTimeout,
+}
+
+// recordedError is a model error as the run got it: the same text, and the
+// same kind for errors.Is.
+type recordedError struct {
+	msg  string
+	kind error
+}
+
+func (e *recordedError) Error() string { return e.msg }
+func (e *recordedError) Unwrap() error { return e.kind }
+
+func errorKind(err error) string {
+	for k, e := range errorKinds {
+		if errors.Is(err, e) {
+			return k
+		}
+	}
+	return ""
 }
 
 // Recorder is a model client that records what its client replies.
@@ -44,7 +77,7 @@ func (r *Recorder) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	defer r.mu.Unlock()
 	switch {
 	case err != nil && ctx.Err() == nil:
-		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error()})
+		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error(), ErrorKind: errorKind(err)})
 	case err == nil:
 		r.rec.Replies = append(r.rec.Replies, Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason})
 	}
@@ -95,7 +128,7 @@ func (p *Replayer) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	r := p.rec.Replies[p.next]
 	p.next++
 	if r.Error != "" {
-		return nil, fmt.Errorf("recorded model error: %s", r.Error)
+		return nil, &recordedError{msg: r.Error, kind: errorKinds[r.ErrorKind]}
 	}
 	if onDelta != nil && r.Message.Content != "" {
 		onDelta(r.Message.Content)

@@ -28,6 +28,20 @@ type Options struct {
 	AllowedSigners string
 	// Cell, if set, is told each cell's verdict as it is reached.
 	Cell func(CellCheck)
+	// TracedNumbers, if set, checks that every number the run traced to a
+	// cell appears in that cell's outputs: the hook for the number-tracing
+	// package (cmd wires it). It gets the run and its notebook as written;
+	// each check it returns is reported, and one not Found fails the
+	// verification.
+	TracedNumbers func(run *Run, nb *nbformat.Notebook) []NumberCheck
+}
+
+// NumberCheck is one traced number looked up in the outputs of its cell.
+type NumberCheck struct {
+	Number string `json:"number"`
+	Cell   int    `json:"cell"` // the cell it is traced to, from 1
+	Found  bool   `json:"found"`
+	Note   string `json:"note,omitempty"`
 }
 
 // Report is what verify found. OK is true when every file, cell and answer
@@ -40,6 +54,7 @@ type Report struct {
 	Files   []FileCheck   `json:"files"`
 	Cells   []CellCheck   `json:"cells"`
 	Answers []AnswerCheck `json:"answers"`
+	Numbers []NumberCheck `json:"numbers,omitempty"`
 	// Signature is the check of run.json's signature, when one was asked for.
 	Signature *SignatureCheck `json:"signature,omitempty"`
 	Duration  float64         `json:"duration_s"`
@@ -162,7 +177,10 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		rep.finish()
 		return rep, err
 	}
-	rep.Answers = checkAnswers(nb, rec.Questions)
+	rep.Answers = checkAnswers(nb, rec.answered())
+	if opts.TracedNumbers != nil {
+		rep.Numbers = opts.TracedNumbers(run, nb)
+	}
 	rep.finish()
 	return rep, nil
 }
@@ -177,6 +195,9 @@ func (r *Report) finish() {
 	}
 	for _, a := range r.Answers {
 		r.OK = r.OK && a.Found
+	}
+	for _, n := range r.Numbers {
+		r.OK = r.OK && n.Found
 	}
 	if r.Signature != nil {
 		r.OK = r.OK && r.Signature.OK

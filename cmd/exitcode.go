@@ -23,7 +23,8 @@ const (
 const exitCodeHelp = `Exit codes:
   0    success
   1    the command failed (kernel exec: the code raised an error or timed out;
-       verify: something differs)
+       verify: something differs; replay --data: a recorded cell fails on
+       the new data)
   2    usage error: bad flags or arguments, or outputs that would replace
        files no previous run wrote (see analyst run --help: --force)
   3    bad data: the dataset is missing, unreadable or malformed (verify: not

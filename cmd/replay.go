@@ -3,11 +3,13 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -17,6 +19,10 @@ type ReplayOptions struct {
 	Run    string
 	OutDir string
 	JSON   bool
+	// Data is new data of the recorded run's schema ("": the run's own).
+	Data string
+	// Model re-asks this model from the first cell that fails on Data.
+	Model string
 }
 
 func newCmdReplay(f *Factory) *cobra.Command {
@@ -32,9 +38,26 @@ differs only in its occasion (start time, durations).
 
 The outputs go to --out (default ./replay), never over the run itself. If the
 replay asks for more model replies than the run got, it went another way
-(other data, image or analyst version) and stops with exit 1.`,
+(other data, image or analyst version) and stops with exit 1.
+
+With --data NEW (this month's file, same schema, new rows) the recorded
+analysis runs on NEW: the profile and distributions are computed again, the
+model's recorded replies are played back so the same code cells run on the
+new data, and each named answer is shown old → new (terminal, --json, the
+report's answer box, run.json "rerun"). The recorded answers were given for
+the old data: a new value is the value at the place the old one showed in the
+same cell's output, and where there is no such place the report says so. A
+schema difference (columns added or removed, a dtype changed) is stated first.
+A recorded cell that fails on NEW (a column gone, a type changed) is never
+repaired silently: the replay stops there, names the cell, the exception and
+the likely cause, writes what it has, and exits 1. With --model M, the model M
+is asked to go on from that cell instead: the conversation up to it is the
+recorded one, the real error its feedback; run.json records which cells were
+replayed and which are the model's.`,
 		Example: `  analyst replay out/sales.run.json
-  analyst replay --out again out/`,
+  analyst replay --out again out/
+  analyst replay --data sales-2024-12.csv --out december out/sales.run.json
+  analyst replay --data renamed.csv --model ollama:qwen2.5-coder:7b out/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("replay takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
@@ -48,11 +71,17 @@ replay asks for more model replies than the run got, it went another way
 	}
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", "replay", "output folder (not the run's own)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
+	c.Flags().StringVar(&opts.Data, "data", "", "new data of the same schema to run the recorded analysis on (default: the run's own)")
+	c.Flags().StringVar(&opts.Model, "model", "", "with --data: the model that goes on from the first recorded cell that fails on the new data, provider:name (default: none; the replay stops there)")
 	addKernelFlags(c)
+	addModelFlags(c)
 	return c
 }
 
 func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
+	if opts.Model != "" && opts.Data == "" {
+		return usageErrorf("--model re-asks a model from the first cell that fails on new data: it needs --data NEW")
+	}
 	run, setup, _, err := f.openRun(ctx, opts.Run, false)
 	if err != nil {
 		return err
@@ -69,12 +98,11 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		return err
 	}
 	img := setup.Image
-	versions := setup.versions()
 	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
 		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),
 		Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout,
-		AnalystVersion: Version, ImageID: img.Manifest.RecipeHash[:16], Versions: versions,
+		AnalystVersion: Version, ImageID: img.Manifest.RecipeHash[:16], Versions: setup.versions(),
 		Runtime: setup.Options.Runtime, KaTeXDir: report.KaTeXDirIn(img.RootFS),
 		Progress: progress.Event, RunTimeout: cfg.RunTimeout,
 	}
@@ -89,6 +117,12 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 			popts.ReflectRounds = -1 // none
 		}
 	}
+	if opts.Data != "" {
+		if err := replayOnData(&popts, run, opts, cfg); err != nil {
+			progress.Stop()
+			return err
+		}
+	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
 	if res != nil && res.Files.Report != "" {
@@ -97,10 +131,87 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	return runError(err)
 }
 
+// replayOnData makes popts a replay of run on opts.Data: the recorded
+// replies through an audit.Rerun, and the live model of --model.
+func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, cfg *Config) error {
+	in, err := pipeline.CheckInput(opts.Data)
+	if err != nil {
+		return runError(err)
+	}
+	popts.Data, popts.Input = opts.Data, in
+	if in.SHA256 == run.Record.Data.SHA256 {
+		return nil // the run's own data: a plain replay
+	}
+	var live llm.Client
+	if opts.Model != "" {
+		if live, err = llm.New(opts.Model, cfg.ModelOptions()); err != nil {
+			return usageErrorf("--model: %v", err)
+		}
+	}
+	rerun, err := audit.NewRerun(run, audit.RecordData{Name: in.Name, Path: in.Path, SHA256: in.SHA256, Bytes: in.Bytes}, live, opts.Model)
+	if err != nil {
+		return withCode(ExitFailure, err)
+	}
+	popts.Rerun = rerun
+	if popts.Model != nil {
+		popts.Model = audit.NewRecorder(rerun.Client())
+	}
+	return nil
+}
+
 func mustAbs(p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {
 		return p
 	}
 	return a
+}
+
+// rerunValues are question q's values old → new in a replay on new data,
+// or nil.
+func rerunValues(res *pipeline.Result, q int) []audit.ValueChange {
+	if res.Manifest == nil || res.Manifest.Rerun == nil {
+		return nil
+	}
+	for _, a := range res.Manifest.Rerun.Answers {
+		if a.Question == q {
+			return a.Values
+		}
+	}
+	return nil
+}
+
+func printValueChanges(f *Factory, changes []audit.ValueChange) {
+	for _, c := range changes {
+		if c.Located {
+			fmt.Fprintf(f.IO.Out, "  %s = %s → %s\n", c.Name, c.Old, c.New)
+		} else {
+			fmt.Fprintf(f.IO.Out, "  %s = %s → not found on the new data: %s\n", c.Name, c.Old, c.Why)
+		}
+	}
+}
+
+// printRerun states what a replay on new data replayed, on what, with
+// which schema changes, before the answers.
+func printRerun(f *Factory, res *pipeline.Result) {
+	if res.Manifest == nil || res.Manifest.Rerun == nil {
+		return
+	}
+	rr := res.Manifest.Rerun
+	out := f.IO.Out
+	fmt.Fprintf(out, "replayed: %s (data %s) on %s\n", rr.From, rr.RecordedData.Name, rr.Data.Name)
+	if len(rr.Schema) == 0 {
+		fmt.Fprintln(out, "schema:   the recorded columns and types")
+	}
+	for _, c := range rr.Schema {
+		fmt.Fprintf(out, "schema:   %s\n", c)
+	}
+	if fl := rr.Failure; fl != nil {
+		fmt.Fprintf(out, "failed:   %s, model cell %d (turn %d): %s\n", fl.Phase, fl.Cell, fl.Turn, fl.Exception)
+		fmt.Fprintf(out, "cause:    %s\n", fl.Cause)
+		if rr.Model != "" {
+			fmt.Fprintf(out, "model:    %s went on from there (%d replies replayed, %d new)\n", rr.Model, rr.ReplayedReplies, rr.ModelReplies)
+		}
+	}
+	fmt.Fprintln(out, "answers:  recorded for the old data; new values are read at the same place of the same cell's output")
 }

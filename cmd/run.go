@@ -252,6 +252,8 @@ type answerJSON struct {
 	Reason     string             `json:"reason,omitempty"` // why there is no answer
 	Revised    bool               `json:"revised,omitempty"`
 	Unverified bool               `json:"unverified,omitempty"`
+	// OldNew are the named values old → new of a replay on new data.
+	OldNew []audit.ValueChange `json:"old_new,omitempty"`
 }
 
 func answerStatus(a *agent.Answer) string {
@@ -267,17 +269,22 @@ func answerStatus(a *agent.Answer) string {
 func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 	if asJSON {
 		answers := []answerJSON{}
-		for _, a := range res.Answers {
+		for i, a := range res.Answers {
 			answers = append(answers, answerJSON{Question: a.Question, Status: answerStatus(a), Values: a.Values, Summary: a.Summary,
-				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified})
+				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified, OldNew: rerunValues(res, i+1)})
 		}
-		_ = json.NewEncoder(f.IO.Out).Encode(map[string]any{
+		result := map[string]any{
 			"type": "result", "report": res.Files.Report, "notebook": res.Files.Notebook,
 			"manifest": res.Files.Manifest, "charts": res.Files.Charts, "failure": res.Failure, "answers": answers,
-		})
+		}
+		if res.Manifest != nil && res.Manifest.Rerun != nil {
+			result["rerun"] = res.Manifest.Rerun
+		}
+		_ = json.NewEncoder(f.IO.Out).Encode(result)
 		return
 	}
-	printAnswers(f, res.Answers)
+	printRerun(f, res)
+	printAnswers(f, res)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)
 	fmt.Fprintf(f.IO.Out, "notebook: %s\n", res.Files.Notebook)
 	fmt.Fprintf(f.IO.Out, "manifest: %s\n", res.Files.Manifest)
@@ -309,7 +316,7 @@ func modelMessage(err error) error {
 // printAnswers shows each question's outcome: status, named values and
 // narrative (values named inline in bold on a terminal), or why there is
 // no answer.
-func printAnswers(f *Factory, answers []*agent.Answer) {
+func printAnswers(f *Factory, res *pipeline.Result) {
 	bold := func(s string) string { return strings.ReplaceAll(s, "**", "") }
 	if f.IO.IsStdoutTTY() {
 		bold = func(s string) string {
@@ -320,16 +327,23 @@ func printAnswers(f *Factory, answers []*agent.Answer) {
 			return strings.Join(parts, "")
 		}
 	}
-	for i, a := range answers {
+	for i, a := range res.Answers {
 		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", pipeline.StageQuestion(i+1), answerStatus(a), a.Question)
 		if !a.Answered {
 			fmt.Fprintf(f.IO.Out, "  reason: %s\n", a.Stop)
 			continue
 		}
-		for _, v := range a.Values {
-			fmt.Fprintf(f.IO.Out, "  %s = %s\n", v.Name, v.Value)
+		if changes := rerunValues(res, i+1); changes != nil {
+			printValueChanges(f, changes)
+		} else {
+			for _, v := range a.Values {
+				fmt.Fprintf(f.IO.Out, "  %s = %s\n", v.Name, v.Value)
+			}
 		}
 		if s := a.SummaryMarkdown(); s != "" {
+			if rerunValues(res, i+1) != nil && res.Manifest.Rerun.Model == "" {
+				s = "(the model's summary, written for the old data) " + s
+			}
 			fmt.Fprintf(f.IO.Out, "  %s\n", strings.ReplaceAll(bold(s), "\n", "\n  "))
 		}
 		if a.Unverified {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"time"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -35,6 +36,29 @@ type ManifestOccasion struct {
 	Started    time.Time          `json:"started"`
 	DurationMS float64            `json:"duration_ms"`
 	StagesMS   map[string]float64 `json:"stages_ms"`
+	// ModelCalls are the times of each model call, in the order of
+	// questions[].calls, named by phase and turn as those are.
+	ModelCalls []ModelCallTime `json:"model_calls,omitempty"`
+}
+
+// ModelCallTime is the time one model call took (agent.ModelCall's
+// DurationMS and OverheadMS).
+type ModelCallTime struct {
+	Phase      string  `json:"phase"`
+	Turn       int     `json:"turn"`
+	DurationMS float64 `json:"duration_ms"`
+	OverheadMS float64 `json:"overhead_ms"`
+}
+
+// modelCallTimes are the times of the answers' model calls, in order.
+func modelCallTimes(answers []*agent.Answer) []ModelCallTime {
+	var out []ModelCallTime
+	for _, a := range answers {
+		for _, c := range a.Calls {
+			out = append(out, ModelCallTime{Phase: c.Phase, Turn: c.Turn, DurationMS: c.DurationMS, OverheadMS: c.OverheadMS})
+		}
+	}
+	return out
 }
 
 // timeless is the stages without their durations, for the report, which

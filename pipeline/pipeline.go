@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
@@ -74,6 +75,11 @@ type Options struct {
 	Seed int
 	// RunTimeout bounds the whole run; 0: none.
 	RunTimeout time.Duration
+	// Rerun, if set, makes the run a replay of a recorded run on new data
+	// (analyst replay --data): Model is then Rerun.Client() (recording), the
+	// schema changes are stated after the profile, and each named value is
+	// shown old → new.
+	Rerun *audit.Rerun
 	// ModelRetries, if set, says how many model requests were retries so
 	// far (the client retries 429, 5xx and dropped connections by itself);
 	// shown on the progress line and counted in run.json.
@@ -282,6 +288,8 @@ type runner struct {
 	answers   []*agent.Answer
 	tokens    int
 	agent     *agent.Agent
+
+	rerunValues map[int][]audit.ValueChange // by question, from 1
 }
 
 func (r *runner) retries() int {
@@ -360,6 +368,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if r.profile == nil {
 		return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+	}
+	if r.opts.Rerun != nil {
+		r.compareSchema()
 	}
 	for _, st := range []eda.Stage{eda.Distributions(r.profile, r.opts.EDA), eda.Visualization(r.profile, r.opts.EDA)} {
 		if err := r.runStage(ctx, st); err != nil {
@@ -491,6 +502,9 @@ type Manifest struct {
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel  `json:"model,omitempty"`
 	Questions []*agent.Answer `json:"questions,omitempty"`
+	// Rerun is there for a replay on new data: the recorded run, the
+	// schema changes, each model cell's source, the named values old → new.
+	Rerun *audit.RerunRecord `json:"rerun,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -541,6 +555,10 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
+	m.Occasion.ModelCalls = modelCallTimes(r.answers)
+	if r.opts.Rerun != nil {
+		m.Rerun = r.opts.Rerun.Record()
+	}
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -556,7 +574,7 @@ func (r *runner) write(res *Result) error {
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
-		Answer:   answerMarkdown(r.opts.Questions, r.answers),
+		Answer:   r.rerunMarkdown() + answerMarkdown(r.opts.Questions, r.answers, r.rerunValues),
 		Notebook: r.nb,
 		Profile:  r.profile,
 		KaTeXDir: r.opts.KaTeXDir,

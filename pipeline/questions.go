@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
@@ -78,7 +79,7 @@ func (r *runner) ask(ctx context.Context) error {
 		return nil
 	}
 	ag := &agent.Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, Columns: r.profile.ColumnNames(),
+		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(), Columns: r.profile.ColumnNames(),
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
 		OnTurn: func(e agent.TurnEvent) {
 			if e.Notice != "" {
@@ -108,7 +109,7 @@ func (r *runner) ask(ctx context.Context) error {
 			ans = a
 			r.answers = append(r.answers, a)
 			r.addSteps(phase, a)
-			r.nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
+			r.nb.AddMarkdown(r.answerBlock(i+1, a), report.StageTag(phase), "answer")
 			return stageStatus(a.Answered, err), err
 		})
 		if err != nil {
@@ -126,7 +127,7 @@ func (r *runner) ask(ctx context.Context) error {
 				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
 			}
 			if ans.Revised {
-				r.nb.AddMarkdown("Revised "+answerBlock(ans), report.StageTag(rphase), "answer")
+				r.nb.AddMarkdown("Revised "+r.answerBlock(i+1, ans), report.StageTag(rphase), "answer")
 			}
 			return stageStatus(true, err), err
 		})
@@ -231,8 +232,9 @@ func mdEscape(s string) string {
 }
 
 // answerMarkdown is the report's answer box: each question's named values,
-// narrative and reflection outcome.
-func answerMarkdown(questions []string, answers []*agent.Answer) string {
+// narrative and reflection outcome. For a replay on new data, rerun holds
+// each question's values old → new (by question, from 1).
+func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][]audit.ValueChange) string {
 	if len(questions) == 0 {
 		return ""
 	}
@@ -250,8 +252,15 @@ func answerMarkdown(questions []string, answers []*agent.Answer) string {
 			b.WriteString("No answer: " + a.Stop + "\n\n")
 			continue
 		}
-		for _, v := range a.Values {
-			fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(v.Name), mdEscape(v.Value))
+		if changes, ok := rerun[i+1]; ok {
+			b.WriteString("Named values, old → new:\n\n")
+			for _, c := range changes {
+				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(c.Name), valueChangeText(c))
+			}
+		} else {
+			for _, v := range a.Values {
+				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(v.Name), mdEscape(v.Value))
+			}
 		}
 		if s := a.SummaryMarkdown(); s != "" {
 			b.WriteString("\n" + s + "\n")

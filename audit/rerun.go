@@ -1,0 +1,374 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/nbformat"
+)
+
+// Rerun is a recorded run replayed on new data (analyst replay --data).
+// The model's recorded replies are played back, so the same cells run, on
+// the new data. A cell that ran without error in the recording and fails
+// now is never repaired silently: the replay stops there with a
+// *CellFailure, or, given a live model (--model), hands the conversation to
+// it from that cell on, the real error being the model's feedback.
+//
+// A Rerun serves one pipeline run: Client and Executor go into it, Compare,
+// Relocate and Record are called by it.
+type Rerun struct {
+	run        *Run
+	oldNB      *nbformat.Notebook
+	oldProfile *eda.Profile
+	steps      []RecordStep // the recorded model cells, in order
+	replayer   *Replayer
+	live       llm.Client // nil: stop at the first failing cell
+	liveSpec   string
+	newData    RecordData
+
+	mu       sync.Mutex
+	schema   []SchemaChange
+	cells    []RerunCell
+	failure  *CellFailure
+	replayed int // replies played back
+	asked    int // replies the live model gave
+	answers  map[int][]ValueChange
+}
+
+// NewRerun prepares the replay of run on the data newData. live, if not
+// nil, is the model (named liveSpec) that takes over from the first cell
+// that fails on the new data.
+func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*Rerun, error) {
+	rec := run.Record
+	if rec.Replies == nil && len(rec.Questions) > 0 {
+		return nil, fmt.Errorf("%s records no model replies, so it cannot be replayed", run.Manifest)
+	}
+	nbPath := filepath.Join(run.Dir, rec.Outputs.Notebook)
+	nb, err := nbformat.ReadFile(nbPath)
+	if err != nil {
+		return nil, fmt.Errorf("reading the recorded run's notebook (for its schema and outputs): %w", err)
+	}
+	prof, err := notebookProfile(nb)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", nbPath, err)
+	}
+	r := &Rerun{run: run, oldNB: nb, oldProfile: prof, live: live, liveSpec: liveSpec, newData: newData,
+		answers: map[int][]ValueChange{}}
+	for _, q := range rec.Questions {
+		r.steps = append(r.steps, q.Steps...)
+	}
+	if rec.Replies != nil {
+		r.replayer = NewReplayer(rec.Replies)
+	}
+	return r, nil
+}
+
+// notebookProfile is the profile the profile cell of nb displayed.
+func notebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
+	for _, c := range nb.Cells {
+		if !c.HasTag(eda.ProfileTag) {
+			continue
+		}
+		for _, o := range c.Outputs {
+			if raw, ok := o.Data[eda.MimeProfile]; ok {
+				return eda.ParseProfile(raw)
+			}
+		}
+	}
+	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", eda.MimeProfile)
+}
+
+// RerunCell is one model cell of the replay: where its code came from and
+// how it ended on the new data and in the recording.
+type RerunCell struct {
+	Phase string `json:"phase"`
+	Turn  int    `json:"turn"`
+	// Source is "replayed" (the recorded reply's code) or "model" (the
+	// live model's, after the first failing cell; --model).
+	Source         string `json:"source"`
+	Status         string `json:"status"`
+	RecordedStatus string `json:"recorded_status,omitempty"`
+}
+
+// Cell sources.
+const (
+	SourceReplayed = "replayed"
+	SourceModel    = "model"
+)
+
+// CellFailure is a recorded model cell that ran without error on the
+// recorded data and fails on the new data.
+type CellFailure struct {
+	Phase     string `json:"phase"`
+	Turn      int    `json:"turn"`
+	Cell      int    `json:"cell"` // the model cell's place among the model cells, from 1
+	Code      string `json:"code"`
+	Exception string `json:"exception"` // "KeyError: 'revenue'"
+	// Cause is the likely cause, read from the schema changes.
+	Cause string `json:"cause"`
+	// Model is the model that was asked to go on from here (--model).
+	Model string `json:"model,omitempty"`
+}
+
+func (e *CellFailure) Error() string {
+	return fmt.Sprintf("%s, model cell %d (turn %d) fails on the new data: %s (it ran without error on the recorded data). Likely cause: %s. "+
+		"The recorded code is not repaired; to have a model repair it from this cell, replay with --model MODEL",
+		e.Phase, e.Cell, e.Turn, e.Exception, e.Cause)
+}
+
+// Client is the model client of the replay: the recorded replies, then,
+// after the first failing cell, the live model if there is one.
+func (r *Rerun) Client() llm.Client { return rerunClient{r} }
+
+type rerunClient struct{ r *Rerun }
+
+func (c rerunClient) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	r := c.r
+	r.mu.Lock()
+	live := r.failure != nil && r.live != nil
+	if live {
+		r.asked++
+	} else {
+		r.replayed++
+	}
+	r.mu.Unlock()
+	if live {
+		return r.live.Chat(ctx, req, onDelta)
+	}
+	if r.replayer == nil {
+		return nil, fmt.Errorf("%w: the recorded run asked no model", ErrReplayDiverged)
+	}
+	return r.replayer.Chat(ctx, req, onDelta)
+}
+
+// Model is the recorded model: the agent keeps the recorded run's mode.
+func (c rerunClient) Model(ctx context.Context) (*llm.ModelInfo, error) {
+	if c.r.replayer == nil {
+		return nil, fmt.Errorf("the recorded run asked no model")
+	}
+	return c.r.replayer.Model(ctx)
+}
+
+// Executor runs the model's cells in k and compares each with the
+// recorded one.
+func (r *Rerun) Executor(k agent.Executor) agent.Executor { return &rerunExecutor{r: r, k: k} }
+
+type rerunExecutor struct {
+	r *Rerun
+	k agent.Executor
+}
+
+func (e *rerunExecutor) Execute(ctx context.Context, code string, opts kernel.ExecOptions) (*kernel.Execution, error) {
+	ex, err := e.k.Execute(ctx, code, opts)
+	if ex == nil || err != nil {
+		return ex, err
+	}
+	return ex, e.r.ran(code, ex)
+}
+
+// ran takes the outcome of the next model cell.
+func (r *Rerun) ran(code string, ex *kernel.Execution) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := len(r.cells)
+	if r.failure != nil { // the live model's cells
+		r.cells = append(r.cells, RerunCell{Source: SourceModel, Status: string(ex.Status)})
+		return nil
+	}
+	if i >= len(r.steps) || r.steps[i].Code != code {
+		r.cells = append(r.cells, RerunCell{Source: SourceReplayed, Status: string(ex.Status)})
+		return fmt.Errorf("%w: model cell %d is not the one recorded", ErrReplayDiverged, i+1)
+	}
+	st := r.steps[i]
+	r.cells = append(r.cells, RerunCell{Phase: st.Phase, Turn: st.Turn, Source: SourceReplayed, Status: string(ex.Status), RecordedStatus: st.Status})
+	if st.Status != string(kernel.StatusOK) || ex.Status == kernel.StatusOK {
+		return nil
+	}
+	f := &CellFailure{Phase: st.Phase, Turn: st.Turn, Cell: i + 1, Code: code, Exception: string(ex.Status)}
+	if ex.Error != nil {
+		f.Exception = ex.Error.Name + ": " + ex.Error.Value
+	} else if ex.Cause != "" {
+		f.Exception += ": " + ex.Cause
+	}
+	f.Cause = likelyCause(f.Exception, code, r.schema)
+	r.failure = f
+	if r.live != nil {
+		f.Model = r.liveSpec
+		return nil // the live model hears of the error and goes on
+	}
+	return f
+}
+
+// Failure is the first recorded cell that failed on the new data, or nil.
+func (r *Rerun) Failure() *CellFailure {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failure
+}
+
+// SchemaChange is a difference between the recorded data's columns and the
+// new data's: a column added or removed, or its dtype changed.
+type SchemaChange struct {
+	Column string `json:"column"`
+	Change string `json:"change"` // added, removed, dtype
+	Old    string `json:"old,omitempty"`
+	New    string `json:"new,omitempty"`
+}
+
+func (c SchemaChange) String() string {
+	switch c.Change {
+	case "added":
+		return fmt.Sprintf("column %q added (%s)", c.Column, c.New)
+	case "removed":
+		return fmt.Sprintf("column %q removed (was %s)", c.Column, c.Old)
+	}
+	return fmt.Sprintf("column %q changed type: %s → %s", c.Column, c.Old, c.New)
+}
+
+// Compare takes the new data's profile: the schema changes from the
+// recorded data's, in the recorded column order then the new columns'.
+func (r *Rerun) Compare(p *eda.Profile) []SchemaChange {
+	changes := SchemaDiff(r.oldProfile, p)
+	r.mu.Lock()
+	r.schema = changes
+	r.mu.Unlock()
+	return changes
+}
+
+// SchemaDiff lists the columns removed, changed in dtype and added from old
+// to new.
+func SchemaDiff(old, new *eda.Profile) []SchemaChange {
+	newCols := map[string]string{}
+	for _, c := range new.ColumnInfo {
+		newCols[c.Name] = c.Dtype
+	}
+	oldCols := map[string]bool{}
+	var out []SchemaChange
+	for _, c := range old.ColumnInfo {
+		oldCols[c.Name] = true
+		d, ok := newCols[c.Name]
+		switch {
+		case !ok:
+			out = append(out, SchemaChange{Column: c.Name, Change: "removed", Old: c.Dtype})
+		case d != c.Dtype:
+			out = append(out, SchemaChange{Column: c.Name, Change: "dtype", Old: c.Dtype, New: d})
+		}
+	}
+	for _, c := range new.ColumnInfo {
+		if !oldCols[c.Name] {
+			out = append(out, SchemaChange{Column: c.Name, Change: "added", New: c.Dtype})
+		}
+	}
+	return out
+}
+
+// likelyCause reads the cause of a failure from the schema changes: a
+// removed column the error or the code names, else a column of changed
+// type the code names.
+func likelyCause(exception, code string, schema []SchemaChange) string {
+	var added []string
+	for _, c := range schema {
+		if c.Change == "added" {
+			added = append(added, fmt.Sprintf("%q", c.Column))
+		}
+	}
+	for _, c := range schema {
+		if c.Change == "removed" && (mentions(exception, c.Column) || mentions(code, c.Column)) {
+			s := fmt.Sprintf("column %q is not in the new data (removed or renamed)", c.Column)
+			if len(added) > 0 {
+				s += "; new columns: " + strings.Join(added, ", ")
+			}
+			return s
+		}
+	}
+	for _, c := range schema {
+		if c.Change == "dtype" && mentions(code, c.Column) {
+			return fmt.Sprintf("column %q changed type from %s to %s", c.Column, c.Old, c.New)
+		}
+	}
+	if len(schema) > 0 {
+		var all []string
+		for _, c := range schema {
+			all = append(all, c.String())
+		}
+		return "the new data's schema differs (" + strings.Join(all, "; ") + ")"
+	}
+	return "the new data's values (its columns and types are the recorded ones)"
+}
+
+// mentions says whether text names column as a quoted string or an
+// attribute.
+func mentions(text, column string) bool {
+	for _, f := range []string{"'%s'", `"%s"`, ".%s"} {
+		if strings.Contains(text, fmt.Sprintf(f, column)) {
+			return true
+		}
+	}
+	return false
+}
+
+// RerunRecord is what run.json records under "rerun" for a replay on new
+// data.
+type RerunRecord struct {
+	// From is the recorded run's run.json; RecordedData its data.
+	From         string         `json:"from"`
+	RecordedData RecordData     `json:"recorded_data"`
+	Data         RecordData     `json:"data"`
+	Schema       []SchemaChange `json:"schema_changes"`
+	// Cells are the model cells, in order, with where their code came from.
+	Cells   []RerunCell  `json:"cells"`
+	Failure *CellFailure `json:"failure,omitempty"`
+	// Model is the live model that took over at Failure (--model).
+	Model           string `json:"model,omitempty"`
+	ReplayedReplies int    `json:"replayed_replies"`
+	ModelReplies    int    `json:"model_replies"`
+	// Answers are the named values of each question, old → new.
+	Answers []RerunAnswer `json:"answers,omitempty"`
+	// Method says how the new values were found (ValueMethod).
+	Method string `json:"method"`
+}
+
+// RerunAnswer is a question's named values, as recorded (old) and as found
+// in the new outputs (new).
+type RerunAnswer struct {
+	Question int           `json:"question"` // from 1
+	Values   []ValueChange `json:"values"`
+}
+
+// Record is the "rerun" section of the replay's run.json.
+func (r *Rerun) Record() *RerunRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec := &RerunRecord{From: r.run.Manifest, RecordedData: r.run.Record.Data, Data: r.newData, Schema: r.schema,
+		Cells: append([]RerunCell{}, r.cells...), Failure: r.failure, ReplayedReplies: r.replayed, ModelReplies: r.asked,
+		Method: ValueMethod}
+	if rec.Schema == nil {
+		rec.Schema = []SchemaChange{}
+	}
+	if r.failure != nil && r.live != nil {
+		rec.Model = r.liveSpec
+	}
+	for q := 1; q <= len(r.answers)+len(r.run.Record.Questions); q++ {
+		if vs, ok := r.answers[q]; ok {
+			rec.Answers = append(rec.Answers, RerunAnswer{Question: q, Values: vs})
+		}
+	}
+	return rec
+}
+
+// Live says whether a live model took over (--model) at a failing cell.
+func (r *Rerun) Live() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failure != nil && r.live != nil
+}
+
+// Recorded is the recorded run.
+func (r *Rerun) Recorded() *Run { return r.run }

@@ -1,0 +1,93 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// modelNotebook is a notebook with one model cell of question-1 per output
+// text (an empty text: a cell that failed).
+func modelNotebook(texts ...string) *nbformat.Notebook {
+	nb := nbformat.New()
+	nb.AddMarkdown("# intro")
+	for i, text := range texts {
+		outs := []nbformat.Output{nbformat.Stream("stdout", text)}
+		if text == "" {
+			outs = []nbformat.Output{nbformat.Error("KeyError", "'revenue'", nil)}
+		}
+		nb.AddCode("x", outs, i+1, report.StageTag("question-1"), tagModel, "turn-1")
+	}
+	return nb
+}
+
+func TestRelocate(t *testing.T) {
+	phases := map[string]bool{report.StageTag("question-1"): true}
+	tests := []struct {
+		name     string
+		old, new []string
+		value    string
+		want     string // "" when not located
+		why      string
+	}{
+		{"top of a sorted table", []string{"region\nEast    40\nWest    20\n"}, []string{"region\nWest    70\nEast    40\n"}, "East", "West", ""},
+		{"a number as printed", []string{"total 90\n"}, []string{"total 140\n"}, "90", "140", ""},
+		{"rounded as recorded", []string{"mean    12.3456\n"}, []string{"mean    13.98761\n"}, "12.35", "13.99", ""},
+		{"the last cell that shows it", []string{"East first\n", "answer: East\n"}, []string{"East first\n", "answer: West\n"}, "East", "West", ""},
+		{"two words", []string{"city: New York\n"}, []string{"city: San Diego\n"}, "New York", "San Diego", ""},
+		{"text where a number was", []string{"total 90\n"}, []string{"total n/a\n"}, "90", "", "not the same kind"},
+		{"a shorter output", []string{"a b c 7\n"}, []string{"a b\n"}, "7", "", "shorter on the new data"},
+		{"the cell failed", []string{"total 90\n"}, []string{""}, "90", "", "failed on the new data"},
+		{"the replay stopped before it", []string{"ok\n", "total 90\n"}, []string{"ok\n"}, "90", "", "stopped before"},
+		{"not shown anywhere", []string{"total 90\n"}, []string{"total 91\n"}, "42", "", "shows in no output"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := relocate(agent.NamedValue{Name: "v", Value: tt.value}, modelCells(modelNotebook(tt.old...)), modelCells(modelNotebook(tt.new...)), phases)
+			if got.Old != tt.value || got.Located != (tt.want != "") || got.New != tt.want || !strings.Contains(got.Why, tt.why) {
+				t.Errorf("got %+v, want new %q (why %q)", got, tt.want, tt.why)
+			}
+			if got.Located && !strings.HasPrefix(got.Where, "cell ") {
+				t.Errorf("where: %q", got.Where)
+			}
+		})
+	}
+}
+
+func TestSchemaDiffAndLikelyCause(t *testing.T) {
+	prof := func(cols ...string) *eda.Profile {
+		p := &eda.Profile{}
+		for _, c := range cols {
+			name, dtype, _ := strings.Cut(c, ":")
+			p.ColumnInfo = append(p.ColumnInfo, eda.Column{Name: name, Dtype: dtype})
+		}
+		return p
+	}
+	diff := SchemaDiff(prof("date:datetime64[ns]", "region:object", "revenue:int64", "units:int64"),
+		prof("date:datetime64[ns]", "region:object", "units:object", "amount:int64"))
+	var got []string
+	for _, c := range diff {
+		got = append(got, c.String())
+	}
+	want := `column "revenue" removed (was int64); column "units" changed type: int64 → object; column "amount" added (int64)`
+	if strings.Join(got, "; ") != want {
+		t.Errorf("diff: %s", strings.Join(got, "; "))
+	}
+	causes := []struct{ exception, code, want string }{
+		{"KeyError: 'revenue'", `df["revenue"].sum()`, `column "revenue" is not in the new data (removed or renamed); new columns: "amount"`},
+		{"TypeError: unsupported operand", `df["units"] * 2`, `column "units" changed type from int64 to object`},
+		{"ValueError: x", `df.region.head()`, `the new data's schema differs`},
+	}
+	for _, c := range causes {
+		if got := likelyCause(c.exception, c.code, diff); !strings.HasPrefix(got, c.want) {
+			t.Errorf("likelyCause(%q, %q) = %q, want %q…", c.exception, c.code, got, c.want)
+		}
+	}
+	if got := likelyCause("ValueError: x", "y", nil); !strings.Contains(got, "columns and types are the recorded ones") {
+		t.Errorf("no schema change: %q", got)
+	}
+}

@@ -1,0 +1,151 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// A replay on new data (Options.Rerun) runs the recorded model code on
+// other data: the schema changes are stated once the profile is known, the
+// model's cells run through the Rerun's executor (which stops at a cell
+// that fails on the new data), and each named value is shown old → new.
+
+// compareSchema states the schema changes of a replay on new data, on the
+// progress display and in the notebook, before any model cell runs.
+func (r *runner) compareSchema() {
+	changes := r.opts.Rerun.Compare(r.profile)
+	for _, c := range changes {
+		r.emit(Event{Type: "notice", Stage: StageProfile, Message: "schema changed since the recorded run: " + c.String()})
+	}
+	if len(changes) == 0 {
+		r.emit(Event{Type: "notice", Stage: StageProfile, Message: "schema: the columns and types of the recorded run"})
+	}
+	r.nb.AddMarkdown(rerunIntro(r.opts.Rerun.Recorded(), changes), report.TagNotebookOnly)
+}
+
+func rerunIntro(run *audit.Run, changes []audit.SchemaChange) string {
+	var b strings.Builder
+	d := run.Record.Data
+	fmt.Fprintf(&b, "**Replay on new data.** The model code below is the code recorded in `%s` for `%s` (sha256 `%s`), replayed as it was: "+
+		"the model was not asked again unless a cell says otherwise. ", run.Manifest, d.Name, short(d.SHA256))
+	if len(changes) == 0 {
+		b.WriteString("The new data has the recorded data's columns and types.")
+		return b.String()
+	}
+	b.WriteString("Schema changes from the recorded data:\n\n")
+	for _, c := range changes {
+		b.WriteString("- " + mdEscape(c.String()) + "\n")
+	}
+	return b.String()
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// executor is what the model's cells run in.
+func (r *runner) executor() agent.Executor {
+	if r.opts.Rerun != nil {
+		return r.opts.Rerun.Executor(r.k)
+	}
+	return r.k
+}
+
+// answerBlock is the notebook's answer cell; on new data, with each value
+// old → new.
+func (r *runner) answerBlock(q int, a *agent.Answer) string {
+	if r.opts.Rerun == nil || !a.Answered {
+		return answerBlock(a)
+	}
+	changes := r.relocate(q, a)
+	var b strings.Builder
+	b.WriteString("**Answer**, " + r.rerunAnswerNote() + "\n\n")
+	for _, c := range changes {
+		fmt.Fprintf(&b, "- `@%s`: %s\n", c.Name, valueChangeText(c))
+	}
+	if s := a.SummaryMarkdown(); s != "" {
+		b.WriteString("\n" + r.narrativeNote() + s + "\n")
+	}
+	return b.String()
+}
+
+// relocate finds the new values of question q's answer and keeps them.
+func (r *runner) relocate(q int, a *agent.Answer) []audit.ValueChange {
+	changes := r.opts.Rerun.Relocate(q, a.Values, r.nb)
+	if r.rerunValues == nil {
+		r.rerunValues = map[int][]audit.ValueChange{}
+	}
+	r.rerunValues[q] = changes
+	return changes
+}
+
+func (r *runner) rerunAnswerNote() string {
+	if r.opts.Rerun.Live() {
+		return "recorded for the old data (old), and on the new data (new) as the model that took over answered"
+	}
+	return "recorded for the old data (old → new: the new data's value at the place the old one showed in the same cell's output)"
+}
+
+func (r *runner) narrativeNote() string {
+	if r.opts.Rerun.Live() {
+		return "*The model's summary on the new data:* "
+	}
+	return "*The model's summary, written for the old data:* "
+}
+
+func valueChangeText(c audit.ValueChange) string {
+	old := mdEscape(c.Old)
+	if old == "" {
+		old = "(none)"
+	}
+	if !c.Located {
+		return old + " → not found on the new data: " + mdEscape(c.Why)
+	}
+	return old + " → **" + mdEscape(c.New) + "**"
+}
+
+// rerunMarkdown opens the report of a replay on new data: what was
+// replayed on what, the schema changes, the model cells whose outcome
+// changed, and where a live model took over.
+func (r *runner) rerunMarkdown() string {
+	if r.opts.Rerun == nil {
+		return ""
+	}
+	rec := r.opts.Rerun.Record()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Replay on new data** `%s` (sha256 `%s`) of the analysis recorded in `%s` on `%s` (sha256 `%s`): "+
+		"the recorded model code ran again as it was.\n\n", mdEscape(r.in.Name), short(r.in.SHA256), mdEscape(rec.From),
+		mdEscape(rec.RecordedData.Name), short(rec.RecordedData.SHA256))
+	if r.profile == nil {
+		b.WriteString("The schema could not be compared: the new data was not profiled.\n\n")
+	} else if len(rec.Schema) == 0 {
+		b.WriteString("**Schema:** the columns and types of the recorded data.\n\n")
+	} else {
+		b.WriteString("**Schema changes:**\n\n")
+		for _, c := range rec.Schema {
+			b.WriteString("- " + mdEscape(c.String()) + "\n")
+		}
+		b.WriteString("\n")
+	}
+	for i, c := range rec.Cells {
+		if c.RecordedStatus != "" && c.Status != c.RecordedStatus {
+			fmt.Fprintf(&b, "- Model cell %d (%s, turn %d): %s on the new data, %s in the recorded run.\n", i+1, c.Phase, c.Turn, c.Status, c.RecordedStatus)
+		}
+	}
+	if f := rec.Failure; f != nil {
+		fmt.Fprintf(&b, "\n**Model cell %d (%s, turn %d) fails on the new data:** `%s`. Likely cause: %s.", f.Cell, f.Phase, f.Turn, mdEscape(f.Exception), mdEscape(f.Cause))
+		if rec.Model != "" {
+			fmt.Fprintf(&b, " From there the model `%s` was asked again, with this error as feedback: %d replies replayed, %d new.\n\n", mdEscape(rec.Model), rec.ReplayedReplies, rec.ModelReplies)
+		} else {
+			b.WriteString(" The recorded code was not repaired; the replay stopped there.\n\n")
+		}
+	}
+	return b.String()
+}
