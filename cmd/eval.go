@@ -15,6 +15,7 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // EvalOptions are the inputs of `analyst eval SUITE`.
@@ -150,7 +151,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
 		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
-		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed,
+		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed, KaTeXDir: report.KaTeXDirIn(setup.Image.RootFS),
 		Progress: func(p evals.Progress) { printEvalProgress(f, p) }}
 	if n := len(evals.SelectCases(suite.Cases, opts.Filter, shard, opts.Limit)); n == 0 {
 		return usageErrorf("no case of %s is selected (check --filter, --shard and --limit)", opts.Suite)

@@ -1,6 +1,7 @@
 package evals_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/internal/dabenchdir"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // A slice of DABench over small tables: the first four answered right, the
@@ -98,6 +100,8 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 			t.Errorf("case %s: class %q, want %q", r.Case, r.Class, evals.ClassWrongValue)
 		}
 	}
+	checkCaseFiles(t, out, results)
+
 	// The responses file, rescored as the official scorer does, agrees.
 	dir, _ := dabenchdir.Find()
 	qs, _ := dabench.LoadQuestions(filepath.Join(dir, evals.DABenchQuestions))
@@ -133,6 +137,49 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 	}
 	if !sawConstraints || !sawRows {
 		t.Errorf("constraints and format sent: %v; the kernel's row count of unemployement_industry.csv (%d) sent back: %v", sawConstraints, rows, sawRows)
+	}
+}
+
+// checkCaseFiles checks each result's notebook and report: the kernel's
+// setup, load and profile cells, the model's cell with its output, and the
+// answer the model gave; and that report.html links to both.
+func checkCaseFiles(t *testing.T, out string, results []evals.Result) {
+	t.Helper()
+	for _, r := range results {
+		if r.Notebook != fmt.Sprintf("cases/ollama_scripted_1b/%s.ipynb", r.Case) || r.Report != fmt.Sprintf("cases/ollama_scripted_1b/%s.html", r.Case) {
+			t.Errorf("case %s: files %q and %q", r.Case, r.Notebook, r.Report)
+			continue
+		}
+		nb, err := nbformat.ReadFile(filepath.Join(out, r.Notebook))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages := map[string]bool{}
+		var model, answer bool
+		for _, c := range nb.Cells {
+			for _, tag := range c.Metadata.Tags {
+				stages[tag] = true
+			}
+			if c.HasTag("model") && c.Source == `print("ROWS", len(df))` && len(c.Outputs) == 1 && strings.HasPrefix(c.Outputs[0].Text, "ROWS ") {
+				model = true
+			}
+			if c.HasTag("answer") && strings.Contains(c.Source, "`@"+r.Answers[0].Name+"["+r.Answers[0].Got+"]`") {
+				answer = true
+			}
+		}
+		if !stages["stage:setup"] || !stages["stage:load"] || !stages["stage:profile"] || !model || !answer {
+			t.Errorf("case %s: notebook tags %v; the model's cell with its output: %v; the answer %s=%s: %v", r.Case, stages, model, r.Answers[0].Name, r.Answers[0].Got, answer)
+		}
+		page, err := os.ReadFile(filepath.Join(out, r.Report))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(page, []byte("Scored: "+r.Status)) || !bytes.Contains(page, []byte("ROWS ")) {
+			t.Errorf("case %s: the report shows no score %q or no output of the model's cell", r.Case, r.Status)
+		}
+	}
+	if n := linksResolve(t, out); n != 2*len(results) {
+		t.Errorf("report.html has %d links, want a notebook and a report for each of %d cases", n, len(results))
 	}
 }
 

@@ -556,7 +556,7 @@ func (r *runner) write(res *Result) error {
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
-		Answer:   answerMarkdown(r.opts.Questions, r.answers),
+		Answer:   AnswerMarkdown(r.opts.Questions, r.answers),
 		Notebook: r.nb,
 		Profile:  r.profile,
 		KaTeXDir: r.opts.KaTeXDir,

@@ -103,12 +103,10 @@ func (r *runner) ask(ctx context.Context) error {
 		phase := StageQuestion(i + 1)
 		var ans *agent.Answer
 		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
-			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
 			a, err := ag.Ask(ctx, phase, q)
 			ans = a
 			r.answers = append(r.answers, a)
-			r.addSteps(phase, a)
-			r.nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
+			AddQuestion(r.nb, phase, q, a)
 			return stageStatus(a.Answered, err), err
 		})
 		if err != nil {
@@ -121,13 +119,7 @@ func (r *runner) ask(ctx context.Context) error {
 		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
-			r.addSteps(rphase, ans)
-			for _, v := range ans.Verdicts[before:] {
-				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
-			}
-			if ans.Revised {
-				r.nb.AddMarkdown("Revised "+answerBlock(ans), report.StageTag(rphase), "answer")
-			}
+			AddReflection(r.nb, rphase, ans, before)
 			return stageStatus(true, err), err
 		})
 		if err != nil {
@@ -170,9 +162,30 @@ func (r *runner) modelStage(name, title string, body func() (string, error)) err
 	return err
 }
 
+// AddQuestion appends the cells of a question asked in phase: the
+// question, the model's code with its outputs, and the answer. analyst eval
+// writes its case notebooks with it too.
+func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer) {
+	nb.AddMarkdown("**Question:** "+question, report.StageTag(phase))
+	addSteps(nb, phase, a)
+	nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
+}
+
+// AddReflection appends the cells of the reflection phase on answer a: the
+// model's code, the verdicts from the before-th on, and a revised answer.
+func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int) {
+	addSteps(nb, phase, a)
+	for _, v := range a.Verdicts[before:] {
+		nb.AddMarkdown(verdictText(v), report.StageTag(phase), "reflection")
+	}
+	if a.Revised {
+		nb.AddMarkdown("Revised "+answerBlock(a), report.StageTag(phase), "answer")
+	}
+}
+
 // addSteps writes the cells of phase: the model's code with its outputs,
 // failed attempts tagged (the report collapses them).
-func (r *runner) addSteps(phase string, a *agent.Answer) {
+func addSteps(nb *nbformat.Notebook, phase string, a *agent.Answer) {
 	for _, s := range a.Steps {
 		if s.Phase != phase || s.Exec == nil {
 			continue
@@ -184,7 +197,7 @@ func (r *runner) addSteps(phase string, a *agent.Answer) {
 				tags = append(tags, s.Status)
 			}
 		}
-		r.nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+		nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
 	}
 }
 
@@ -230,9 +243,9 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
 }
 
-// answerMarkdown is the report's answer box: each question's named values,
+// AnswerMarkdown is the report's answer box: each question's named values,
 // narrative and reflection outcome.
-func answerMarkdown(questions []string, answers []*agent.Answer) string {
+func AnswerMarkdown(questions []string, answers []*agent.Answer) string {
 	if len(questions) == 0 {
 		return ""
 	}
