@@ -152,11 +152,14 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
 		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
 		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed, KaTeXDir: report.KaTeXDirIn(setup.Image.RootFS),
-		Progress: func(p evals.Progress) { printEvalProgress(f, p) }}
+	}
 	if n := len(evals.SelectCases(suite.Cases, opts.Filter, shard, opts.Limit)); n == 0 {
 		return usageErrorf("no case of %s is selected (check --filter, --shard and --limit)", opts.Suite)
 	}
+	prog := newEvalProgress(f, time.Now)
+	eo.Progress = prog.Update
 	sum, err := evals.Run(ctx, eo)
+	prog.Stop()
 	var stale *evals.StaleError
 	if errors.As(err, &stale) {
 		return usageErrorf("%v", err)
@@ -243,21 +246,6 @@ run before any model.`,
 	c.Flags().IntVarP(&jobs, "jobs", "j", 0, "cases in parallel (default: one per 2 cores and 2 GiB free)")
 	addKernelFlags(c)
 	return c
-}
-
-func printEvalProgress(f *Factory, p evals.Progress) {
-	r := p.Result
-	eta := ""
-	if run := p.Done - p.Skipped; run > 0 && p.Done < p.Total {
-		left := time.Duration(float64(p.Elapsed) / float64(run) * float64(p.Total-p.Done))
-		eta = ", ETA " + left.Round(time.Second).String()
-	}
-	detail := r.Status
-	if r.Class != "" {
-		detail += " (" + r.Class + ")"
-	}
-	fmt.Fprintf(f.IO.ErrOut, "[%d/%d] %s %s: %s; %d of %d run passed (%s), %d errors%s\n", p.Done, p.Total, r.Model, r.Case, detail,
-		p.Passed, p.Done-p.Skipped, pctOf(float64(p.Passed)/float64(max(p.Done-p.Skipped, 1))), p.Errors, eta)
 }
 
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {

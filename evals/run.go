@@ -40,13 +40,14 @@ type Options struct {
 	// KaTeXDir is inlined into each case's HTML report (report.Input);
 	// "": formulas as TeX source.
 	KaTeXDir string
-	// Progress, if set, hears of every case that ends.
+	// Progress, if set, hears of the run's start (Result nil), then of
+	// every case that ends.
 	Progress func(Progress)
 }
 
 // Progress is a case that ended, with the run's counts so far.
 type Progress struct {
-	Result  *Result
+	Result  *Result // nil at the start
 	Done    int
 	Total   int
 	Passed  int
@@ -262,6 +263,9 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 		writeErr error
 		prog     = Progress{Total: len(jobs) + skipped, Done: skipped, Skipped: skipped}
 	)
+	if o.Progress != nil {
+		o.Progress(prog)
+	}
 	queue := make(chan job)
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
