@@ -301,6 +301,26 @@ func readNoTimings(t *testing.T, p string) string {
 	return timings.ReplaceAllString(string(data), "T")
 }
 
+// InfiAgent's repository keeps the tables in da-dev-tables/: a clone of
+// its data folder is a suite as it is, with the same hash as tables/.
+func TestLoadDABenchFromInfiAgentsLayout(t *testing.T) {
+	dir := miniDABench(t, 3)
+	want, err := evals.LoadDABench(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "tables"), filepath.Join(dir, "da-dev-tables")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := evals.LoadDABench(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 3 || s.Cases[0].Dataset != filepath.Join(dir, "da-dev-tables", "t.csv") || s.Hash != want.Hash {
+		t.Errorf("%d cases, dataset %s, hash %s (tables/: %s)", len(s.Cases), s.Cases[0].Dataset, s.Hash, want.Hash)
+	}
+}
+
 func TestParseShard(t *testing.T) {
 	env := func(v string) func(string) string { return func(string) string { return v } }
 	for _, tt := range []struct {
