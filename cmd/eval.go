@@ -44,13 +44,18 @@ its own fresh kernel — score the answers, and write:
 
   OUT/results.jsonl          one line per case × model, appended as each case ends
   OUT/summary.json           the figures of each model
-  OUT/report.md              for a pull request comment or a CI step summary
-  OUT/report.html            the same, as one self-contained page
+  OUT/report.md              for a pull request comment or a CI step summary:
+                             scores with 95% intervals, by level and concept,
+                             failure classes, the cases not passed
+  OUT/report.html            the same, as one self-contained page, with a row
+                             per case linking to its notebook and report
+  OUT/cases/MODEL/CASE.ipynb each case's notebook (setup, load, profile, the
+  OUT/cases/MODEL/CASE.html  model's cells, its answer) and HTML report
   OUT/junit.xml              one test case per eval case
   OUT/responses/MODEL.jsonl  the answers as a DABench responses file
 
 SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
-da-dev-labels.jsonl and tables/): each question is sent with its constraints
+da-dev-labels.jsonl and tables/ or da-dev-tables/): each question is sent with its constraints
 and format, and scored exactly as DABench's official scorer does (ABQ, PSAQ,
 UASQ over the answered questions; "strict" figures also count unanswered
 ones as wrong). Or it is one of our YAML suites (a file, or a folder of
@@ -62,7 +67,10 @@ A rerun into the same OUT skips finished cases (--force redoes them,
 another suite version, model build, kernel image or seed are refused, never
 mixed. --shard i/n runs a stable share of the cases (i from
 $JOB_COMPLETION_INDEX with --shard n); 'analyst eval merge' joins the shards
-into one run.`,
+into one run.
+
+Progress goes to stderr: on a terminal one line redrawn in place (cases
+done, running score, errors, ETA); elsewhere a plain line per case.`,
 		Example: `  analyst eval evals/ --model ollama:qwen2.5-coder:7b --out eval-out
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --out eval-out
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --model openai:gpt-4o-mini -j 2 --limit 20
@@ -342,7 +350,8 @@ func newCmdEvalMerge(f *Factory) *cobra.Command {
 		Short: "Merge the output folders of sharded eval runs into one run",
 		Long: `Merge the results of 'analyst eval --shard i/n' runs into OUT, as if the
 suite had run unsharded: the same results.jsonl, summary.json, report.md,
-junit.xml and responses files (timings aside). Shards must come from the
+report.html, junit.xml and responses files (timings aside), and each case's
+notebook and report under cases/. Shards must come from the
 same suite version, kernel image, seed and model builds, and must not
 overlap.`,
 		Example: `  analyst eval merge --out eval-out shard-0 shard-1`,
