@@ -98,6 +98,10 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 		Run: report.RunInfo{DataName: rec.DataName, Stages: rec.Stages, Failure: r.Error, ImageID: r.ImageID,
 			Versions: rec.Versions, Model: rec.Model},
 	}
+	if !mayHaveMath(in) {
+		// KaTeX is 640 kB and 85 ms a page; most cases have no formula.
+		in.KaTeXDir = ""
+	}
 	p := filepath.Join(dir, filepath.FromSlash(htmlPath))
 	err := report.WriteFile(p, in)
 	if errors.Is(err, report.ErrKaTeX) {
@@ -109,6 +113,31 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 	}
 	r.Notebook, r.Report = nbPath, htmlPath
 	return nil
+}
+
+// mayHaveMath reports whether a report could show a formula: a math
+// delimiter in its answer, its markdown cells or its markdown and LaTeX
+// outputs.
+func mayHaveMath(in report.Input) bool {
+	texts := []string{in.Answer}
+	for _, c := range in.Notebook.Cells {
+		if c.CellType == nbformat.Markdown {
+			texts = append(texts, c.Source)
+		}
+		for _, o := range c.Outputs {
+			for _, mime := range []string{"text/markdown", "text/latex"} {
+				if _, ok := o.Data[mime]; ok {
+					return true
+				}
+			}
+		}
+	}
+	for _, t := range texts {
+		if strings.Contains(t, "$") || strings.Contains(t, `\(`) || strings.Contains(t, `\[`) {
+			return true
+		}
+	}
+	return false
 }
 
 // scoreMarkdown is how a result was scored: each expected answer against
