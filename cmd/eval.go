@@ -265,7 +265,8 @@ func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 			fmt.Fprintf(f.IO.Out, "  over %d repeats: pass@%d %s, pass^%d %s, %d flaky\n", m.Repeats, m.Repeats, pctOf(m.PassAtK), m.Repeats, pctOf(m.PassHatK), len(m.Flaky))
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "report:  %s\nresults: %s\n", filepath.Join(out, evals.ReportFile), filepath.Join(out, evals.ResultsFile))
+	fmt.Fprintf(f.IO.Out, "report:  %s (%s links to each case's notebook and report in %s)\nresults: %s\n", filepath.Join(out, evals.ReportFile),
+		evals.HTMLFile, filepath.Join(out, evals.CasesDir), filepath.Join(out, evals.ResultsFile))
 }
 
 func pctOf(x float64) string { return dabench.Percent(x) }
