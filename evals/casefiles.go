@@ -11,6 +11,7 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -83,6 +84,7 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 	nb := rec.Notebook
 	nb.Metadata.LanguageInfo.Version = rec.Versions["python"]
 	nb.SetProvenance("image", r.ImageID)
+	nb.SetProvenance("driver", kernel.DriverHash())
 	nb.SetProvenance("eval", map[string]any{"suite": r.Suite, "suite_hash": r.SuiteHash, "case": r.Case, "repeat": r.Repeat,
 		"model": r.Model, "model_digest": r.ModelDigest, "seed": r.Seed, "status": r.Status})
 	if err := nbformat.WriteFile(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
@@ -96,7 +98,7 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 		Profile:  rec.Profile,
 		KaTeXDir: katexDir,
 		Run: report.RunInfo{DataName: rec.DataName, Stages: rec.Stages, Failure: r.Error, ImageID: r.ImageID,
-			Versions: rec.Versions, Model: rec.Model},
+			DriverHash: kernel.DriverHash(), Versions: rec.Versions, Model: rec.Model},
 	}
 	if !mayHaveMath(in) {
 		// KaTeX is 640 kB and 85 ms a page; most cases have no formula.
