@@ -118,6 +118,11 @@ func TestRunScoresResumesAndRefusesStaleResults(t *testing.T) {
 	if len(f.calls) != 12 {
 		t.Errorf("the rerun must skip the 5 finished cases: %d calls in all", len(f.calls))
 	}
+	// The resumed run links to the case files of both runs: 11 cases with
+	// a notebook and a report, the model error without.
+	if n := linksResolve(t, out); n != 22 {
+		t.Errorf("report.html of the resumed run has %d links to case files, want 22", n)
+	}
 	m := sum.Models[0]
 	// Cases 0,2,4,6,8,10 right; 11 (id 33) is a model error with no response.
 	if m.Cases != 12 || m.Passed != 6 || m.Failed != 5 || m.Errors != 1 || m.Answered != 11 {
