@@ -18,6 +18,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // A slice of DABench over small tables: the first four answered right, the
@@ -76,7 +77,8 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 	solver.Kernel = kerneltest.Options(t)
 	out := t.TempDir()
 	sum, err := evals.Run(ctx, evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: out, Jobs: 2,
-		Timeout: 2 * time.Minute, Filter: append(append([]string{}, sliceRight...), sliceWrong...), ImageID: "test", Seed: 42})
+		Timeout: 2 * time.Minute, Filter: append(append([]string{}, sliceRight...), sliceWrong...), ImageID: "test", Seed: 42,
+		KaTeXDir: report.KaTeXDirIn(solver.Kernel.RootFS)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +178,10 @@ func checkCaseFiles(t *testing.T, out string, results []evals.Result) {
 		}
 		if !bytes.Contains(page, []byte("Scored: "+r.Status)) || !bytes.Contains(page, []byte("ROWS ")) {
 			t.Errorf("case %s: the report shows no score %q or no output of the model's cell", r.Case, r.Status)
+		}
+		// No formula in these cases: no KaTeX (640 kB) in their reports.
+		if bytes.Contains(page, []byte("renderMathInElement")) {
+			t.Errorf("case %s: the report inlines KaTeX (%d bytes) with no formula to show", r.Case, len(page))
 		}
 	}
 	if n := linksResolve(t, out); n != 2*len(results) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
@@ -135,12 +136,16 @@ func mayHaveMath(in report.Input) bool {
 		}
 	}
 	for _, t := range texts {
-		if strings.Contains(t, "$") || strings.Contains(t, `\(`) || strings.Contains(t, `\[`) {
+		t = codeSpans.ReplaceAllString(t, "") // `$ € £` in the load stage's notes is no formula
+		if strings.Count(t, "$") >= 2 || strings.Contains(t, `\(`) || strings.Contains(t, `\[`) {
 			return true
 		}
 	}
 	return false
 }
+
+// codeSpans are markdown's fenced blocks and inline code.
+var codeSpans = regexp.MustCompile("(?s)```.*?```|`[^`]*`")
 
 // scoreMarkdown is how a result was scored: each expected answer against
 // what the model said.

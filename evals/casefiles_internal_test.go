@@ -20,6 +20,7 @@ func TestCaseReportInlinesKaTeXOnlyForFormulas(t *testing.T) {
 		katex        bool
 	}{
 		{"plain", "The mean is 3.5.", false},
+		{"code", "Currency symbols (`$ € £`) are stripped; `df['$x']`.\n\n```\nprint('$', '$')\n```", false},
 		{"dollars", "The mean is $\\bar{x} = 3.5$.", true},
 		{"parens", "The mean is \\(\\bar{x}\\).", true},
 	} {
