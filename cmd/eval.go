@@ -15,6 +15,7 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // EvalOptions are the inputs of `analyst eval SUITE`.
@@ -43,13 +44,18 @@ its own fresh kernel — score the answers, and write:
 
   OUT/results.jsonl          one line per case × model, appended as each case ends
   OUT/summary.json           the figures of each model
-  OUT/report.md              for a pull request comment or a CI step summary
-  OUT/report.html            the same, as one self-contained page
+  OUT/report.md              for a pull request comment or a CI step summary:
+                             scores with 95% intervals, by level and concept,
+                             failure classes, the cases not passed
+  OUT/report.html            the same, as one self-contained page, with a row
+                             per case linking to its notebook and report
+  OUT/cases/MODEL/CASE.ipynb each case's notebook (setup, load, profile, the
+  OUT/cases/MODEL/CASE.html  model's cells, its answer) and HTML report
   OUT/junit.xml              one test case per eval case
   OUT/responses/MODEL.jsonl  the answers as a DABench responses file
 
 SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
-da-dev-labels.jsonl and tables/): each question is sent with its constraints
+da-dev-labels.jsonl and tables/ or da-dev-tables/): each question is sent with its constraints
 and format, and scored exactly as DABench's official scorer does (ABQ, PSAQ,
 UASQ over the answered questions; "strict" figures also count unanswered
 ones as wrong). Or it is one of our YAML suites (a file, or a folder of
@@ -61,7 +67,10 @@ A rerun into the same OUT skips finished cases (--force redoes them,
 another suite version, model build, kernel image or seed are refused, never
 mixed. --shard i/n runs a stable share of the cases (i from
 $JOB_COMPLETION_INDEX with --shard n); 'analyst eval merge' joins the shards
-into one run.`,
+into one run.
+
+Progress goes to stderr: on a terminal one line redrawn in place (cases
+done, running score, errors, ETA); elsewhere a plain line per case.`,
 		Example: `  analyst eval evals/ --model ollama:qwen2.5-coder:7b --out eval-out
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --out eval-out
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --model openai:gpt-4o-mini -j 2 --limit 20
@@ -150,12 +159,15 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
 		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
-		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed,
-		Progress: func(p evals.Progress) { printEvalProgress(f, p) }}
+		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed, KaTeXDir: report.KaTeXDirIn(setup.Image.RootFS),
+	}
 	if n := len(evals.SelectCases(suite.Cases, opts.Filter, shard, opts.Limit)); n == 0 {
 		return usageErrorf("no case of %s is selected (check --filter, --shard and --limit)", opts.Suite)
 	}
+	prog := newEvalProgress(f, time.Now)
+	eo.Progress = prog.Update
 	sum, err := evals.Run(ctx, eo)
+	prog.Stop()
 	var stale *evals.StaleError
 	if errors.As(err, &stale) {
 		return usageErrorf("%v", err)
@@ -244,21 +256,6 @@ run before any model.`,
 	return c
 }
 
-func printEvalProgress(f *Factory, p evals.Progress) {
-	r := p.Result
-	eta := ""
-	if run := p.Done - p.Skipped; run > 0 && p.Done < p.Total {
-		left := time.Duration(float64(p.Elapsed) / float64(run) * float64(p.Total-p.Done))
-		eta = ", ETA " + left.Round(time.Second).String()
-	}
-	detail := r.Status
-	if r.Class != "" {
-		detail += " (" + r.Class + ")"
-	}
-	fmt.Fprintf(f.IO.ErrOut, "[%d/%d] %s %s: %s; %d of %d run passed (%s), %d errors%s\n", p.Done, p.Total, r.Model, r.Case, detail,
-		p.Passed, p.Done-p.Skipped, pctOf(float64(p.Passed)/float64(max(p.Done-p.Skipped, 1))), p.Errors, eta)
-}
-
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 	for _, m := range s.Models {
 		fmt.Fprintf(f.IO.Out, "%s: %d cases, %d passed, %d failed, %d errors; score %s\n", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pctOf(m.Score))
@@ -268,7 +265,8 @@ func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 			fmt.Fprintf(f.IO.Out, "  over %d repeats: pass@%d %s, pass^%d %s, %d flaky\n", m.Repeats, m.Repeats, pctOf(m.PassAtK), m.Repeats, pctOf(m.PassHatK), len(m.Flaky))
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "report:  %s\nresults: %s\n", filepath.Join(out, evals.ReportFile), filepath.Join(out, evals.ResultsFile))
+	fmt.Fprintf(f.IO.Out, "report:  %s (%s links to each case's notebook and report in %s)\nresults: %s\n", filepath.Join(out, evals.ReportFile),
+		evals.HTMLFile, filepath.Join(out, evals.CasesDir), filepath.Join(out, evals.ResultsFile))
 }
 
 func pctOf(x float64) string { return dabench.Percent(x) }
@@ -353,7 +351,8 @@ func newCmdEvalMerge(f *Factory) *cobra.Command {
 		Short: "Merge the output folders of sharded eval runs into one run",
 		Long: `Merge the results of 'analyst eval --shard i/n' runs into OUT, as if the
 suite had run unsharded: the same results.jsonl, summary.json, report.md,
-junit.xml and responses files (timings aside). Shards must come from the
+report.html, junit.xml and responses files (timings aside), and each case's
+notebook and report under cases/. Shards must come from the
 same suite version, kernel image, seed and model builds, and must not
 overlap.`,
 		Example: `  analyst eval merge --out eval-out shard-0 shard-1`,

@@ -17,14 +17,12 @@ type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	enc     *json.Encoder
-	live    bool
+	live    *liveLine // nil unless stderr is a terminal
 	start   time.Time
 	stage   string
 	turn    int
 	tokens  int
 	retries int
-	stop    chan struct{}
-	done    chan struct{}
 }
 
 func newProgress(f *Factory, asJSON bool) *progress {
@@ -33,28 +31,66 @@ func newProgress(f *Factory, asJSON bool) *progress {
 	case asJSON:
 		p.enc = json.NewEncoder(f.IO.Out)
 	case f.IO.IsStderrTTY():
-		p.live = true
-		p.stop, p.done = make(chan struct{}), make(chan struct{})
-		go p.tick()
+		p.live = startLiveLine(&p.mu, p.w, p.status)
 	}
 	return p
 }
 
-// tick redraws the status line so the elapsed time moves while a cell or a
-// model call runs.
-func (p *progress) tick() {
-	defer close(p.done)
+// liveLine is a status line redrawn in place on a terminal, under the
+// permanent lines printed above it. A ticker redraws it so the clocks on it
+// move between events. Its owner's mutex guards the status and the writes.
+type liveLine struct {
+	mu     sync.Locker
+	w      io.Writer
+	status func() string // the line as it is now, "" for none; called with mu held
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func startLiveLine(mu sync.Locker, w io.Writer, status func() string) *liveLine {
+	l := &liveLine{mu: mu, w: w, status: status, stop: make(chan struct{}), done: make(chan struct{})}
+	go l.tick()
+	return l
+}
+
+func (l *liveLine) tick() {
+	defer close(l.done)
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.stop:
+		case <-l.stop:
 			return
 		case <-t.C:
-			p.mu.Lock()
-			p.redraw()
-			p.mu.Unlock()
+			l.mu.Lock()
+			l.redraw()
+			l.mu.Unlock()
 		}
+	}
+}
+
+// redraw writes the status line over the last one (mu held).
+func (l *liveLine) redraw() {
+	if s := l.status(); s != "" {
+		fmt.Fprintf(l.w, "\r\033[K%s", s)
+	}
+}
+
+// println prints a permanent line where the status line was (mu held); the
+// next redraw puts the status line back under it.
+func (l *liveLine) println(s string) {
+	fmt.Fprint(l.w, "\r\033[K")
+	fmt.Fprintln(l.w, s)
+}
+
+// close stops the ticker and clears the status line (mu not held).
+func (l *liveLine) close() {
+	close(l.stop)
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.status() != "" {
+		fmt.Fprint(l.w, "\r\033[K")
 	}
 }
 
@@ -69,12 +105,12 @@ func (p *progress) Event(e pipeline.Event) {
 	switch e.Type {
 	case "stage-start":
 		p.stage, p.turn = e.Stage, 0
-		if !p.live {
+		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
 		}
 	case "model-turn":
 		p.turn, p.tokens, p.retries = e.Turn, e.Tokens, e.Retries
-		if !p.live {
+		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far%s, %s\n", e.Stage, e.Turn, e.Tokens, retryText(e.Retries, ", "), p.elapsed())
 		}
 	case "notice":
@@ -89,41 +125,37 @@ func (p *progress) Event(e pipeline.Event) {
 			p.line(fmt.Sprintf("run finished in %s", e.Duration.Round(10*time.Millisecond)))
 		}
 	}
-	p.redraw()
+	if p.live != nil {
+		p.live.redraw()
+	}
 }
 
 func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(100 * time.Millisecond) }
 
 // line prints a permanent line (above the status line on a terminal).
 func (p *progress) line(s string) {
-	if p.live {
-		fmt.Fprint(p.w, "\r\033[K")
+	if p.live != nil {
+		p.live.println(s)
+		return
 	}
 	fmt.Fprintln(p.w, s)
 }
 
-func (p *progress) redraw() {
-	if !p.live || p.stage == "" {
-		return
+// status is the live line: stage, turn, tokens, elapsed ("" between stages).
+func (p *progress) status() string {
+	switch {
+	case p.stage == "":
+		return ""
+	case p.turn > 0:
+		return fmt.Sprintf("%s · turn %d · %d tokens%s · %s", p.stage, p.turn, p.tokens, retryText(p.retries, " · "), p.elapsed())
 	}
-	status := fmt.Sprintf("%s · %s", p.stage, p.elapsed())
-	if p.turn > 0 {
-		status = fmt.Sprintf("%s · turn %d · %d tokens%s · %s", p.stage, p.turn, p.tokens, retryText(p.retries, " · "), p.elapsed())
-	}
-	fmt.Fprintf(p.w, "\r\033[K%s", status)
+	return fmt.Sprintf("%s · %s", p.stage, p.elapsed())
 }
 
 // Stop ends the live line.
 func (p *progress) Stop() {
-	if !p.live {
-		return
-	}
-	close(p.stop)
-	<-p.done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stage != "" {
-		fmt.Fprint(p.w, "\r\033[K")
+	if p.live != nil {
+		p.live.close()
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // AgentSolver answers a case with the agent of `analyst run`, in a fresh
@@ -49,12 +51,14 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 
 // Solve implements Solver.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
-	a := &Attempt{}
+	a := &Attempt{Record: newCaseRecord(c)}
+	a.Record.Versions = s.Versions
 	k, profile, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
 	if err != nil {
 		return a, err
 	}
 	defer done()
+	a.Record.Profile = profile
 	name := filepath.Base(c.Dataset)
 	maxTurns := s.MaxTurns
 	if maxTurns <= 0 {
@@ -62,21 +66,25 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	}
 	// The same prompt and agent as analyst run: the budgets are stated and a
 	// KeyError names the closest real columns.
-	agent := &agent.Agent{
+	ag := &agent.Agent{
 		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
 		Columns: profile.ColumnNames(),
 		System: agent.SystemPrompt(agent.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
 			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision,
 			MaxTurns: maxTurns, MaxRepairs: agent.DefaultMaxRepairs, CellTimeout: s.CellTimeout}),
 	}
+	defer func() { a.Record.Model = s.reportModel(ag, a, maxTurns, c.Repeat) }()
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
 		phase := pipeline.StageQuestion(i + 1)
-		ans, err := agent.Ask(ctx, phase, q)
+		ans, err := ag.Ask(ctx, phase, q)
+		reflected, before := false, 0
 		if ans != nil && ans.Answered && s.ReflectRounds > 0 && err == nil {
-			err = agent.Reflect(ctx, pipeline.StageReflection(i+1), ans, s.ReflectRounds)
+			reflected, before = true, len(ans.Verdicts)
+			err = ag.Reflect(ctx, pipeline.StageReflection(i+1), ans, s.ReflectRounds)
 		}
 		if ans != nil {
+			a.Record.addQuestion(i+1, q, ans, reflected, before, questionStatus(ans, err))
 			a.add(ans)
 			if ans.Answered {
 				texts = append(texts, answerText(ans))
@@ -90,6 +98,28 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	}
 	a.Response = strings.Join(texts, "\n\n")
 	return a, nil
+}
+
+// questionStatus is a question stage's status in the case report.
+func questionStatus(a *agent.Answer, err error) string {
+	switch {
+	case err != nil:
+		return "error"
+	case !a.Answered:
+		return "no-answer"
+	}
+	return "ok"
+}
+
+// reportModel is the model as the case report's header shows it.
+func (s *AgentSolver) reportModel(ag *agent.Agent, a *Attempt, maxTurns, repeat int) *report.ModelInfo {
+	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
+	m := &report.ModelInfo{Name: s.Spec, Digest: s.Info.Digest, Mode: ag.Mode(), PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
+		Settings: []report.Setting{set("Seed", s.Seed+repeat), set("Max turns", maxTurns), set("Reflection rounds", s.ReflectRounds)}}
+	for _, ans := range a.Record.Answers {
+		m.Calls += len(ans.Calls)
+	}
+	return m
 }
 
 // caseKernel is how a case's kernel is started.
@@ -126,7 +156,8 @@ func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.
 	return k, profile, done, nil
 }
 
-// prepare runs the setup, load and profile stages and returns the profile.
+// prepare runs the setup, load and profile stages, recording their cells,
+// and returns the profile.
 func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *Attempt) (*eda.Profile, error) {
 	dataPath := kernel.DataMount + "/" + filepath.Base(c.Dataset)
 	var profile *eda.Profile
@@ -135,33 +166,57 @@ func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *At
 		stages = stages[:2]
 	}
 	for _, st := range stages {
-		for _, cell := range st.Cells {
-			if cell.Markdown {
-				continue
-			}
-			ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
-			if ex != nil {
-				a.KernelMS += ms(ex.Duration)
-			}
-			if err != nil || ex == nil {
-				return nil, classify(ctx, fmt.Errorf("stage %s: %w", st.Name, err))
-			}
-			if ex.Status != kernel.StatusOK {
-				what := ex.Cause
-				if ex.Error != nil {
-					what = ex.Error.Name + ": " + ex.Error.Value
-				}
-				return nil, &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s", st.Name, what)}
-			}
-			for _, o := range ex.Outputs {
-				if p, ok, err := eda.ProfileFromData(o.Data); ok && err == nil {
-					profile = p
-				}
-			}
+		p, err := runStage(ctx, k, ck, st, a)
+		status := "ok"
+		if err != nil {
+			status = "error"
+		}
+		a.Record.addStage(st, status)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			profile = p
 		}
 	}
 	if profile == nil && !ck.noProfile {
 		return nil, &SolveError{ClassSandboxError, errors.New("the profile stage produced no profile")}
+	}
+	return profile, nil
+}
+
+// runStage runs a stage's cells into the case's notebook, stopping at the
+// first that fails; it returns the profile if one was displayed.
+func runStage(ctx context.Context, k *kernel.Kernel, ck caseKernel, st eda.Stage, a *Attempt) (*eda.Profile, error) {
+	var profile *eda.Profile
+	nb := a.Record.Notebook
+	nb.AddMarkdown("## "+st.Title, report.StageTag(st.Name), report.TagNotebookOnly)
+	for _, cell := range st.Cells {
+		tags := append([]string{report.StageTag(st.Name)}, cell.Tags...)
+		if cell.Markdown {
+			nb.AddMarkdown(cell.Source, tags...)
+			continue
+		}
+		ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
+		if ex != nil {
+			a.KernelMS += ms(ex.Duration)
+			nb.AddCode(cell.Source, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
+		}
+		if err != nil || ex == nil {
+			return nil, classify(ctx, fmt.Errorf("stage %s: %w", st.Name, err))
+		}
+		if ex.Status != kernel.StatusOK {
+			what := ex.Cause
+			if ex.Error != nil {
+				what = ex.Error.Name + ": " + ex.Error.Value
+			}
+			return nil, &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s", st.Name, what)}
+		}
+		for _, o := range ex.Outputs {
+			if p, ok, err := eda.ProfileFromData(o.Data); ok && err == nil {
+				profile = p
+			}
+		}
 	}
 	return profile, nil
 }

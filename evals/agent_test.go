@@ -1,6 +1,7 @@
 package evals_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"github.com/analyst-cli/analyst/internal/dabenchdir"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // A slice of DABench over small tables: the first four answered right, the
@@ -74,7 +77,8 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 	solver.Kernel = kerneltest.Options(t)
 	out := t.TempDir()
 	sum, err := evals.Run(ctx, evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: out, Jobs: 2,
-		Timeout: 2 * time.Minute, Filter: append(append([]string{}, sliceRight...), sliceWrong...), ImageID: "test", Seed: 42})
+		Timeout: 2 * time.Minute, Filter: append(append([]string{}, sliceRight...), sliceWrong...), ImageID: "test", Seed: 42,
+		KaTeXDir: report.KaTeXDirIn(solver.Kernel.RootFS)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +102,8 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 			t.Errorf("case %s: class %q, want %q", r.Case, r.Class, evals.ClassWrongValue)
 		}
 	}
+	checkCaseFiles(t, out, results)
+
 	// The responses file, rescored as the official scorer does, agrees.
 	dir, _ := dabenchdir.Find()
 	qs, _ := dabench.LoadQuestions(filepath.Join(dir, evals.DABenchQuestions))
@@ -133,6 +139,53 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 	}
 	if !sawConstraints || !sawRows {
 		t.Errorf("constraints and format sent: %v; the kernel's row count of unemployement_industry.csv (%d) sent back: %v", sawConstraints, rows, sawRows)
+	}
+}
+
+// checkCaseFiles checks each result's notebook and report: the kernel's
+// setup, load and profile cells, the model's cell with its output, and the
+// answer the model gave; and that report.html links to both.
+func checkCaseFiles(t *testing.T, out string, results []evals.Result) {
+	t.Helper()
+	for _, r := range results {
+		if r.Notebook != fmt.Sprintf("cases/ollama_scripted_1b/%s.ipynb", r.Case) || r.Report != fmt.Sprintf("cases/ollama_scripted_1b/%s.html", r.Case) {
+			t.Errorf("case %s: files %q and %q", r.Case, r.Notebook, r.Report)
+			continue
+		}
+		nb, err := nbformat.ReadFile(filepath.Join(out, r.Notebook))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages := map[string]bool{}
+		var model, answer bool
+		for _, c := range nb.Cells {
+			for _, tag := range c.Metadata.Tags {
+				stages[tag] = true
+			}
+			if c.HasTag("model") && c.Source == `print("ROWS", len(df))` && len(c.Outputs) == 1 && strings.HasPrefix(c.Outputs[0].Text, "ROWS ") {
+				model = true
+			}
+			if c.HasTag("answer") && strings.Contains(c.Source, "`@"+r.Answers[0].Name+"["+r.Answers[0].Got+"]`") {
+				answer = true
+			}
+		}
+		if !stages["stage:setup"] || !stages["stage:load"] || !stages["stage:profile"] || !model || !answer {
+			t.Errorf("case %s: notebook tags %v; the model's cell with its output: %v; the answer %s=%s: %v", r.Case, stages, model, r.Answers[0].Name, r.Answers[0].Got, answer)
+		}
+		page, err := os.ReadFile(filepath.Join(out, r.Report))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(page, []byte("Scored: "+r.Status)) || !bytes.Contains(page, []byte("ROWS ")) {
+			t.Errorf("case %s: the report shows no score %q or no output of the model's cell", r.Case, r.Status)
+		}
+		// No formula in these cases: no KaTeX (640 kB) in their reports.
+		if bytes.Contains(page, []byte("renderMathInElement")) {
+			t.Errorf("case %s: the report inlines KaTeX (%d bytes) with no formula to show", r.Case, len(page))
+		}
+	}
+	if n := linksResolve(t, out); n != 2*len(results) {
+		t.Errorf("report.html has %d links, want a notebook and a report for each of %d cases", n, len(results))
 	}
 }
 

@@ -15,7 +15,20 @@ const (
 	DABenchQuestions = "da-dev-questions.jsonl"
 	DABenchLabels    = "da-dev-labels.jsonl"
 	DABenchTables    = "tables"
+	// DABenchRepoTables is the tables' folder in InfiAgent's repository
+	// (examples/DA-Agent/data/da-dev-tables), read when there is no tables/.
+	DABenchRepoTables = "da-dev-tables"
 )
+
+// dabenchTables is the folder of dir that holds the tables.
+func dabenchTables(dir string) string {
+	if fi, err := os.Stat(filepath.Join(dir, DABenchRepoTables)); err == nil && fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(dir, DABenchTables)); err != nil {
+			return DABenchRepoTables
+		}
+	}
+	return DABenchTables
+}
 
 // IsDABench reports whether dir has DABench's layout.
 func IsDABench(dir string) bool {
@@ -32,7 +45,7 @@ func DABenchPrompt(q dabench.Question) string {
 }
 
 // LoadDABench reads a folder laid out like DABench's data: questions,
-// labels and tables/. Cases are in the labels' order (the scorer's); each
+// labels and tables/ (or da-dev-tables/, as in InfiAgent's repository). Cases are in the labels' order (the scorer's); each
 // expected value is matched as the official scorer does.
 func LoadDABench(dir string) (*Suite, error) {
 	qpath, lpath := filepath.Join(dir, DABenchQuestions), filepath.Join(dir, DABenchLabels)
@@ -51,13 +64,14 @@ func LoadDABench(dir string) (*Suite, error) {
 	s := &Suite{Name: filepath.Base(filepath.Clean(dir)), Path: dir, Kind: "dabench"}
 	files := []string{qpath, lpath}
 	var errs []error
+	tables := dabenchTables(dir)
 	for i, l := range ls {
 		q, ok := byID[l.ID]
 		if !ok {
 			errs = append(errs, fmt.Errorf("%s: label %d has no question in %s", lpath, l.ID, qpath))
 			continue
 		}
-		table := filepath.Join(dir, DABenchTables, q.FileName)
+		table := filepath.Join(dir, tables, q.FileName)
 		if _, err := os.Stat(table); err != nil {
 			errs = append(errs, fmt.Errorf("%s: question %d: table %s: %w", qpath, q.ID, q.FileName, err))
 			continue

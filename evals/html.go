@@ -15,14 +15,12 @@ table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px soli
 th{background:#f2f2f5}td{vertical-align:top}code{background:#f2f2f5;padding:0 .2em}h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em}`
 
 // WriteHTML writes report.html: report.md as one self-contained page (no
-// scripts, no requests; raw HTML in the markdown is not passed through).
+// scripts, no requests; raw HTML in the markdown is not passed through),
+// with a row per case instead of the failures only, linking to the case's
+// notebook and report under cases/.
 func (s *Summary) WriteHTML(w io.Writer, rs []Result) error {
-	var md bytes.Buffer
-	if err := s.WriteMarkdown(&md, rs); err != nil {
-		return err
-	}
 	var body bytes.Buffer
-	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert(md.Bytes(), &body); err != nil {
+	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert([]byte(s.markdown(rs, true)), &body); err != nil {
 		return fmt.Errorf("rendering the report: %w", err)
 	}
 	_, err := fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"+

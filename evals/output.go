@@ -175,6 +175,7 @@ func summarizeModel(model string, rs []Result) ModelSummary {
 	if ms.Cases > 0 {
 		ms.Score = dabench.Round4(float64(ms.Passed) / float64(ms.Cases))
 	}
+	sort.SliceStable(levelOrder, func(i, j int) bool { return levelRank(levelOrder[i]) < levelRank(levelOrder[j]) })
 	for _, lv := range levelOrder {
 		a := levels[lv]
 		a.Value = dabench.Round4(float64(a.Correct) / float64(a.Total))
@@ -186,6 +187,22 @@ func summarizeModel(model string, rs []Result) ModelSummary {
 		}
 	}
 	return ms
+}
+
+// levelRank orders DABench's levels easy to hard, others after them in
+// order of appearance, no level last.
+func levelRank(lv string) int {
+	switch lv {
+	case "easy":
+		return 0
+	case "medium":
+		return 1
+	case "hard":
+		return 2
+	case "-":
+		return 4
+	}
+	return 3
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -260,6 +277,14 @@ func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 2, 64) + "%"
 // WriteMarkdown writes report.md: for a pull request comment or a CI step
 // summary.
 func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
+	_, err := io.WriteString(w, s.markdown(rs, false))
+	return err
+}
+
+// markdown is the report; allCases adds a row per case linking to its
+// notebook and HTML report (report.html: the links are relative to the
+// output folder, and a pull request comment has no room for them).
+func (s *Summary) markdown(rs []Result, allCases bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# analyst eval: %s\n\nSuite `%s`.\n\n", s.Suite, short(s.SuiteHash))
 	b.WriteString("| model | cases | passed | failed | errors | score | 95% CI | ABQ | PSAQ | UASQ | strict ABQ | tokens | model s | kernel s |\n")
@@ -279,18 +304,24 @@ func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
 	b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
 		"score and strict ABQ count those as wrong.\n")
 	for _, m := range s.Models {
-		if len(m.Classes) > 0 {
-			fmt.Fprintf(&b, "\n## Failures of %s\n\n| class | cases |\n|---|---:|\n", m.Model)
-			for _, c := range m.Classes {
-				fmt.Fprintf(&b, "| %s | %d |\n", c.Class, c.Count)
-			}
+		if len(m.Levels) > 1 || len(m.Levels) == 1 && m.Levels[0].Key != "-" {
+			fmt.Fprintf(&b, "\n## %s by level\n\nScore: cases entirely right, errors and unanswered cases counted wrong.\n\n", m.Model)
+			accuracyTable(&b, "level", m.Levels)
 		}
 		if len(m.Concepts) > 0 {
-			fmt.Fprintf(&b, "\n## %s by concept\n\n| concept | accuracy | right |\n|---|---:|---:|\n", m.Model)
-			for _, c := range m.Concepts {
-				fmt.Fprintf(&b, "| %s | %s | %d/%d |\n", c.Key, pct(c.Value), c.Correct, c.Total)
+			fmt.Fprintf(&b, "\n## %s by concept\n\nAccuracy over the answered cases, as DABench's official scorer counts it (a case counts under each of its concepts).\n\n", m.Model)
+			accuracyTable(&b, "concept", m.Concepts)
+		}
+		if len(m.Classes) > 0 {
+			fmt.Fprintf(&b, "\n## Failures of %s\n\n| class | cases | share of cases |\n|---|---:|---:|\n", m.Model)
+			for _, c := range m.Classes {
+				fmt.Fprintf(&b, "| %s | %d | %s |\n", c.Class, c.Count, pct(float64(c.Count)/float64(m.Cases)))
 			}
 		}
+	}
+	if allCases {
+		writeCaseRows(&b, rs)
+		return b.String()
 	}
 	var bad []string
 	for _, r := range rs {
@@ -309,8 +340,35 @@ func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
 			b.WriteString(l + "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
+}
+
+// accuracyTable writes one row per key: its accuracy with the 95% Wilson
+// interval.
+func accuracyTable(b *strings.Builder, what string, as []dabench.Accuracy) {
+	fmt.Fprintf(b, "| %s | score | 95%% CI | right |\n|---|---:|---:|---:|\n", what)
+	for _, a := range as {
+		lo, hi := Wilson(a.Correct, a.Total)
+		fmt.Fprintf(b, "| %s | %s | %s–%s | %d/%d |\n", mdCell(a.Key), pct(a.Value), pct(lo), pct(hi), a.Correct, a.Total)
+	}
+}
+
+// writeCaseRows writes a row per result, linking to its case files.
+func writeCaseRows(b *strings.Builder, rs []Result) {
+	if len(rs) == 0 {
+		return
+	}
+	b.WriteString("\n## Cases\n\n| case | model | repeat | level | status | class | detail | notebook | report |\n|---|---|---:|---|---|---|---|---|---|\n")
+	for _, r := range rs {
+		link := func(text, p string) string {
+			if p == "" {
+				return ""
+			}
+			return "[" + text + "](" + p + ")"
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", mdCell(r.Case), mdCell(r.Model), r.Repeat, mdCell(r.Level), r.Status, r.Class,
+			mdCell(wrongAnswers(r)), link("ipynb", r.Notebook), link("html", r.Report))
+	}
 }
 
 // Detail says what is wrong with a result: its error, or each wrong answer
@@ -456,6 +514,9 @@ func Merge(out string, dirs []string) (*Summary, error) {
 				return nil, fmt.Errorf("merging %s: case %s of %s is also in %s (shards overlap)", d, r.Case, r.Model, prev)
 			}
 			seen[r.key()] = d
+			if err := copyCaseFiles(d, out, &r); err != nil {
+				return nil, fmt.Errorf("merging %s: %w", d, err)
+			}
 			all = append(all, r)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // ReferenceModel is the model name of the oracle: each case's reference
@@ -27,7 +29,7 @@ func (s *ReferenceSolver) Model() Model { return Model{Spec: ReferenceModel} }
 
 // Solve implements Solver.
 func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
-	a := &Attempt{}
+	a := &Attempt{Record: newCaseRecord(c)}
 	if c.Reference == "" {
 		return a, &SolveError{ClassNoAnswer, errors.New("the case has no reference code")}
 	}
@@ -41,6 +43,8 @@ func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 		return a, classify(ctx, err)
 	}
 	a.KernelMS += ms(ex.Duration)
+	a.Record.Notebook.AddCode(c.Reference, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, report.StageTag("reference"))
+	a.Record.Stages = append(a.Record.Stages, report.StageInfo{Name: "reference", Title: "Reference code", Status: string(ex.Status), Lead: true})
 	a.Response = ex.Stdout()
 	st := TraceStep{Status: string(ex.Status)}
 	if ex.Error != nil {

@@ -45,6 +45,10 @@ type Result struct {
 	Correct  int          `json:"correct"`
 	Total    int          `json:"total"`
 	Charts   []ChartCheck `json:"charts,omitempty"`
+	// Notebook and Report are the case's files under CasesDir, relative to
+	// the output folder ("" when the solver kept no record).
+	Notebook string `json:"notebook,omitempty"`
+	Report   string `json:"report,omitempty"`
 
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`

@@ -37,13 +37,17 @@ type Options struct {
 	Force, RetryErrors bool
 	ImageID            string
 	Seed               int
-	// Progress, if set, hears of every case that ends.
+	// KaTeXDir is inlined into each case's HTML report (report.Input);
+	// "": formulas as TeX source.
+	KaTeXDir string
+	// Progress, if set, hears of the run's start (Result nil), then of
+	// every case that ends.
 	Progress func(Progress)
 }
 
 // Progress is a case that ended, with the run's counts so far.
 type Progress struct {
-	Result  *Result
+	Result  *Result // nil at the start
 	Done    int
 	Total   int
 	Passed  int
@@ -259,6 +263,9 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 		writeErr error
 		prog     = Progress{Total: len(jobs) + skipped, Done: skipped, Skipped: skipped}
 	)
+	if o.Progress != nil {
+		o.Progress(prog)
+	}
 	queue := make(chan job)
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
@@ -266,12 +273,19 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 		go func() {
 			defer wg.Done()
 			for j := range queue {
-				r := o.runCase(ctx, j)
+				r, a := o.runCase(ctx, j)
 				if ctx.Err() != nil && r.Status == StatusError {
 					continue // interrupted: not a result, redone next time
 				}
+				var fileErr error
+				if a != nil && a.Record != nil {
+					fileErr = writeCaseFiles(o.Out, &r, a.Record, o.KaTeXDir)
+				}
 				line, _ := json.Marshal(r)
 				mu.Lock()
+				if fileErr != nil && writeErr == nil {
+					writeErr = fileErr
+				}
 				if _, err := f.Write(append(line, '\n')); err != nil && writeErr == nil {
 					writeErr = fmt.Errorf("appending to %s: %w", path, err)
 				}
@@ -307,7 +321,7 @@ feed:
 	return results, ctx.Err()
 }
 
-func (o Options) runCase(ctx context.Context, j job) Result {
+func (o Options) runCase(ctx context.Context, j job) (Result, *Attempt) {
 	start := time.Now()
 	cctx := ctx
 	if o.Timeout > 0 {
@@ -330,5 +344,5 @@ func (o Options) runCase(ctx context.Context, j job) Result {
 	r.Model, r.ModelDigest = m.Spec, m.Digest
 	r.Suite, r.SuiteHash, r.ImageID, r.Seed = o.Suite.Name, o.Suite.Hash, o.ImageID, o.Seed
 	r.WallMS = float64(time.Since(start).Microseconds()) / 1000
-	return r
+	return r, a
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +19,7 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/internal/dabenchdir"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // fakeSolver answers from a table: at the boundary of what the runner
@@ -42,8 +46,10 @@ func (f *fakeSolver) Solve(ctx context.Context, c evals.Case) (*evals.Attempt, e
 	if f.flaky[c.ID] && c.Repeat%2 == 1 {
 		resp = "@a[wrong]"
 	}
+	nb := nbformat.New()
+	nb.AddCode(fmt.Sprintf("print(%q)", resp), []nbformat.Output{nbformat.Stream("stdout", resp+"\n")}, 1, "stage:question-1")
 	return &evals.Attempt{Response: resp, PromptTokens: 100, CompletionTokens: 10, ModelMS: 5, KernelMS: 7,
-		Steps: []evals.TraceStep{{Status: "ok"}}}, nil
+		Steps: []evals.TraceStep{{Status: "ok"}}, Record: &evals.CaseRecord{Notebook: nb, DataName: "t.csv"}}, nil
 }
 
 // miniDABench writes a DABench-layout suite of n questions over one table.
@@ -111,6 +117,11 @@ func TestRunScoresResumesAndRefusesStaleResults(t *testing.T) {
 	}
 	if len(f.calls) != 12 {
 		t.Errorf("the rerun must skip the 5 finished cases: %d calls in all", len(f.calls))
+	}
+	// The resumed run links to the case files of both runs: 11 cases with
+	// a notebook and a report, the model error without.
+	if n := linksResolve(t, out); n != 22 {
+		t.Errorf("report.html of the resumed run has %d links to case files, want 22", n)
 	}
 	m := sum.Models[0]
 	// Cases 0,2,4,6,8,10 right; 11 (id 33) is a model error with no response.
@@ -209,11 +220,22 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if _, err := evals.Merge(merged, dirs); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{evals.ResultsFile, evals.SummaryFile, evals.ReportFile, evals.JUnitFile, "responses/ollama_a.jsonl", "responses/openai_b.jsonl"} {
+	names := []string{evals.ResultsFile, evals.SummaryFile, evals.ReportFile, evals.HTMLFile, evals.JUnitFile, "responses/ollama_a.jsonl", "responses/openai_b.jsonl"}
+	caseFiles := filesUnder(t, full, evals.CasesDir)
+	if len(caseFiles) != 2*40-2 { // a notebook and a report per result, none for the sandbox error
+		t.Errorf("the unsharded run wrote %d case files, want 78: %v", len(caseFiles), caseFiles)
+	}
+	if merged := filesUnder(t, merged, evals.CasesDir); fmt.Sprint(merged) != fmt.Sprint(caseFiles) {
+		t.Errorf("case files: merged %v, unsharded %v", merged, caseFiles)
+	}
+	for _, name := range append(names, caseFiles...) {
 		a, b := readNoTimings(t, filepath.Join(full, name)), readNoTimings(t, filepath.Join(merged, name))
 		if a != b {
 			t.Errorf("%s differs between the unsharded run and the merged shards:\n%s\n---\n%s", name, a, b)
 		}
+	}
+	if n := linksResolve(t, merged); n != 78 {
+		t.Errorf("the merged report.html links to %d case files, want 78", n)
 	}
 	if _, err := evals.Merge(filepath.Join(root, "twice"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("merging a shard twice: %v", err)
@@ -230,6 +252,49 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	}
 }
 
+// filesUnder lists the files under dir/sub, relative to dir, sorted.
+func filesUnder(t *testing.T, dir, sub string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var href = regexp.MustCompile(`href="([^"]*)"`)
+
+// linksResolve checks that every link of dir's report.html is relative and
+// names a file that exists; it returns how many links there are.
+func linksResolve(t *testing.T, dir string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, evals.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := href.FindAllStringSubmatch(string(data), -1)
+	for _, l := range links {
+		target := html.UnescapeString(l[1])
+		if filepath.IsAbs(target) || strings.Contains(target, ":") || strings.Contains(target, "..") {
+			t.Errorf("report.html links outside its folder: %q", target)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(target))); err != nil {
+			t.Errorf("report.html links to %q: %v", target, err)
+		}
+	}
+	return len(links)
+}
+
 var timings = regexp.MustCompile(`"wall_ms": ?[0-9.e+-]+|time="[0-9.]+"`)
 
 // readNoTimings reads a file with its wall-clock timings blanked.
@@ -239,6 +304,26 @@ func readNoTimings(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return timings.ReplaceAllString(string(data), "T")
+}
+
+// InfiAgent's repository keeps the tables in da-dev-tables/: a clone of
+// its data folder is a suite as it is, with the same hash as tables/.
+func TestLoadDABenchFromInfiAgentsLayout(t *testing.T) {
+	dir := miniDABench(t, 3)
+	want, err := evals.LoadDABench(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "tables"), filepath.Join(dir, "da-dev-tables")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := evals.LoadDABench(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) != 3 || s.Cases[0].Dataset != filepath.Join(dir, "da-dev-tables", "t.csv") || s.Hash != want.Hash {
+		t.Errorf("%d cases, dataset %s, hash %s (tables/: %s)", len(s.Cases), s.Cases[0].Dataset, s.Hash, want.Hash)
+	}
 }
 
 func TestParseShard(t *testing.T) {

@@ -60,10 +60,18 @@ func errorClass(err error) string {
 	return ClassSandboxError
 }
 
-// failureClass says why an answered case is wrong, from its answers and
-// the trace of its cells.
+// failureClass says why a case is wrong, from its answers and the trace
+// of its cells.
 func failureClass(r Result, a *Attempt, anyAnswer bool) string {
 	if !anyAnswer {
+		// No answer at all (out of turns, too many failed cells): the
+		// trace says why, if it can; text without @name[value] is a
+		// format failure.
+		if a != nil && a.Response == "" {
+			if c := traceClass(a.Steps, true); c != "" {
+				return c
+			}
+		}
 		return ClassNoAnswer
 	}
 	near := true
@@ -76,18 +84,40 @@ func failureClass(r Result, a *Attempt, anyAnswer bool) string {
 		return ClassNearMiss
 	}
 	if a != nil {
-		for _, st := range a.Steps {
-			if st.ErrorName == "KeyError" {
-				return ClassColumn
-			}
-		}
-		for _, st := range a.Steps {
-			if isDtypeError(st) {
-				return ClassDtype
-			}
+		if c := traceClass(a.Steps, false); c != "" {
+			return c
 		}
 	}
 	return ClassWrongValue
+}
+
+// traceClass is the failure its cells show, "" for none: a name that is
+// not a column (a KeyError, or an undefined name in df.query/df.eval), then
+// a dtype error; with stops, also a cell cut off at its timeout and a
+// kernel that died.
+func traceClass(steps []TraceStep, stops bool) string {
+	for _, st := range steps {
+		if st.ErrorName == "KeyError" || st.ErrorName == "UndefinedVariableError" {
+			return ClassColumn
+		}
+	}
+	for _, st := range steps {
+		if isDtypeError(st) {
+			return ClassDtype
+		}
+	}
+	if !stops {
+		return ""
+	}
+	for _, st := range steps {
+		switch st.Status {
+		case "timeout":
+			return ClassTimeout
+		case "died":
+			return ClassSandboxError
+		}
+	}
+	return ""
 }
 
 // nearMiss is a wrong numeric value within 1% of the expected one.

@@ -36,6 +36,8 @@ type Attempt struct {
 	KernelMS         float64           `json:"kernel_ms"`
 	// Stop says why there is no answer, when there is none.
 	Stop string `json:"stop,omitempty"`
+	// Record, if set, is written as the case's notebook and HTML report.
+	Record *CaseRecord `json:"-"`
 }
 
 // TraceStep is a cell the model ran, reduced to what failure classes need.

@@ -104,12 +104,10 @@ func (r *runner) ask(ctx context.Context) error {
 		phase := StageQuestion(i + 1)
 		var ans *agent.Answer
 		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
-			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
 			a, err := ag.Ask(ctx, phase, q)
 			ans = a
 			r.answers = append(r.answers, a)
-			r.addSteps(phase, a)
-			r.nb.AddMarkdown(r.answerBlock(i+1, a), report.StageTag(phase), "answer")
+			addQuestion(r.nb, phase, q, a, func() string { return r.answerBlock(i+1, a) })
 			return stageStatus(a.Answered, err), err
 		})
 		if err != nil {
@@ -122,13 +120,7 @@ func (r *runner) ask(ctx context.Context) error {
 		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
-			r.addSteps(rphase, ans)
-			for _, v := range ans.Verdicts[before:] {
-				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
-			}
-			if ans.Revised {
-				r.nb.AddMarkdown("Revised "+r.answerBlock(i+1, ans), report.StageTag(rphase), "answer")
-			}
+			addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(i+1, ans) })
 			return stageStatus(true, err), err
 		})
 		if err != nil {
@@ -171,9 +163,41 @@ func (r *runner) modelStage(name, title string, body func() (string, error)) err
 	return err
 }
 
+// AddQuestion appends the cells of a question asked in phase: the
+// question, the model's code with its outputs, and the answer. analyst eval
+// writes its case notebooks with it too.
+func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer) {
+	addQuestion(nb, phase, question, a, func() string { return answerBlock(a) })
+}
+
+// addQuestion is AddQuestion with the answer's markdown made by block,
+// called once the model's cells are in nb (a replay on new data reads the
+// new values from them).
+func addQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer, block func() string) {
+	nb.AddMarkdown("**Question:** "+question, report.StageTag(phase))
+	addSteps(nb, phase, a)
+	nb.AddMarkdown(block(), report.StageTag(phase), "answer")
+}
+
+// AddReflection appends the cells of the reflection phase on answer a: the
+// model's code, the verdicts from the before-th on, and a revised answer.
+func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int) {
+	addReflection(nb, phase, a, before, func() string { return answerBlock(a) })
+}
+
+func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int, block func() string) {
+	addSteps(nb, phase, a)
+	for _, v := range a.Verdicts[before:] {
+		nb.AddMarkdown(verdictText(v), report.StageTag(phase), "reflection")
+	}
+	if a.Revised {
+		nb.AddMarkdown("Revised "+block(), report.StageTag(phase), "answer")
+	}
+}
+
 // addSteps writes the cells of phase: the model's code with its outputs,
 // failed attempts tagged (the report collapses them).
-func (r *runner) addSteps(phase string, a *agent.Answer) {
+func addSteps(nb *nbformat.Notebook, phase string, a *agent.Answer) {
 	for _, s := range a.Steps {
 		if s.Phase != phase || s.Exec == nil {
 			continue
@@ -185,7 +209,7 @@ func (r *runner) addSteps(phase string, a *agent.Answer) {
 				tags = append(tags, s.Status)
 			}
 		}
-		r.nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+		nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
 	}
 }
 
@@ -231,9 +255,14 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
 }
 
-// answerMarkdown is the report's answer box: each question's named values,
-// narrative and reflection outcome. For a replay on new data, rerun holds
-// each question's values old → new (by question, from 1).
+// AnswerMarkdown is the report's answer box: each question's named values,
+// narrative and reflection outcome.
+func AnswerMarkdown(questions []string, answers []*agent.Answer) string {
+	return answerMarkdown(questions, answers, nil)
+}
+
+// answerMarkdown is AnswerMarkdown where, for a replay on new data, rerun
+// holds each question's values old → new (by question, from 1).
 func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][]audit.ValueChange) string {
 	if len(questions) == 0 {
 		return ""

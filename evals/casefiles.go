@@ -1,0 +1,213 @@
+package evals
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// CasesDir is the folder of an output folder that holds each case's
+// notebook and HTML report: cases/MODEL/CASE[-rK].ipynb and .html.
+const CasesDir = "cases"
+
+// CaseRecord is what a case's notebook and report are made of: the cells
+// the kernel ran (setup, load, profile, then the model's), the questions
+// and the agent's answers.
+type CaseRecord struct {
+	Notebook  *nbformat.Notebook
+	Profile   *eda.Profile
+	Stages    []report.StageInfo
+	Questions []string
+	Answers   []*agent.Answer
+	Model     *report.ModelInfo
+	Versions  map[string]string
+	DataName  string
+}
+
+// newCaseRecord starts the record of a case with an empty notebook.
+func newCaseRecord(c Case) *CaseRecord {
+	nb := nbformat.New()
+	nb.AddMarkdown(fmt.Sprintf("# Eval case `%s`\n\nThe cells `analyst eval` ran for this case, in a fresh kernel on `%s`: "+
+		"setup, load and profile, then the model's.", c.ID, filepath.Base(c.Dataset)), report.TagNotebookOnly)
+	return &CaseRecord{Notebook: nb, DataName: filepath.Base(c.Dataset)}
+}
+
+// addStage records a stage the kernel ran before the model was asked.
+func (rec *CaseRecord) addStage(st eda.Stage, status string) {
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: status})
+}
+
+// addQuestion records the i-th question (1-based), its answer and its
+// reflection (from the before-th verdict), as analyst run writes them.
+func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected bool, before int, status string) {
+	phase := pipeline.StageQuestion(i)
+	rec.Questions = append(rec.Questions, q)
+	rec.Answers = append(rec.Answers, a)
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: status, Lead: true})
+	pipeline.AddQuestion(rec.Notebook, phase, q, a)
+	if reflected {
+		rphase := pipeline.StageReflection(i)
+		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: status, Lead: true})
+		pipeline.AddReflection(rec.Notebook, rphase, a, before)
+	}
+}
+
+// caseFiles is where a result's notebook and report go, relative to the
+// output folder and with forward slashes (they are links in report.html).
+func caseFiles(r *Result) (notebook, html string) {
+	name := Slug(r.Case)
+	if r.Repeat > 0 {
+		name += fmt.Sprintf("-r%d", r.Repeat)
+	}
+	base := path.Join(CasesDir, Slug(r.Model), name)
+	return base + ".ipynb", base + ".html"
+}
+
+// writeCaseFiles writes rec as the notebook and HTML report of r under
+// dir, with the writers analyst run uses, and records their paths in r.
+func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) error {
+	nbPath, htmlPath := caseFiles(r)
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(filepath.FromSlash(nbPath))), 0o755); err != nil {
+		return fmt.Errorf("writing the files of case %s: %w", r.Case, err)
+	}
+	nb := rec.Notebook
+	nb.Metadata.LanguageInfo.Version = rec.Versions["python"]
+	nb.SetProvenance("image", r.ImageID)
+	nb.SetProvenance("driver", kernel.DriverHash())
+	nb.SetProvenance("eval", map[string]any{"suite": r.Suite, "suite_hash": r.SuiteHash, "case": r.Case, "repeat": r.Repeat,
+		"model": r.Model, "model_digest": r.ModelDigest, "seed": r.Seed, "status": r.Status})
+	if err := nbformat.WriteFile(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
+		return fmt.Errorf("writing the notebook of case %s: %w", r.Case, err)
+	}
+	in := report.Input{
+		Title:    fmt.Sprintf("Eval case %s · %s", r.Case, r.Model),
+		Question: strings.Join(rec.Questions, " · "),
+		Answer:   strings.TrimSpace(pipeline.AnswerMarkdown(rec.Questions, rec.Answers) + "\n\n" + scoreMarkdown(r)),
+		Notebook: nb,
+		Profile:  rec.Profile,
+		KaTeXDir: katexDir,
+		Run: report.RunInfo{DataName: rec.DataName, Stages: rec.Stages, Failure: r.Error, ImageID: r.ImageID,
+			DriverHash: kernel.DriverHash(), Versions: rec.Versions, Model: rec.Model},
+	}
+	if !mayHaveMath(in) {
+		// KaTeX is 640 kB and 85 ms a page; most cases have no formula.
+		in.KaTeXDir = ""
+	}
+	p := filepath.Join(dir, filepath.FromSlash(htmlPath))
+	err := report.WriteFile(p, in)
+	if errors.Is(err, report.ErrKaTeX) {
+		in.KaTeXDir = "" // formulas as TeX source beat no report
+		err = report.WriteFile(p, in)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the report of case %s: %w", r.Case, err)
+	}
+	r.Notebook, r.Report = nbPath, htmlPath
+	return nil
+}
+
+// mayHaveMath reports whether a report could show a formula: a math
+// delimiter in its answer, its markdown cells or its markdown and LaTeX
+// outputs.
+func mayHaveMath(in report.Input) bool {
+	texts := []string{in.Answer}
+	for _, c := range in.Notebook.Cells {
+		if c.CellType == nbformat.Markdown {
+			texts = append(texts, c.Source)
+		}
+		for _, o := range c.Outputs {
+			for _, mime := range []string{"text/markdown", "text/latex"} {
+				if _, ok := o.Data[mime]; ok {
+					return true
+				}
+			}
+		}
+	}
+	for _, t := range texts {
+		t = codeSpans.ReplaceAllString(t, "") // `$ € £` in the load stage's notes is no formula
+		if strings.Count(t, "$") >= 2 || strings.Contains(t, `\(`) || strings.Contains(t, `\[`) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeSpans are markdown's fenced blocks and inline code.
+var codeSpans = regexp.MustCompile("(?s)```.*?```|`[^`]*`")
+
+// scoreMarkdown is how a result was scored: each expected answer against
+// what the model said.
+func scoreMarkdown(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Scored: %s**", r.Status)
+	if r.Class != "" {
+		fmt.Fprintf(&b, " (%s)", r.Class)
+	}
+	fmt.Fprintf(&b, ", %d of %d answers right.\n\n", r.Correct, r.Total)
+	if len(r.Answers) > 0 {
+		b.WriteString("| answer | expected | given | right |\n|---|---|---|---|\n")
+		for _, a := range r.Answers {
+			got := "(missing)"
+			if a.Has {
+				got = mdCell(a.Got)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(a.Name), mdCell(a.Want), got, yesNo(a.OK))
+		}
+	}
+	for _, c := range r.Charts {
+		if !c.OK {
+			fmt.Fprintf(&b, "\nChart check failed: %s\n", c.Why)
+		}
+	}
+	return b.String()
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
+
+// copyCaseFiles copies r's notebook and report from the folder from to
+// the folder to (merging shards).
+func copyCaseFiles(from, to string, r *Result) error {
+	if samePath(from, to) {
+		return nil
+	}
+	for _, rel := range []string{r.Notebook, r.Report} {
+		if rel == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(from, filepath.FromSlash(rel)))
+		if err != nil {
+			return fmt.Errorf("case %s of %s: %w", r.Case, r.Model, err)
+		}
+		dst := filepath.Join(to, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(dst, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
