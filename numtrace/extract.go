@@ -30,9 +30,10 @@ type Number struct {
 	// Answer is the name of the @name[value] marker the number is in, ""
 	// for a number in prose.
 	Answer string `json:"answer,omitempty"`
-	// Start and End are the byte span of Text in the text it came from.
-	Start int `json:"start"`
-	End   int `json:"end"`
+	// Start and End are the byte span of Text in the text it came from
+	// (not recorded: a record keeps the numbers, not the text).
+	Start int `json:"-"`
+	End   int `json:"-"`
 }
 
 // mantissa is the number before its scale: 1.2 for "1.2 million".

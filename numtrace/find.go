@@ -27,6 +27,42 @@ type Trace struct {
 	Found  bool   `json:"found"`
 	Source string `json:"cell,omitempty"`
 	Output string `json:"output,omitempty"`
+	// Literal says Text was looked up as text, not as a number: a named
+	// answer with no number in it ("March"; see TraceText).
+	Literal bool `json:"literal,omitempty"`
+}
+
+// Record is the traces of a text as a run records them (run.json): the
+// numbers found, each with its cell, and those not found.
+type Record struct {
+	Traced   []Trace `json:"traced"`
+	Untraced []Trace `json:"untraced"`
+}
+
+// NewRecord splits traces into found and not found, in order.
+func NewRecord(traces []Trace) *Record {
+	r := &Record{Traced: []Trace{}, Untraced: []Trace{}}
+	for _, t := range traces {
+		if t.Found {
+			r.Traced = append(r.Traced, t)
+		} else {
+			r.Untraced = append(r.Untraced, t)
+		}
+	}
+	return r
+}
+
+// UntracedTexts are the untraced numbers as written, each once.
+func (r *Record) UntracedTexts() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range r.Untraced {
+		if !seen[t.Text] {
+			seen[t.Text] = true
+			out = append(out, t.Text)
+		}
+	}
+	return out
 }
 
 // entry is one number in an output.
@@ -140,6 +176,29 @@ func rounds(v, m float64, k int) bool {
 	}
 	unit := math.Pow(10, -float64(k))
 	return math.Abs(math.Abs(v-m)/unit-0.5) < 1e-9
+}
+
+// TraceText traces a named answer: each number in value (see Extract;
+// nothing is left out as given), or, when it holds none, the value as text
+// (FindText).
+func (ix *Index) TraceText(name, value string) []Trace {
+	nums := Extract(value)
+	for i := range nums {
+		nums[i].Answer = name
+	}
+	if len(nums) > 0 {
+		return ix.Find(nums)
+	}
+	start := len(value) - len(strings.TrimLeft(value, " \t\n"))
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return nil
+	}
+	t := Trace{Number: Number{Text: value, Answer: name, Start: start, End: start + len(value)}, Literal: true}
+	if id, ok := FindText(value, ix.sources); ok {
+		t.Found, t.Source, t.Output = true, id, value
+	}
+	return []Trace{t}
 }
 
 // FindText returns the ID of the latest source whose outputs contain text

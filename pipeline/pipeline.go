@@ -22,6 +22,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -553,10 +554,15 @@ func (r *runner) write(res *Result) error {
 	if err := nbformat.WriteFile(r.out.path(r.name+".ipynb"), r.nb); err != nil {
 		return err
 	}
+	ix := numtrace.NewIndex(traceSources(r.nb))
+	answer, numbers := answerMarkdown(r.opts.Questions, r.answers, func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
+		return r.traceAnswer(ix, q, vs, narrative)
+	})
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
-		Answer:   answerMarkdown(r.opts.Questions, r.answers),
+		Answer:   answer,
+		Numbers:  numbers,
 		Notebook: r.nb,
 		Profile:  r.profile,
 		KaTeXDir: r.opts.KaTeXDir,
