@@ -1,13 +1,17 @@
 package pipeline_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -153,11 +157,68 @@ func TestRunTracesAnswerNumbers(t *testing.T) {
 					t.Errorf("%s links to cell %s, whose output lacks %s", l[3], l[1], l[2])
 				}
 			}
+			if tc.corrects {
+				verifyTracedNumbers(t, opts, res, q.Numbers)
+			}
+
 			untraced := `<span class="untraced" title="Not traced to any cell: no cell's output shows this number">3,141,592<sup class="untraced-mark">untraced</sup></span>`
 			if got := strings.Contains(answer, untraced); got == tc.corrects {
 				t.Errorf("answer box marks 3,141,592 untraced: %v, want %v:\n%s", got, !tc.corrects, answer)
 			}
 		})
+	}
+}
+
+// verifyTracedNumbers checks that analyst verify finds every traced number
+// of an untouched run in its cell, and names the number and its cell when
+// the notebook's output that number came from is edited.
+func verifyTracedNumbers(t *testing.T, opts pipeline.Options, res *pipeline.Result, rec traceRecord) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	verify := func() *audit.Report {
+		run, err := audit.Open(res.Files.Manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := audit.Verify(ctx, run, audit.Options{Kernel: opts.Kernel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := verify()
+	if !rep.OK || len(rep.Numbers) != 3 {
+		var b strings.Builder
+		rep.WriteText(&b)
+		t.Fatalf("the untouched run: ok %v, %d numbers checked (want 3):\n%s", rep.OK, len(rep.Numbers), b.String())
+	}
+	var visits traceEntry
+	for _, e := range rec.Traced {
+		if e.Text == "3,141,592" {
+			visits = e
+		}
+	}
+	nb, err := nbformat.ReadFile(res.Files.Notebook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := 0
+	for i, c := range nb.Cells {
+		if c.ID == visits.Cell {
+			index = i + 1
+			c.Outputs[0].Text = strings.Replace(c.Outputs[0].Text, "3141592", "3141692", 1)
+		}
+	}
+	if err := nbformat.WriteFile(res.Files.Notebook, nb); err != nil {
+		t.Fatal(err)
+	}
+	rep = verify()
+	var b strings.Builder
+	rep.WriteText(&b)
+	want := fmt.Sprintf("number   MISSING  3,141,592: 3,141,592 is not in the output of cell %d in the notebook", index)
+	if rep.OK || !strings.Contains(b.String(), want) {
+		t.Errorf("verify of the edited output does not name the number and its cell (%q):\n%s", want, b.String())
 	}
 }
 
