@@ -63,21 +63,24 @@ func (m markdownRenderer) renderMarked(src string, marks []NumberMark, nb *nbfor
 		return "", err
 	}
 	labels := cellLabels(nb)
-	return restoreNumbers(out, prefix, func(i int, plain, inLink bool) string {
+	return replacePlaceholders(out, prefix, func(i int, at htmlPlace) (string, bool) {
+		if i >= len(kept) {
+			return "", false
+		}
 		text := html.EscapeString(texts[i])
 		mk := kept[i]
 		switch {
-		case plain:
-			return text
+		case at.tag || at.code || at.math:
+			return text, true
 		case mk.Cell == "":
 			return `<span class="untraced" title="` + untracedTitle + `">` + text +
-				`<sup class="untraced-mark">` + untracedMark + `</sup></span>`
+				`<sup class="untraced-mark">` + untracedMark + `</sup></span>`, true
 		}
 		title := html.EscapeString(fmt.Sprintf("Traced to %s, whose output shows %s", labels(mk.Cell), mk.Output))
-		if inLink {
-			return `<span class="traced" title="` + title + `">` + text + `</span>`
+		if at.link {
+			return `<span class="traced" title="` + title + `">` + text + `</span>`, true
 		}
-		return `<a class="traced" href="#cell-` + html.EscapeString(mk.Cell) + `" title="` + title + `">` + text + `</a>`
+		return `<a class="traced" href="#cell-` + html.EscapeString(mk.Cell) + `" title="` + title + `">` + text + `</a>`, true
 	}), nil
 }
 
@@ -97,49 +100,4 @@ func cellLabels(nb *nbformat.Notebook) func(id string) string {
 		}
 		return "cell " + id
 	}
-}
-
-// restoreNumbers replaces the placeholders prefix+i+"z" in rendered HTML
-// by markup(i, plain, inLink): plain inside a tag, code or a formula.
-func restoreNumbers(out, prefix string, markup func(i int, plain, inLink bool) string) string {
-	var b strings.Builder
-	inTag, inCode, inMath, inLink := false, 0, false, false
-	for i := 0; i < len(out); {
-		c := out[i]
-		switch {
-		case c == '<':
-			inTag = true
-			rest := out[i:]
-			switch {
-			case hasTagPrefix(rest, "<code"), hasTagPrefix(rest, "<pre"):
-				inCode++
-			case hasTagPrefix(rest, "</code"), hasTagPrefix(rest, "</pre"):
-				inCode = max(0, inCode-1)
-			case strings.HasPrefix(rest, `<span class="math`):
-				inMath = true
-			case hasTagPrefix(rest, "</span"):
-				inMath = false
-			case hasTagPrefix(rest, "<a"):
-				inLink = true
-			case hasTagPrefix(rest, "</a"):
-				inLink = false
-			}
-		case c == '>':
-			inTag = false
-		case c == 'z' && strings.HasPrefix(out[i:], prefix):
-			j := i + len(prefix)
-			k := j
-			for k < len(out) && out[k] >= '0' && out[k] <= '9' {
-				k++
-			}
-			if n, err := strconv.Atoi(out[j:k]); err == nil && k < len(out) && out[k] == 'z' {
-				b.WriteString(markup(n, inTag || inCode > 0 || inMath, inLink))
-				i = k + 1
-				continue
-			}
-		}
-		b.WriteByte(c)
-		i++
-	}
-	return b.String()
 }
