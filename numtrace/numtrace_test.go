@@ -3,6 +3,8 @@ package numtrace
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -283,5 +285,30 @@ func BenchmarkFind(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		Find(nums, sources)
+	}
+}
+
+// BenchmarkFindNaive is the baseline Index replaces: every stated number
+// matched against every output by a regular expression scan (as verify
+// matched named answers before), for the same inputs as BenchmarkFind.
+func BenchmarkFindNaive(b *testing.B) {
+	var sources []Source
+	for i := 0; i < 5000; i++ {
+		sources = append(sources, src(fmt.Sprint("c", i), fmt.Sprintf("value %d.%04d and %d", i, i, i*7)))
+	}
+	nums := Extract(strings.Repeat("The mean is 12.3% and the total 1,234 over 3.1 million rows. ", 50))
+	re := regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?`)
+	b.ResetTimer()
+	for b.Loop() {
+		for _, n := range nums {
+			for i := len(sources) - 1; i >= 0; i-- {
+				for _, t := range sources[i].Texts {
+					for _, s := range re.FindAllString(t, -1) {
+						v, _ := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+						_ = rounds(v/n.Scale, n.mantissa(), n.Decimals)
+					}
+				}
+			}
+		}
 	}
 }
