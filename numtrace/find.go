@@ -133,6 +133,9 @@ func (ix *Index) Find(nums []Number) []Trace {
 // lookup returns the entry of the latest source that shows n.
 func (ix *Index) lookup(n Number) (entry, bool) {
 	best, found := entry{source: -1}, false
+	if n.Scale == 0 { // a Number not made by Extract
+		n.Scale = 1
+	}
 	try := func(lo, hi float64, match func(v float64) bool) {
 		i := sort.Search(len(ix.entries), func(i int) bool { return ix.entries[i].value >= lo })
 		for ; i < len(ix.entries) && ix.entries[i].value <= hi; i++ {

@@ -243,6 +243,14 @@ func TestOutputTexts(t *testing.T) {
 	}
 }
 
+// A Number built by hand (no Scale) is looked up as written.
+func TestFindHandMadeNumber(t *testing.T) {
+	got := Find([]Number{{Text: "12.5", Value: 12.5, Decimals: 1}}, []Source{src("a", "x 12.54")})
+	if !got[0].Found {
+		t.Errorf("12.5 without a scale not found in 12.54: %+v", got[0])
+	}
+}
+
 func TestFindText(t *testing.T) {
 	sources := []Source{src("a", "month March"), src("b", "peak: March"), src("c", "other")}
 	if id, ok := FindText("March", sources); !ok || id != "b" {
