@@ -254,6 +254,8 @@ type answerJSON struct {
 	Reason     string             `json:"reason,omitempty"` // why there is no answer
 	Revised    bool               `json:"revised,omitempty"`
 	Unverified bool               `json:"unverified,omitempty"`
+	// Untraced are the numbers of the answer no cell's output shows.
+	Untraced []string `json:"untraced,omitempty"`
 }
 
 func answerStatus(a *agent.Answer) string {
@@ -271,7 +273,7 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 		answers := []answerJSON{}
 		for _, a := range res.Answers {
 			answers = append(answers, answerJSON{Question: a.Question, Status: answerStatus(a), Values: a.Values, Summary: a.Summary,
-				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified})
+				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified, Untraced: a.Numbers.UntracedTexts()})
 		}
 		_ = json.NewEncoder(f.IO.Out).Encode(map[string]any{
 			"type": "result", "report": res.Files.Report, "notebook": res.Files.Notebook,
@@ -339,6 +341,9 @@ func printAnswers(f *Factory, answers []*agent.Answer) {
 		}
 		if a.Revised {
 			fmt.Fprintln(f.IO.Out, "  (revised after the model checked its charts)")
+		}
+		if u := a.Numbers.UntracedTexts(); len(u) > 0 {
+			fmt.Fprintf(f.IO.Out, "  (not traced to any cell: %s)\n", strings.Join(u, ", "))
 		}
 	}
 }

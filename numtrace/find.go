@@ -52,8 +52,12 @@ func NewRecord(traces []Trace) *Record {
 	return r
 }
 
-// UntracedTexts are the untraced numbers as written, each once.
+// UntracedTexts are the untraced numbers as written, each once (none for a
+// nil Record).
 func (r *Record) UntracedTexts() []string {
+	if r == nil {
+		return nil
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range r.Untraced {
