@@ -9,6 +9,8 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 )
 
 // scriptedKernel is an agent.Executor that answers each cell with the next
@@ -79,5 +81,70 @@ func TestAgentLoopWithScriptedKernel(t *testing.T) {
 			t.Fatalf("feedback on the repaired cell:\n%s", got)
 		}
 		f.checkProtocol(t)
+	})
+}
+
+// traceHook is a Trace hook over the answer's cells: the numbers of values
+// and narrative that no successful cell printed.
+func traceHook(a *agent.Answer, values []agent.NamedValue, narrative string) []string {
+	var src []numtrace.Source
+	for _, s := range a.Steps {
+		if !s.Failed {
+			src = append(src, numtrace.Source{ID: "c", Texts: numtrace.OutputTexts(nbformat.FromKernel(s.Exec.Outputs))})
+		}
+	}
+	nums := numtrace.Extract(agent.FormatAnswers(values)+"\n"+narrative, a.Question)
+	return numtrace.NewRecord(numtrace.Find(nums, src)).UntracedTexts()
+}
+
+// An answer with a number no cell printed is sent back once, naming it; said
+// again it is taken (not corrected), and an answer sent back stands when
+// the turn bound ends before the model answers again. No kernel.
+func TestAgentToldOnceOfUntracedNumbers(t *testing.T) {
+	both(t, func(t *testing.T, provider string) {
+		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("rows: 10\n")}}}}
+		untraced := final(map[string]any{"rows": 10}, "10 rows, and 99 of something.")
+		f := newFakeModel(t, provider, turn{Calls: []call{code("print('rows:', len(df))")}}, turn{Calls: []call{untraced}})
+		c := f.client(t, false)
+		info, err := c.Model(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &agent.Agent{Client: c, Info: info, Kernel: k, System: "test", Trace: traceHook}
+		ans, err := a.Ask(context.Background(), "question-1", "How many rows in the top 5?")
+		if err != nil || !ans.Answered {
+			t.Fatalf("answered %v, %v (%s)", ans.Answered, err, ans.Stop)
+		}
+		if strings.Join(ans.TraceTold, ",") != "99" || ans.TraceCorrected || ans.Summary != "10 rows, and 99 of something." {
+			t.Errorf("told %q corrected %v summary %q", ans.TraceTold, ans.TraceCorrected, ans.Summary)
+		}
+		reqs := f.requests()
+		if len(reqs) != 3 {
+			t.Fatalf("%d model calls, want 3 (told once, then taken)", len(reqs))
+		}
+		note := f.lastText(t, 2, "tool")
+		if !strings.HasPrefix(note, "not recorded: These numbers in your answer appear in no output of the code that ran, so nothing backs them: 99.") {
+			t.Errorf("the model was told %q", note)
+		}
+		told := 0
+		for _, m := range f.messages(t, 2) {
+			if strings.Contains(contentText(m["content"]), "These numbers in your answer") {
+				told++
+			}
+		}
+		if told != 1 {
+			t.Errorf("told %d times", told)
+		}
+
+		// The bound ends after the model is told: its answer stands.
+		k2 := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("rows: 10\n")}}}}
+		f2 := newFakeModel(t, provider, turn{Calls: []call{code("print('rows:', len(df))")}}, turn{Calls: []call{untraced}},
+			turn{Calls: []call{code("x = 1")}})
+		c2 := f2.client(t, false)
+		a2 := &agent.Agent{Client: c2, Info: info, Kernel: k2, System: "test", Trace: traceHook, MaxTurns: 3}
+		ans2, err := a2.Ask(context.Background(), "question-1", "How many rows?")
+		if err != nil || !ans2.Answered || ans2.Summary != "10 rows, and 99 of something." || strings.Join(ans2.TraceTold, ",") != "99" {
+			t.Errorf("at the bound: answered %v (%s), summary %q, told %q, err %v", ans2.Answered, ans2.Stop, ans2.Summary, ans2.TraceTold, err)
+		}
 	})
 }

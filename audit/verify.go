@@ -28,20 +28,6 @@ type Options struct {
 	AllowedSigners string
 	// Cell, if set, is told each cell's verdict as it is reached.
 	Cell func(CellCheck)
-	// TracedNumbers, if set, checks that every number the run traced to a
-	// cell appears in that cell's outputs: the hook for the number-tracing
-	// package (cmd wires it). It gets the run and its notebook as written;
-	// each check it returns is reported, and one not Found fails the
-	// verification.
-	TracedNumbers func(run *Run, nb *nbformat.Notebook) []NumberCheck
-}
-
-// NumberCheck is one traced number looked up in the outputs of its cell.
-type NumberCheck struct {
-	Number string `json:"number"`
-	Cell   int    `json:"cell"` // the cell it is traced to, from 1
-	Found  bool   `json:"found"`
-	Note   string `json:"note,omitempty"`
 }
 
 // Report is what verify found. OK is true when every file, cell and answer
@@ -54,10 +40,14 @@ type Report struct {
 	Files   []FileCheck   `json:"files"`
 	Cells   []CellCheck   `json:"cells"`
 	Answers []AnswerCheck `json:"answers"`
+	// Numbers are the answers' numbers run.json traced to cells, checked
+	// in those cells.
 	Numbers []NumberCheck `json:"numbers,omitempty"`
 	// Signature is the check of run.json's signature, when one was asked for.
 	Signature *SignatureCheck `json:"signature,omitempty"`
 	Duration  float64         `json:"duration_s"`
+
+	reran map[string][]nbformat.Output // the re-run's outputs, by cell ID
 }
 
 // DataCheck is the dataset against its recorded sha256.
@@ -177,10 +167,10 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		rep.finish()
 		return rep, err
 	}
-	rep.Answers = checkAnswers(nb, rec.answered())
-	if opts.TracedNumbers != nil {
-		rep.Numbers = opts.TracedNumbers(run, nb)
-	}
+	// A replay on new data is checked for the values it found in the new
+	// outputs; numbers are traced in the run that wrote run.json either way.
+	rep.Answers = checkAnswers(nb, rep.reran, rec.answered())
+	rep.Numbers = checkNumbers(nb, rep.reran, rec.Questions)
 	rep.finish()
 	return rep, nil
 }
@@ -296,6 +286,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 	}
 	defer k.Close()
 
+	rep.reran = map[string][]nbformat.Output{}
 	byIndex := map[int]*CellCheck{}
 	for i := range rep.Cells {
 		byIndex[rep.Cells[i].Index] = &rep.Cells[i]
@@ -330,6 +321,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 			if err != nil {
 				return err
 			}
+			rep.reran[c.ID] = got
 			if d := compareOutputs(c.Outputs, got); len(d) > 0 {
 				if cc.Status == CellOK {
 					cc.Status = CellDiffers

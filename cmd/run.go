@@ -68,8 +68,10 @@ mounted read-only and never changed.
 With questions, a language model (--model) then writes pandas/matplotlib
 code for each, in the same kernel: it sees the outputs and charts, repairs
 its own errors, checks its charts, and states its answer as named values
-(@name[value]) with a short narrative, shown first in the report. Later
-questions are follow-ups: they see the earlier answers and variables.
+(@name[value]) with a short narrative, shown first in the report. Every
+number it states is traced to the cell whose output shows it (linked in the
+report) or marked untraced, and the model is told once of untraced ones.
+Later questions are follow-ups: they see the earlier answers and variables.
 Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 
@@ -254,6 +256,8 @@ type answerJSON struct {
 	Unverified bool               `json:"unverified,omitempty"`
 	// OldNew are the named values old → new of a replay on new data.
 	OldNew []audit.ValueChange `json:"old_new,omitempty"`
+	// Untraced are the numbers of the answer no cell's output shows.
+	Untraced []string `json:"untraced,omitempty"`
 }
 
 func answerStatus(a *agent.Answer) string {
@@ -271,7 +275,8 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 		answers := []answerJSON{}
 		for i, a := range res.Answers {
 			answers = append(answers, answerJSON{Question: a.Question, Status: answerStatus(a), Values: a.Values, Summary: a.Summary,
-				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified, OldNew: rerunValues(res, i+1)})
+				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified, OldNew: rerunValues(res, i+1),
+				Untraced: a.Numbers.UntracedTexts()})
 		}
 		result := map[string]any{
 			"type": "result", "report": res.Files.Report, "notebook": res.Files.Notebook,
@@ -351,6 +356,9 @@ func printAnswers(f *Factory, res *pipeline.Result) {
 		}
 		if a.Revised {
 			fmt.Fprintln(f.IO.Out, "  (revised after the model checked its charts)")
+		}
+		if u := a.Numbers.UntracedTexts(); len(u) > 0 {
+			fmt.Fprintf(f.IO.Out, "  (not traced to any cell: %s)\n", strings.Join(u, ", "))
 		}
 	}
 }

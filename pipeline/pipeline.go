@@ -23,6 +23,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -571,10 +572,24 @@ func (r *runner) write(res *Result) error {
 	if err := nbformat.WriteFile(r.out.path(r.name+".ipynb"), r.nb); err != nil {
 		return err
 	}
+	ix := numtrace.NewIndex(traceSources(r.nb))
+	answer, numbers := answerMarkdown(r.opts.Questions, r.answers, r.rerunValues, func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
+		return r.traceAnswer(ix, q, vs, narrative)
+	})
+	// A replay on new data says so above the answers; the marks move with
+	// the text.
+	if prefix := r.rerunMarkdown(); prefix != "" {
+		answer = prefix + answer
+		for i := range numbers {
+			numbers[i].Start += len(prefix)
+			numbers[i].End += len(prefix)
+		}
+	}
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
-		Answer:   r.rerunMarkdown() + answerMarkdown(r.opts.Questions, r.answers, r.rerunValues),
+		Answer:   answer,
+		Numbers:  numbers,
 		Notebook: r.nb,
 		Profile:  r.profile,
 		KaTeXDir: r.opts.KaTeXDir,

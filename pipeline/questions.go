@@ -11,6 +11,7 @@ import (
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -53,6 +54,11 @@ type ManifestModel struct {
 	Truncations int `json:"truncations,omitempty"`
 	// Unanswered counts the questions that got no answer.
 	Unanswered int `json:"unanswered"`
+	// TracedNumbers and UntracedNumbers count the numbers and named values
+	// of the answers that a cell's output shows, and that none does (each
+	// answer's "numbers" lists them).
+	TracedNumbers   int `json:"traced_numbers"`
+	UntracedNumbers int `json:"untraced_numbers"`
 }
 
 func (r *runner) reflectRounds() int {
@@ -81,6 +87,7 @@ func (r *runner) ask(ctx context.Context) error {
 	ag := &agent.Agent{
 		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(), Columns: r.profile.ColumnNames(),
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
+		Trace: r.untraced,
 		OnTurn: func(e agent.TurnEvent) {
 			if e.Notice != "" {
 				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
@@ -255,19 +262,36 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
 }
 
+// traceFunc traces an answer's named values and narrative (see
+// runner.traceAnswer).
+type traceFunc func(question string, values []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace)
+
+// tracedNote is the report's word on the marks in the answer box.
+const tracedNote = "*Each number links to the cell whose output shows it; a number marked untraced appears in no cell's output.*"
+
 // AnswerMarkdown is the report's answer box: each question's named values,
 // narrative and reflection outcome.
 func AnswerMarkdown(questions []string, answers []*agent.Answer) string {
-	return answerMarkdown(questions, answers, nil)
+	md, _ := answerMarkdown(questions, answers, nil, nil)
+	return md
 }
 
 // answerMarkdown is AnswerMarkdown where, for a replay on new data, rerun
-// holds each question's values old → new (by question, from 1).
-func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][]audit.ValueChange) string {
+// holds each question's values old → new (by question, from 1), and with
+// trace each number and named value is traced to a cell: marks are their
+// spans in the markdown, and each answer's Numbers records them (run.json).
+func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][]audit.ValueChange, trace traceFunc) (string, []report.NumberMark) {
 	if len(questions) == 0 {
-		return ""
+		return "", nil
 	}
 	var b strings.Builder
+	var marks []report.NumberMark
+	// mark records traces found in text written at offset.
+	mark := func(offset int, traces []numtrace.Trace) {
+		for _, t := range traces {
+			marks = append(marks, report.NumberMark{Start: offset + t.Start, End: offset + t.End, Cell: t.Source, Output: t.Output})
+		}
+	}
 	for i, q := range questions {
 		if len(questions) > 1 {
 			fmt.Fprintf(&b, "**%d. %s**\n\n", i+1, mdEscape(q))
@@ -281,18 +305,35 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 			b.WriteString("No answer: " + a.Stop + "\n\n")
 			continue
 		}
+		var vals [][]numtrace.Trace
+		var prose []numtrace.Trace
+		summary := a.SummaryMarkdown()
+		if trace != nil {
+			vals, prose = trace(a.Question, a.Values, summary)
+			var all []numtrace.Trace
+			for _, v := range vals {
+				all = append(all, v...)
+			}
+			a.Numbers = numtrace.NewRecord(append(all, prose...))
+		}
 		if changes, ok := rerun[i+1]; ok {
 			b.WriteString("Named values, old → new:\n\n")
 			for _, c := range changes {
 				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(c.Name), valueChangeText(c))
 			}
 		} else {
-			for _, v := range a.Values {
-				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(v.Name), mdEscape(v.Value))
+			for k, v := range a.Values {
+				fmt.Fprintf(&b, "- **%s**: ", mdEscape(v.Name))
+				if vals != nil {
+					mark(b.Len(), vals[k])
+				}
+				b.WriteString(mdEscape(v.Value) + "\n")
 			}
 		}
-		if s := a.SummaryMarkdown(); s != "" {
-			b.WriteString("\n" + s + "\n")
+		if summary != "" {
+			b.WriteString("\n")
+			mark(b.Len(), prose)
+			b.WriteString(summary + "\n")
 		}
 		if a.Unverified {
 			b.WriteString("\n" + unverifiedNote + "\n")
@@ -307,7 +348,10 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		}
 		b.WriteString("\n")
 	}
-	return strings.TrimSpace(b.String())
+	if len(marks) > 0 {
+		b.WriteString(tracedNote + "\n")
+	}
+	return strings.TrimSpace(b.String()), marks
 }
 
 func (r *runner) manifestModel() *ManifestModel {
@@ -332,6 +376,10 @@ func (r *runner) manifestModel() *ManifestModel {
 		m.Truncations += a.Truncations
 		if !a.Answered {
 			m.Unanswered++
+		}
+		if a.Numbers != nil {
+			m.TracedNumbers += len(a.Numbers.Traced)
+			m.UntracedNumbers += len(a.Numbers.Untraced)
 		}
 		for _, c := range a.Calls {
 			m.Calls++

@@ -26,6 +26,7 @@ import (
 	kimage "github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 )
 
 // chromiumPath is Debian's chromium (scripts/install-deps.sh installs it).
@@ -141,7 +142,7 @@ plt.show()`},
 	in := Input{
 		Title:    "Sales by region",
 		Question: "Which region sells most?",
-		Answer:   "**east** sells most: @top_region[east], @sales[143.0]. The mean over regions is $\\bar{x} = 112.375$.",
+		Answer:   "**east** sells most: @top_region[east], @sales[143.0], of 4 regions and 99 stores. The mean over regions is $\\bar{x} = 112.375$.",
 		Notebook: nb,
 		Profile: &eda.Profile{Rows: 4, Columns: 3, MemoryBytes: 1200,
 			Load: eda.LoadInfo{Format: "csv", Encoding: "utf-8", Delimiter: ","},
@@ -165,6 +166,12 @@ plt.show()`},
 		KaTeXDir: imageKaTeXDir(t),
 	}
 	formulas++ // the answer's
+	// The answer's numbers traced as analyst run traces them: 143.0 and 4
+	// to their cells, 99 to none, 112.375 inside a formula left whole.
+	sources := numtrace.CellSources(nb, func(_ int, c *nbformat.Cell) string { return c.ID })
+	for _, tr := range numtrace.Find(numtrace.Extract(in.Answer), sources) {
+		in.Numbers = append(in.Numbers, NumberMark{Start: tr.Start, End: tr.End, Cell: tr.Source, Output: tr.Output})
+	}
 	return in, formulas
 }
 
@@ -181,6 +188,11 @@ type pageState struct {
 	CodeCollapsed bool    `json:"codeCollapsed"`
 	PageWidth     float64 `json:"pageWidth"`
 	ViewWidth     float64 `json:"viewWidth"`
+	// The answer's traced numbers: links whose targets exist, and visible
+	// untraced markers.
+	TracedLinks   int      `json:"tracedLinks"`
+	TracedTargets int      `json:"tracedTargets"`
+	UntracedMarks []string `json:"untracedMarks"`
 }
 
 type box struct {
@@ -217,7 +229,26 @@ const pageStateJS = `(async () => {
     codeCollapsed: !!code,
     pageWidth: document.documentElement.scrollWidth,
     viewWidth: document.documentElement.clientWidth,
+    tracedLinks: document.querySelectorAll("#answer a.traced").length,
+    tracedTargets: Array.from(document.querySelectorAll("#answer a.traced")).filter(a => document.getElementById(a.getAttribute("href").slice(1))).length,
+    untracedMarks: Array.from(document.querySelectorAll("#answer .untraced")).filter(el => {
+      const m = el.querySelector(".untraced-mark");
+      const b = m && m.getBoundingClientRect();
+      return b && b.width > 0 && b.height > 0 && getComputedStyle(el).textDecorationStyle === "wavy";
+    }).map(el => el.innerText),
   };
+})()`
+
+// followTracedJS clicks the answer's first traced link and says whether
+// the page scrolled and its cell's top is then in the window.
+const followTracedJS = `(async () => {
+  const a = document.querySelector("#answer a.traced");
+  const cell = document.getElementById(a.getAttribute("href").slice(1));
+  const before = window.scrollY;
+  a.click();
+  await new Promise(r => setTimeout(r, 200));
+  const top = cell.getBoundingClientRect().top;
+  return window.scrollY > before && top >= -2 && top < window.innerHeight - 20;
 })()`
 
 // TestBrowser opens a report built from real kernel outputs in headless
@@ -319,6 +350,14 @@ func TestBrowser(t *testing.T) {
 	}
 	if st.PageWidth > st.ViewWidth {
 		t.Errorf("the page scrolls sideways: %.0f px wide in a %.0f px window", st.PageWidth, st.ViewWidth)
+	}
+	// Traced numbers link to cells that exist; the untraced one is marked
+	// in words; following a link brings its cell into the window.
+	if st.TracedLinks != 2 || st.TracedTargets != 2 || strings.Join(st.UntracedMarks, "|") != "99untraced" {
+		t.Errorf("answer: %d traced links, %d with a target (want 2, 2); untraced marks %q (want 99 marked)", st.TracedLinks, st.TracedTargets, st.UntracedMarks)
+	}
+	if shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](followTracedJS, chromedp.EvalAwaitPromise)); err != nil || !shown {
+		t.Errorf("following a traced link does not bring its cell into the window (%v)", err)
 	}
 
 	// A full-page screenshot: the charts are drawn, not blank.

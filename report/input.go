@@ -18,7 +18,10 @@ type Input struct {
 	Question string // the question asked, shown under the title ("" for none)
 	// Answer is the run's answer as markdown (formulas allowed), shown first
 	// after the header; "" leaves the answer box out.
-	Answer   string
+	Answer string
+	// Numbers are the numbers stated in Answer, each linked to the cell
+	// whose output shows it or marked "not traced to any cell".
+	Numbers  []NumberMark
 	Notebook *nbformat.Notebook // cells tagged "stage:NAME", in order
 	Profile  *eda.Profile       // nil when profiling did not finish
 	Run      RunInfo

@@ -248,24 +248,56 @@ func restoreMath(out, nonce string, spans []mathSpan, katex bool) string {
 	if len(spans) == 0 {
 		return out
 	}
-	prefix := "zmathz" + nonce + "z"
+	return replacePlaceholders(out, "zmathz"+nonce+"z", func(n int, at htmlPlace) (string, bool) {
+		switch {
+		case n >= len(spans):
+			return "", false
+		case at.tag || at.code:
+			return html.EscapeString(spans[n].Raw), true
+		}
+		return mathHTML(spans[n], katex), true
+	})
+}
+
+// htmlPlace is where in rendered HTML a placeholder stands.
+type htmlPlace struct {
+	tag  bool // inside a tag: an attribute value
+	code bool // inside <code> or <pre>
+	math bool // inside a formula's <span class="math ...">
+	link bool // inside <a>
+}
+
+// replacePlaceholders replaces each placeholder word prefix+N+"z" in
+// rendered HTML by what repl returns for N and its place (ok false leaves
+// it as it is).
+func replacePlaceholders(out, prefix string, repl func(n int, at htmlPlace) (string, bool)) string {
 	var b strings.Builder
-	inTag, inCode := false, 0
+	var at htmlPlace
+	inCode := 0
 	for i := 0; i < len(out); {
 		c := out[i]
 		switch {
 		case c == '<':
-			inTag = true
+			at.tag = true
 			rest := out[i:]
 			switch {
 			case hasTagPrefix(rest, "<code"), hasTagPrefix(rest, "<pre"):
 				inCode++
 			case hasTagPrefix(rest, "</code"), hasTagPrefix(rest, "</pre"):
 				inCode = max(0, inCode-1)
+			case strings.HasPrefix(rest, `<span class="math`):
+				at.math = true
+			case hasTagPrefix(rest, "</span"):
+				at.math = false
+			case hasTagPrefix(rest, "<a"):
+				at.link = true
+			case hasTagPrefix(rest, "</a"):
+				at.link = false
 			}
+			at.code = inCode > 0
 		case c == '>':
-			inTag = false
-		case c == 'z' && strings.HasPrefix(out[i:], prefix):
+			at.tag = false
+		case c == prefix[0] && strings.HasPrefix(out[i:], prefix):
 			j := i + len(prefix)
 			k := j
 			for k < len(out) && out[k] >= '0' && out[k] <= '9' {
@@ -273,14 +305,12 @@ func restoreMath(out, nonce string, spans []mathSpan, katex bool) string {
 			}
 			if k > j && k < len(out) && out[k] == 'z' {
 				n, err := strconv.Atoi(out[j:k])
-				if err == nil && n < len(spans) {
-					if inTag || inCode > 0 {
-						b.WriteString(html.EscapeString(spans[n].Raw))
-					} else {
-						b.WriteString(mathHTML(spans[n], katex))
+				if err == nil {
+					if s, ok := repl(n, at); ok {
+						b.WriteString(s)
+						i = k + 1
+						continue
 					}
-					i = k + 1
-					continue
 				}
 			}
 		}

@@ -140,7 +140,7 @@ func buildPage(in Input) (*page, error) {
 	}
 	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: language}
 	if strings.TrimSpace(in.Answer) != "" {
-		a, err := cr.md.render(in.Answer, nil, 2)
+		a, err := cr.md.renderMarked(in.Answer, in.Numbers, in.Notebook)
 		if err != nil {
 			return nil, err
 		}
