@@ -149,6 +149,11 @@ type Answer struct {
 	// Restatements counts the times the model was asked to restate a reply
 	// that had no clear verdict.
 	Restatements int `json:"restatements,omitempty"`
+	// ChartChecks are the charts that failed the checks (CheckChart);
+	// ChartRejections counts the cells whose failing charts went back to
+	// the model (at most MaxChartRejections).
+	ChartChecks     []ChartCheck `json:"chart_checks,omitempty"`
+	ChartRejections int          `json:"chart_rejections,omitempty"`
 
 	// summaryMD is Summary with inline values in bold, for the report.
 	summaryMD string
@@ -383,7 +388,11 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			if ex.Status == kernel.StatusOK {
 				charts = ex.Charts()
 			}
-			return describeExecution(ex, a.vision(), a.Columns), charts, failed, nil
+			fb := describeExecution(ex, a.vision(), a.Columns)
+			if check := checkCharts(ans, phase, turn, charts); check != "" {
+				fb += "\n" + check
+			}
+			return fb, charts, failed, nil
 		}
 		// afterCells counts the repair streak; true means give up.
 		afterCells := func(ran, failed int) bool {
