@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/analyst-cli/analyst/llm"
@@ -29,9 +30,10 @@ type Ranking struct {
 }
 
 // RankFindings asks the model, in one call of its own, which of the
-// findings matter most: 3 to 7 of them, most important first. With fewer
-// than MinKeyFindings findings, or a reply that cannot be read, the
-// findings are kept in their order (at most MaxKeyFindings), with a Note.
+// findings matter most: 3 to 7 of them, most important first (with 3 or
+// fewer, all of them in its order). With a single finding, or a reply that
+// cannot be read, the findings are kept in their order (at most
+// MaxKeyFindings), with a Note.
 func (a *Agent) RankFindings(ctx context.Context, phase string, findings []string) (*Ranking, error) {
 	r := &Ranking{}
 	inOrder := func(note string) *Ranking {
@@ -44,7 +46,7 @@ func (a *Agent) RankFindings(ctx context.Context, phase string, findings []strin
 		r.Note = note
 		return r
 	}
-	if len(findings) <= MinKeyFindings {
+	if len(findings) < 2 {
 		return inOrder(""), nil
 	}
 	var b strings.Builder
@@ -52,8 +54,13 @@ func (a *Agent) RankFindings(ctx context.Context, phase string, findings []strin
 	for i, f := range findings {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, strings.ReplaceAll(strings.TrimSpace(f), "\n", " "))
 	}
-	fmt.Fprintf(&b, "\nChoose the %d to %d most important for a reader of this data, most important first. "+
-		`Reply with only this JSON, nothing else: {"key_findings": [numbers from the list]}`, MinKeyFindings, min(MaxKeyFindings, len(findings)))
+	if len(findings) <= MinKeyFindings {
+		b.WriteString("\nOrder them all by importance for a reader of this data, most important first. ")
+	} else {
+		fmt.Fprintf(&b, "\nChoose the %d to %d most important for a reader of this data, most important first. ",
+			MinKeyFindings, min(MaxKeyFindings, len(findings)))
+	}
+	b.WriteString(`Reply with only this JSON, nothing else: {"key_findings": [numbers from the list]}`)
 	r.Prompt = b.String()
 	msgs := []llm.Message{
 		{Role: llm.RoleSystem, Content: "You are a careful data analyst who reports what matters most in an analysis."},
@@ -69,6 +76,14 @@ func (a *Agent) RankFindings(ctx context.Context, phase string, findings []strin
 	order, perr := parseRanking(resp.Message.Content, len(findings))
 	if perr != nil {
 		return inOrder("the model's ranking could not be read (" + perr.Error() + "); the findings are in goal order"), nil
+	}
+	if len(findings) <= MinKeyFindings {
+		// All of them are key: the ones the model left out follow.
+		for i := range findings {
+			if !slices.Contains(order, i) {
+				order = append(order, i)
+			}
+		}
 	}
 	r.Order = order
 	return r, nil

@@ -50,8 +50,8 @@ func TestScreenGoals(t *testing.T) {
 	charts := []ChartRef{{Kind: "hist", Columns: []string{"revenue"}, Title: "Distributions"},
 		{Kind: "heatmap", Columns: []string{"revenue", "units"}}, {Kind: "scatter", Columns: []string{"units", "revenue"}}}
 	goals := []Goal{
-		{Question: "a", Chart: "histogram", Columns: []string{"revenue"}},            // dup of the hist
-		{Question: "b", Chart: "bar", Columns: []string{"region", "revenue"}},        // kept
+		{Question: "a", Chart: "histogram", Columns: []string{"revenue"}},             // dup of the hist
+		{Question: "b", Chart: "bar", Columns: []string{"region", "revenue"}},         // kept
 		{Question: "c", Chart: "scatter plot", Columns: []string{"revenue", "units"}}, // dup, other order
 		{Question: "d", Chart: "line", Columns: []string{"date", "profit"}},           // unknown column
 		{Question: "e", Chart: "heatmap", Columns: []string{"units", "revenue"}},      // in the heatmap

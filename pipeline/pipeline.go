@@ -57,10 +57,19 @@ type Options struct {
 	Progress func(Event)
 
 	// Questions for the model, in order; follow-ups share the kernel's
-	// state and the conversation. None: the run is the EDA stages only.
+	// state and the conversation. None: the run is the EDA stages only,
+	// and the exploration when there is a model.
 	Questions []string
-	// Model answers the questions; required when there are questions.
+	// Model answers the questions and explores the data; required when
+	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client
+	// NoExplore skips the exploration stage, which runs by default when
+	// there is a model (before the questions): goals from the profile, a
+	// chart and a finding per goal, the key findings first in the report.
+	NoExplore bool
+	// Goals is how many analysis goals the model is asked for; 0:
+	// agent.DefaultGoals.
+	Goals int
 	// ModelSpec is the model as the user named it ("ollama:qwen2.5-coder:7b").
 	ModelSpec string
 	// MaxTurns bounds the model calls per question; 0: agent.DefaultMaxTurns.
@@ -282,6 +291,8 @@ type runner struct {
 	answers   []*agent.Answer
 	tokens    int
 	agent     *agent.Agent
+
+	exploration *Exploration
 }
 
 func (r *runner) retries() int {
@@ -321,7 +332,7 @@ func (r *runner) run(ctx context.Context) error {
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
 		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), report.TagNotebookOnly)
 
-	if len(r.opts.Questions) > 0 {
+	if len(r.opts.Questions) > 0 || r.exploring() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
 		info, err := r.opts.Model.Model(ctx)
@@ -365,6 +376,9 @@ func (r *runner) run(ctx context.Context) error {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
 		}
+	}
+	if err := r.explore(ctx); err != nil {
+		return err
 	}
 	return r.ask(ctx)
 }
@@ -491,6 +505,8 @@ type Manifest struct {
 	// Model and Questions are there when questions were asked.
 	Model     *ManifestModel  `json:"model,omitempty"`
 	Questions []*agent.Answer `json:"questions,omitempty"`
+	// Exploration is there when the model explored the data.
+	Exploration *Exploration `json:"exploration,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -541,6 +557,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
+	m.Exploration = r.exploration
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -557,9 +574,11 @@ func (r *runner) write(res *Result) error {
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
 		Answer:   answerMarkdown(r.opts.Questions, r.answers),
-		Notebook: r.nb,
-		Profile:  r.profile,
-		KaTeXDir: r.opts.KaTeXDir,
+		// The exploration's findings open the report.
+		KeyFindings: keyFindingsMarkdown(r.exploration),
+		Notebook:    r.nb,
+		Profile:     r.profile,
+		KaTeXDir:    r.opts.KaTeXDir,
 		Run: report.RunInfo{
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
 			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes

@@ -52,6 +52,10 @@ type ManifestModel struct {
 	Truncations int `json:"truncations,omitempty"`
 	// Unanswered counts the questions that got no answer.
 	Unanswered int `json:"unanswered"`
+	// Explore is true when the model explored the data, asked for Goals
+	// goals (analyst replay runs the exploration again from these).
+	Explore bool `json:"explore,omitempty"`
+	Goals   int  `json:"goals,omitempty"`
 }
 
 func (r *runner) reflectRounds() int {
@@ -77,6 +81,51 @@ func (r *runner) ask(ctx context.Context) error {
 	if len(r.opts.Questions) == 0 {
 		return nil
 	}
+	ag := r.newAgent()
+	for i, q := range r.opts.Questions {
+		phase := StageQuestion(i + 1)
+		var ans *agent.Answer
+		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
+			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
+			a, err := ag.Ask(ctx, phase, q)
+			ans = a
+			r.answers = append(r.answers, a)
+			r.addSteps(phase, phase, a)
+			r.nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
+			return stageStatus(a.Answered, err), err
+		})
+		if err != nil {
+			return err
+		}
+		if !ans.Answered || r.reflectRounds() == 0 {
+			continue
+		}
+		rphase := StageReflection(i + 1)
+		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
+			before := len(ans.Verdicts)
+			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
+			r.addSteps(rphase, rphase, ans)
+			for _, v := range ans.Verdicts[before:] {
+				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
+			}
+			if ans.Revised {
+				r.nb.AddMarkdown("Revised "+answerBlock(ans), report.StageTag(rphase), "answer")
+			}
+			return stageStatus(true, err), err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newAgent is the run's agent, made once: the exploration and the questions
+// share its conversation and the kernel's state.
+func (r *runner) newAgent() *agent.Agent {
+	if r.agent != nil {
+		return r.agent
+	}
 	ag := &agent.Agent{
 		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, Columns: r.profile.ColumnNames(),
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
@@ -99,42 +148,7 @@ func (r *runner) ask(ctx context.Context) error {
 		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout()})
 	ag.System = r.system
 	r.agent = ag
-	for i, q := range r.opts.Questions {
-		phase := StageQuestion(i + 1)
-		var ans *agent.Answer
-		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
-			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
-			a, err := ag.Ask(ctx, phase, q)
-			ans = a
-			r.answers = append(r.answers, a)
-			r.addSteps(phase, a)
-			r.nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
-			return stageStatus(a.Answered, err), err
-		})
-		if err != nil {
-			return err
-		}
-		if !ans.Answered || r.reflectRounds() == 0 {
-			continue
-		}
-		rphase := StageReflection(i + 1)
-		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
-			before := len(ans.Verdicts)
-			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
-			r.addSteps(rphase, ans)
-			for _, v := range ans.Verdicts[before:] {
-				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
-			}
-			if ans.Revised {
-				r.nb.AddMarkdown("Revised "+answerBlock(ans), report.StageTag(rphase), "answer")
-			}
-			return stageStatus(true, err), err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return ag
 }
 
 func stageStatus(answered bool, err error) string {
@@ -170,22 +184,28 @@ func (r *runner) modelStage(name, title string, body func() (string, error)) err
 	return err
 }
 
-// addSteps writes the cells of phase: the model's code with its outputs,
-// failed attempts tagged (the report collapses them).
-func (r *runner) addSteps(phase string, a *agent.Answer) {
-	for _, s := range a.Steps {
+// addSteps writes the cells of phase, in stage: the model's code with its
+// outputs, failed attempts tagged (the report collapses them). It returns
+// the cells by their step's index in a.Steps.
+func (r *runner) addSteps(stage, phase string, a *agent.Answer) map[int]*nbformat.Cell {
+	cells := map[int]*nbformat.Cell{}
+	for i, s := range a.Steps {
 		if s.Phase != phase || s.Exec == nil {
 			continue
 		}
-		tags := []string{report.StageTag(phase), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		tags := []string{report.StageTag(stage), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		if phase != stage {
+			tags = append(tags, phase)
+		}
 		if s.Failed {
 			tags = append(tags, nbformat.TagFailedAttempt)
 			if s.Status != "error" {
 				tags = append(tags, s.Status)
 			}
 		}
-		r.nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+		cells[i] = r.nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
 	}
+	return cells
 }
 
 // answerBlock is an answer as markdown: named values, then the narrative.
@@ -288,18 +308,28 @@ func (r *runner) manifestModel() *ManifestModel {
 	case i.Capabilities.Tools:
 		m.Mode = agent.ModeTools
 	}
-	for _, a := range r.answers {
+	if r.exploration != nil {
+		m.Explore, m.Goals = true, r.exploration.GoalsAsked
+	}
+	for _, a := range r.modelAnswers() {
 		m.Turns += a.Turns
 		m.Repairs += a.Repairs
 		m.Truncations += a.Truncations
-		if !a.Answered {
-			m.Unanswered++
-		}
 		for _, c := range a.Calls {
 			m.Calls++
 			m.PromptTokens += c.PromptTokens
 			m.CompletionTokens += c.CompletionTokens
 		}
+	}
+	for _, a := range r.answers {
+		if !a.Answered {
+			m.Unanswered++
+		}
+	}
+	for _, c := range r.explorationCalls() {
+		m.Calls++
+		m.PromptTokens += c.PromptTokens
+		m.CompletionTokens += c.CompletionTokens
 	}
 	return m
 }

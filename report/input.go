@@ -18,10 +18,14 @@ type Input struct {
 	Question string // the question asked, shown under the title ("" for none)
 	// Answer is the run's answer as markdown (formulas allowed), shown first
 	// after the header; "" leaves the answer box out.
-	Answer   string
-	Notebook *nbformat.Notebook // cells tagged "stage:NAME", in order
-	Profile  *eda.Profile       // nil when profiling did not finish
-	Run      RunInfo
+	Answer string
+	// KeyFindings is the model's key findings of an exploration, as
+	// markdown (linking to their cells), shown first after the header;
+	// "" leaves the section out.
+	KeyFindings string
+	Notebook    *nbformat.Notebook // cells tagged "stage:NAME", in order
+	Profile     *eda.Profile       // nil when profiling did not finish
+	Run         RunInfo
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.
