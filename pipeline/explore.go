@@ -84,6 +84,15 @@ func (r *runner) explore(ctx context.Context) error {
 	ex := &Exploration{GoalsAsked: r.goalsAsked()}
 	r.exploration = ex
 	tag := report.StageTag(StageExploration)
+	defer func() {
+		// Unlike the questions, the exploration is not shown before the
+		// data: the Key findings at the top of the report link down to it.
+		for i := range r.stages {
+			if r.stages[i].Name == StageExploration {
+				r.stages[i].Lead = false
+			}
+		}
+	}()
 	return r.modelStage(StageExploration, "Exploration", func() (string, error) {
 		set, err := ag.ProposeGoals(ctx, PhaseGoals, agent.GoalRequest{DataName: r.in.Name, Profile: r.profile,
 			N: ex.GoalsAsked, Charts: r.drawnCharts()})

@@ -40,6 +40,7 @@ func TestRunWithQuestion(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Plot revenue by month; which month peaks?"}
 	opts.Model, opts.ModelSpec = f.client(t, false), "ollama:qwen2.5-coder:7b"
+	opts.NoExplore = true // the exploration is tested in explore_test.go
 	var events []pipeline.Event
 	opts.Progress = func(e pipeline.Event) { events = append(events, e) }
 	res := run(t, opts)
@@ -121,6 +122,7 @@ func TestRunInterruptedMidQuestion(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Wait?"}
 	opts.Model = f.client(t, false)
+	opts.NoExplore = true
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	opts.Progress = func(e pipeline.Event) {
@@ -181,6 +183,7 @@ print(res)`
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Total amount?"}
 	opts.Model = f.client(t, false)
+	opts.NoExplore = true
 	res := run(t, opts)
 	if after := sha(t, data); after != before {
 		t.Fatalf("the data changed")
@@ -215,6 +218,7 @@ func TestRunModelServerErrors(t *testing.T) {
 		opts := options(t, data, filepath.Join(dir, "out"))
 		opts.Questions = []string{"q"}
 		opts.Model = tt.f.client(t, false)
+		opts.NoExplore = true
 		res, err := pipeline.Run(context.Background(), opts)
 		var me *pipeline.ModelError
 		if !errors.As(err, &me) || !errors.Is(err, tt.want) {
