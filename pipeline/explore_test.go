@@ -104,7 +104,7 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	// drawn, the request; no data rows beyond the short samples.
 	sys, user := f.lastText(t, 0, "system"), f.lastText(t, 0, "user")
 	for _, want := range []string{`"revenue": numeric`, `"region": categorical`, "Alerts:", "strongest |r| with another column",
-		"Charts the report already has", `- hist of "revenue"`, `- box of "region", "units"`} {
+		"Charts the report already has", `- hist of "revenue"`, `- box of "`, `- scatter of "`} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("the goal prompt lacks %q", want)
 		}

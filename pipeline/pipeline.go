@@ -1,5 +1,6 @@
 // Package pipeline runs an analysis as stages — setup, load, profile,
-// distributions — against one kernel, and writes the run out: a notebook, an
+// distributions, visualization, then with a model the exploration and the
+// questions — against one kernel, and writes the run out: a notebook, an
 // HTML report, the chart files and a run manifest. A run that fails or is
 // interrupted still writes what it has, with the failure shown.
 package pipeline
