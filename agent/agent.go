@@ -12,6 +12,7 @@ import (
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/numtrace"
 )
 
 // Agent defaults.
@@ -60,6 +61,12 @@ type Agent struct {
 	// ToolsRefused is the server's refusal of tool calling when it made the
 	// agent switch to code-block mode for the rest of its life; "" if not.
 	ToolsRefused string
+
+	// Trace, if set, returns the numbers (and named values) of an answer
+	// that no cell's output shows (see package numtrace); ans holds the
+	// question and the cells run for it so far. The model is told of them
+	// once per answer and may answer again within the turn bound.
+	Trace func(ans *Answer, values []NamedValue, narrative string) []string
 
 	messages []llm.Message
 	ctx      contextState
@@ -154,6 +161,13 @@ type Answer struct {
 	// the model (at most MaxChartRejections).
 	ChartChecks     []ChartCheck `json:"chart_checks,omitempty"`
 	ChartRejections int          `json:"chart_rejections,omitempty"`
+	// Numbers are the answer's numbers traced to the cells that show them;
+	// set by the caller (see Agent.Trace), nil when not traced.
+	Numbers *numtrace.Record `json:"numbers,omitempty"`
+	// TraceTold are the untraced numbers the model was told of (once), and
+	// TraceCorrected says its last answer after that stated none untraced.
+	TraceTold      []string `json:"trace_told,omitempty"`
+	TraceCorrected bool     `json:"trace_corrected,omitempty"`
 
 	// summaryMD is Summary with inline values in bold, for the report.
 	summaryMD string
@@ -296,6 +310,10 @@ type convo struct {
 	truncations int  // replies in a row cut off
 	pushedBack  bool // told to compute before answering
 	restated    bool // asked once to restate a reply without a verdict
+	trace       func(*Answer, []NamedValue, string) []string
+	// pending is an answer sent back for its untraced numbers: it stands
+	// if the bounds end before the model answers again.
+	pending *outcome
 }
 
 // verified says whether some cell of the answer ran without error.
@@ -316,9 +334,12 @@ const computeFirst = "No code has run successfully for this question yet, so tha
 func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user llm.Message, reflect bool) (outcome, error) {
 	a.add(user, false)
 	maxTurns, maxRepairs := a.Budgets()
-	c := &convo{ans: ans, phase: phase, reflect: reflect}
+	c := &convo{ans: ans, phase: phase, reflect: reflect, trace: a.Trace}
 	for turn := 1; ; turn++ {
 		if turn > maxTurns {
+			if c.pending != nil {
+				return *c.pending, nil
+			}
 			return outcome{stop: fmt.Sprintf("no final answer after %d model turns (--max-turns)", maxTurns)}, nil
 		}
 		turnStart := time.Now()
@@ -405,6 +426,9 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			return c.streak > maxRepairs
 		}
 		gaveUp := func() outcome {
+			if c.pending != nil {
+				return *c.pending
+			}
 			return outcome{stop: fmt.Sprintf("gave up after %d failed cells in a row (repair bound %d)", c.streak, maxRepairs)}
 		}
 
@@ -442,8 +466,8 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 						break
 					}
 					o, pushBack := c.answer(vs, summary)
-					if pushBack {
-						content = "not recorded: " + computeFirst + " Use run_python, then call final_answer."
+					if pushBack != "" {
+						content = "not recorded: " + pushBack + " Use run_python, then call final_answer."
 						break
 					}
 					final = &o
@@ -523,10 +547,10 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		}
 		if vs := ParseAnswers(text); len(vs) > 0 {
 			o, pushBack := c.answer(vs, text)
-			if !pushBack {
+			if pushBack == "" {
 				return o, nil
 			}
-			a.add(llm.Message{Role: llm.RoleUser, Content: computeFirst + " Write the code in a ```python block."}, false)
+			a.add(llm.Message{Role: llm.RoleUser, Content: pushBack + " Write the code in a ```python block."}, false)
 			continue
 		}
 		var nudge string
@@ -552,19 +576,42 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 	}
 }
 
-// answer takes an answer the model gave: it is sent back once when no code
-// has run for it (pushBack), then taken as unverified.
-func (c *convo) answer(vs []NamedValue, text string) (outcome, bool) {
+// answer takes an answer the model gave, or sends it back with the reason
+// (pushBack): once when no code has run for it (then it is taken as
+// unverified), and once when it states numbers no cell's output shows
+// (then it is taken with those numbers marked untraced).
+func (c *convo) answer(vs []NamedValue, text string) (outcome, string) {
 	plain, md := narrative(text)
 	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md}
 	if !c.verified() {
 		if !c.pushedBack {
 			c.pushedBack = true
-			return o, true
+			return o, computeFirst
 		}
 		o.unverified = true
+		return o, ""
 	}
-	return o, false
+	if c.trace == nil {
+		return o, ""
+	}
+	untraced := c.trace(c.ans, vs, plain)
+	if len(c.ans.TraceTold) > 0 {
+		c.ans.TraceCorrected = len(untraced) == 0
+		return o, ""
+	}
+	if len(untraced) == 0 {
+		return o, ""
+	}
+	c.ans.TraceTold = untraced
+	c.pending = &o
+	return o, untracedNote(untraced)
+}
+
+// untracedNote tells the model which numbers of its answer no output shows.
+func untracedNote(nums []string) string {
+	return "These numbers in your answer appear in no output of the code that ran, so nothing backs them: " +
+		strings.Join(nums, ", ") + ". Compute each one in code that prints it, then give the answer again; " +
+		"or leave out the numbers you cannot compute."
 }
 
 // refuseTools switches the agent to code-block mode for good after the

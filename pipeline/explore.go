@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -163,19 +165,12 @@ func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agen
 		if eg.Finding == "" {
 			eg.Finding = agent.FormatAnswers(ans.Values)
 		}
-		eg.Finding = r.traceFinding(eg.Finding)
 		r.nb.AddMarkdown(findingText(i, eg, ans), tag, phase, "finding")
 	default:
 		r.nb.AddMarkdown(fmt.Sprintf("**No finding for goal %d.** %s", i, mdEscape(ans.Stop)), tag, phase, "finding")
 	}
 	return eg, err
 }
-
-// traceFinding is the hook where the numbers a finding states are traced
-// to the cells' outputs (package numtrace: extract, find, link in the
-// report, tell the model once about untraced ones). Until it is wired, the
-// finding is kept as the model wrote it.
-func (r *runner) traceFinding(finding string) string { return finding }
 
 func chartName(c kernel.Chart) string {
 	kind := c.Kind
@@ -249,20 +244,43 @@ func goalsMarkdown(set *agent.GoalSet, asked int) string {
 
 // keyFindingsMarkdown is the report's Key findings: each finding with a
 // link to the cell that drew its chart; the notes of an exploration that
-// found nothing, or whose ranking was not used.
-func keyFindingsMarkdown(ex *Exploration) string {
+// found nothing, or whose ranking was not used. With trace, the numbers of
+// every goal's finding are traced to cells (each goal's answer records
+// them, for run.json) and those of the key findings marked.
+func keyFindingsMarkdown(ex *Exploration, trace traceFunc) (string, []report.NumberMark) {
 	if ex == nil {
-		return ""
+		return "", nil
+	}
+	prose := map[int][]numtrace.Trace{}
+	for i, eg := range ex.Goals {
+		if eg.Finding == "" || trace == nil {
+			continue
+		}
+		vals, p := trace(eg.Answer.Question, eg.Answer.Values, eg.Finding)
+		all := slices.Clone(p)
+		for _, v := range vals {
+			all = append(all, v...)
+		}
+		eg.Answer.Numbers = numtrace.NewRecord(all)
+		prose[i+1] = p
 	}
 	var b strings.Builder
+	var marks []report.NumberMark
 	for i, k := range ex.KeyFindings {
-		fmt.Fprintf(&b, "%d. %s", i+1, strings.ReplaceAll(k.Finding, "\n", " "))
+		fmt.Fprintf(&b, "%d. ", i+1)
+		for _, t := range prose[k.Goal] {
+			marks = append(marks, report.NumberMark{Start: b.Len() + t.Start, End: b.Len() + t.End, Cell: t.Source, Output: t.Output})
+		}
+		b.WriteString(strings.ReplaceAll(k.Finding, "\n", " ")) // same length: the marks stay in place
 		if k.Cell != "" {
 			fmt.Fprintf(&b, " ([%s](#cell-%s), goal %d)", mdEscape(k.Chart), k.Cell, k.Goal)
 		} else {
 			fmt.Fprintf(&b, " (goal %d)", k.Goal)
 		}
 		b.WriteString("\n")
+	}
+	if len(marks) > 0 {
+		b.WriteString("\n" + tracedNote + "\n")
 	}
 	var notes []string
 	if ex.Proposal != nil && ex.Proposal.Note != "" {
@@ -276,7 +294,7 @@ func keyFindingsMarkdown(ex *Exploration) string {
 	for _, n := range notes {
 		b.WriteString("\n*Note: " + mdEscape(n) + ".*\n")
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(b.String()), marks
 }
 
 // drawnCharts are the charts the distributions and visualization stages

@@ -26,12 +26,13 @@ print(by_region.round(2).to_string())`
 	regionChartRevised = `fig, ax = plt.subplots()
 by_region.sort_values().plot.barh(ax=ax)
 ax.set(title='Revenue by region, largest at the top', xlabel='Revenue', ylabel='Region')
-print(f"top region share = {by_region.iloc[0] / by_region.sum():.3f}")`
+print(f"top region share = {by_region.iloc[0] / by_region.sum():.3f}")
+print(f"orders = {len(df)}")`
 	productChart = `units_by_product = df.groupby('product')['units'].sum().sort_values(ascending=False)
 fig, ax = plt.subplots()
 units_by_product.plot.bar(ax=ax)
 ax.set(title='Units sold by product', xlabel='Product', ylabel='Units')
-print(units_by_product.head(3).to_string())`
+print(units_by_product.to_string())`
 )
 
 func goalsJSON(goals ...map[string]any) string {
@@ -47,7 +48,9 @@ func goal(q, chart string, cols ...string) map[string]any {
 // exploreScript is the scripted model of an exploration: four goals
 // proposed (one repeats a histogram the report has, one names a column the
 // data lacks), the first goal's chart rejected by the checks and fixed, then
-// revised in reflection; the second accepted; the ranking puts goal 2 first.
+// revised in reflection, its finding citing a number a cell printed; the
+// second's finding states a number no cell shows (told once, restated,
+// accepted); the ranking puts goal 2 first.
 func exploreScript() []turn {
 	proposal := goalsJSON(
 		goal("Which region brings the most revenue?", "bar chart", "region", "revenue"),
@@ -61,9 +64,10 @@ func exploreScript() []turn {
 		{Calls: []call{code(regionChartFixed)}},
 		{Calls: []call{final(map[string]any{"top_region": "West"}, "West brings the most revenue, @top_region[West], of the four regions.")}},
 		{Calls: []call{{"revise", `{"reason": "the bars are hard to compare; sort them and show the share"}`}, code(regionChartRevised)}},
-		{Calls: []call{final(map[string]any{"top_region": "West"}, "West brings the most revenue (@top_region[West]); the share is printed under the chart.")}},
+		{Calls: []call{final(map[string]any{"top_region": "West"}, "West brings the most revenue (@top_region[West]) of the 400 orders; the share is printed under the chart.")}},
 		{Calls: []call{code(productChart)}},
-		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen].")}},
+		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen], 98765 units in all.")}},
+		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen], 98765 units in all.")}},
 		{Calls: []call{{"accept", `{"reason": "titled, labelled, supports the finding"}`}}},
 		{Text: "Here is my ranking:\n```json\n{\"key_findings\": [2, 1]}\n```"},
 	}
@@ -97,8 +101,8 @@ func TestExploreOpenAI(t *testing.T) {
 func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	t.Helper()
 	f.checkProtocol(t)
-	if n := len(f.requests()); n != 10 {
-		t.Fatalf("the model got %d requests, want 10", n)
+	if n := len(f.requests()); n != 11 {
+		t.Fatalf("the model got %d requests, want 11", n)
 	}
 	// What was sent for the goals: the profile summary, the charts already
 	// drawn, the request; no data rows beyond the short samples.
@@ -127,16 +131,21 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 		t.Errorf("the fixed chart was rejected: %s", fb)
 	}
 	// The ranking call saw both findings.
-	if rank := f.lastText(t, 9, "user"); !strings.Contains(rank, "1. West brings the most revenue") || !strings.Contains(rank, "2. Pens sell") {
+	// The untraced number of goal 2's finding was sent back once.
+	if fb := f.lastText(t, 8, "tool"); !strings.Contains(fb, "appear in no output") || !strings.Contains(fb, "98765") {
+		t.Errorf("feedback on the untraced number: %s", fb)
+	}
+	if rank := f.lastText(t, 10, "user"); !strings.Contains(rank, "1. West brings the most revenue") || !strings.Contains(rank, "2. Pens sell") {
 		t.Errorf("ranking prompt: %s", rank)
 	}
 
 	// run.json: goals, what was dropped and why, checks, verdicts, findings.
 	var m struct {
 		Model struct {
-			Explore bool `json:"explore"`
-			Goals   int  `json:"goals"`
-			Calls   int  `json:"calls"`
+			Explore  bool `json:"explore"`
+			Goals    int  `json:"goals"`
+			Calls    int  `json:"calls"`
+			Untraced int  `json:"untraced_numbers"`
 		} `json:"model"`
 		Stages      []struct{ Name, Status string } `json:"stages"`
 		Exploration *pipeline.Exploration           `json:"exploration"`
@@ -146,7 +155,7 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 		t.Fatalf("run.json: %v", err)
 	}
 	ex := m.Exploration
-	if !m.Model.Explore || m.Model.Goals != 3 || m.Model.Calls != 10 {
+	if !m.Model.Explore || m.Model.Goals != 3 || m.Model.Calls != 11 || m.Model.Untraced != 1 {
 		t.Errorf("run.json model: %+v", m.Model)
 	}
 	if last := m.Stages[len(m.Stages)-1]; last.Name != pipeline.StageExploration || last.Status != "ok" {
@@ -172,6 +181,13 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	}
 	if g2.Answer.Revised || !g2.Answer.Verdicts[0].Accepted || g2.Cell == "" || !strings.Contains(g2.Chart, "Units sold by product") {
 		t.Errorf("goal 2 %+v", g2)
+	}
+	// Numbers: goal 1's 400 is traced to a cell, goal 2's 98765 to none.
+	if n := g1.Answer.Numbers; n == nil || len(n.Untraced) != 0 || len(n.Traced) == 0 {
+		t.Errorf("goal 1 numbers %+v", n)
+	}
+	if n := g2.Answer.Numbers; n == nil || len(n.Untraced) != 1 || n.Untraced[0].Text != "98765" || len(g2.Answer.TraceTold) != 1 {
+		t.Errorf("goal 2 numbers %+v, told %v", n, g2.Answer.TraceTold)
 	}
 	if len(ex.KeyFindings) != 2 || ex.KeyFindings[0].Goal != 2 || ex.KeyFindings[1].Goal != 1 || ex.KeyFindings[0].Cell != g2.Cell {
 		t.Errorf("key findings %+v", ex.KeyFindings)
@@ -216,6 +232,9 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	key := page[strings.Index(page, `<section id="key-findings"`):strings.Index(page, `<section id="overview"`)]
 	if i, j := strings.Index(key, "Pens sell the most units"), strings.Index(key, "West brings the most revenue"); i < 0 || j < i {
 		t.Errorf("key findings out of order: %s", key)
+	}
+	if !strings.Contains(key, `class="untraced"`) || !regexp.MustCompile(`<a class="traced"[^>]*>400</a>`).MatchString(key) {
+		t.Errorf("the key findings do not mark 98765 untraced and link 400 to its cell: %s", key)
 	}
 	for _, id := range []string{g1.Cell, g2.Cell} {
 		if !strings.Contains(key, `href="#cell-`+id+`"`) || !strings.Contains(page, `id="cell-`+id+`"`) {

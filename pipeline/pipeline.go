@@ -23,6 +23,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -571,15 +572,23 @@ func (r *runner) write(res *Result) error {
 	if err := nbformat.WriteFile(r.out.path(r.name+".ipynb"), r.nb); err != nil {
 		return err
 	}
+	ix := numtrace.NewIndex(traceSources(r.nb))
+	trace := func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
+		return r.traceAnswer(ix, q, vs, narrative)
+	}
+	answer, numbers := answerMarkdown(r.opts.Questions, r.answers, trace)
+	keyFindings, keyNumbers := keyFindingsMarkdown(r.exploration, trace)
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
-		Answer:   answerMarkdown(r.opts.Questions, r.answers),
+		Answer:   answer,
+		Numbers:  numbers,
 		// The exploration's findings open the report.
-		KeyFindings: keyFindingsMarkdown(r.exploration),
-		Notebook:    r.nb,
-		Profile:     r.profile,
-		KaTeXDir:    r.opts.KaTeXDir,
+		KeyFindings:       keyFindings,
+		KeyFindingNumbers: keyNumbers,
+		Notebook:          r.nb,
+		Profile:           r.profile,
+		KaTeXDir:          r.opts.KaTeXDir,
 		Run: report.RunInfo{
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
 			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -56,6 +57,11 @@ type ManifestModel struct {
 	// goals (analyst replay runs the exploration again from these).
 	Explore bool `json:"explore,omitempty"`
 	Goals   int  `json:"goals,omitempty"`
+	// TracedNumbers and UntracedNumbers count the numbers and named values
+	// of the answers that a cell's output shows, and that none does (each
+	// answer's "numbers" lists them).
+	TracedNumbers   int `json:"traced_numbers"`
+	UntracedNumbers int `json:"untraced_numbers"`
 }
 
 func (r *runner) reflectRounds() int {
@@ -129,6 +135,7 @@ func (r *runner) newAgent() *agent.Agent {
 	ag := &agent.Agent{
 		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.k, Columns: r.profile.ColumnNames(),
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
+		Trace: r.untraced,
 		OnTurn: func(e agent.TurnEvent) {
 			if e.Notice != "" {
 				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
@@ -250,13 +257,29 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
 }
 
+// traceFunc traces an answer's named values and narrative (see
+// runner.traceAnswer).
+type traceFunc func(question string, values []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace)
+
+// tracedNote is the report's word on the marks in the answer box.
+const tracedNote = "*Each number links to the cell whose output shows it; a number marked untraced appears in no cell's output.*"
+
 // answerMarkdown is the report's answer box: each question's named values,
-// narrative and reflection outcome.
-func answerMarkdown(questions []string, answers []*agent.Answer) string {
+// narrative and reflection outcome. With trace, each number and named value
+// is traced to a cell: marks are their spans in the markdown, and each
+// answer's Numbers records them (run.json).
+func answerMarkdown(questions []string, answers []*agent.Answer, trace traceFunc) (string, []report.NumberMark) {
 	if len(questions) == 0 {
-		return ""
+		return "", nil
 	}
 	var b strings.Builder
+	var marks []report.NumberMark
+	// mark records traces found in text written at offset.
+	mark := func(offset int, traces []numtrace.Trace) {
+		for _, t := range traces {
+			marks = append(marks, report.NumberMark{Start: offset + t.Start, End: offset + t.End, Cell: t.Source, Output: t.Output})
+		}
+	}
 	for i, q := range questions {
 		if len(questions) > 1 {
 			fmt.Fprintf(&b, "**%d. %s**\n\n", i+1, mdEscape(q))
@@ -270,11 +293,28 @@ func answerMarkdown(questions []string, answers []*agent.Answer) string {
 			b.WriteString("No answer: " + a.Stop + "\n\n")
 			continue
 		}
-		for _, v := range a.Values {
-			fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(v.Name), mdEscape(v.Value))
+		var vals [][]numtrace.Trace
+		var prose []numtrace.Trace
+		summary := a.SummaryMarkdown()
+		if trace != nil {
+			vals, prose = trace(a.Question, a.Values, summary)
+			var all []numtrace.Trace
+			for _, v := range vals {
+				all = append(all, v...)
+			}
+			a.Numbers = numtrace.NewRecord(append(all, prose...))
 		}
-		if s := a.SummaryMarkdown(); s != "" {
-			b.WriteString("\n" + s + "\n")
+		for k, v := range a.Values {
+			fmt.Fprintf(&b, "- **%s**: ", mdEscape(v.Name))
+			if vals != nil {
+				mark(b.Len(), vals[k])
+			}
+			b.WriteString(mdEscape(v.Value) + "\n")
+		}
+		if summary != "" {
+			b.WriteString("\n")
+			mark(b.Len(), prose)
+			b.WriteString(summary + "\n")
 		}
 		if a.Unverified {
 			b.WriteString("\n" + unverifiedNote + "\n")
@@ -289,7 +329,10 @@ func answerMarkdown(questions []string, answers []*agent.Answer) string {
 		}
 		b.WriteString("\n")
 	}
-	return strings.TrimSpace(b.String())
+	if len(marks) > 0 {
+		b.WriteString(tracedNote + "\n")
+	}
+	return strings.TrimSpace(b.String()), marks
 }
 
 func (r *runner) manifestModel() *ManifestModel {
@@ -315,6 +358,10 @@ func (r *runner) manifestModel() *ManifestModel {
 		m.Turns += a.Turns
 		m.Repairs += a.Repairs
 		m.Truncations += a.Truncations
+		if a.Numbers != nil {
+			m.TracedNumbers += len(a.Numbers.Traced)
+			m.UntracedNumbers += len(a.Numbers.Untraced)
+		}
 		for _, c := range a.Calls {
 			m.Calls++
 			m.PromptTokens += c.PromptTokens

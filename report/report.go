@@ -142,14 +142,14 @@ func buildPage(in Input) (*page, error) {
 	}
 	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: language}
 	if strings.TrimSpace(in.Answer) != "" {
-		a, err := cr.md.render(in.Answer, nil, 2)
+		a, err := cr.md.renderMarked(in.Answer, in.Numbers, in.Notebook)
 		if err != nil {
 			return nil, err
 		}
 		p.Answer = template.HTML(a)
 	}
 	if strings.TrimSpace(in.KeyFindings) != "" {
-		k, err := cr.md.render(in.KeyFindings, nil, 2)
+		k, err := cr.md.renderMarked(in.KeyFindings, in.KeyFindingNumbers, in.Notebook)
 		if err != nil {
 			return nil, err
 		}

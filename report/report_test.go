@@ -130,7 +130,8 @@ func goldenInput() Input {
 	return Input{
 		Title:    `Sales <by> region & "more"`,
 		Question: "Which region sells most?",
-		Answer:   "The **north** sells most: @total[1.5], with mean $\\bar{x}=1.5$.",
+		Answer:   goldenAnswer,
+		Numbers:  goldenNumbers(nb),
 		Notebook: nb,
 		Profile:  profile,
 		Run: RunInfo{
@@ -155,6 +156,24 @@ func goldenInput() Input {
 				Settings:     []Setting{{"Temperature", "0"}, {"Seed", "42"}, {"Max turns", "10"}},
 				PromptTokens: 12345, CompletionTokens: 678, Calls: 7, Retries: 2},
 		},
+	}
+}
+
+// goldenAnswer states a traced number (1.5, shown by the chart cell), an
+// untraced one (12%) and a number inside a formula (left as it is).
+const goldenAnswer = "The **north** sells most: @total[1.5], 12% more than the south, with mean $\\bar{x}=1.5$."
+
+// goldenNumbers marks goldenAnswer's numbers as numtrace would.
+func goldenNumbers(nb *nbformat.Notebook) []NumberMark {
+	chart := nb.Cells[3].ID
+	at := func(s string, from int) int { return from + strings.Index(goldenAnswer[from:], s) }
+	first := at("1.5", 0)
+	pct := at("12%", 0)
+	formula := at("1.5", pct)
+	return []NumberMark{
+		{Start: first, End: first + 3, Cell: chart, Output: "1.5"},
+		{Start: pct, End: pct + 3},
+		{Start: formula, End: formula + 3, Cell: chart, Output: "1.5"},
 	}
 }
 
@@ -242,6 +261,12 @@ func TestGoldenContent(t *testing.T) {
 		`<dt>Model digest</dt> <dd title="sha256:2b0496514337a3d5ada0ac3dbd8b66a3e2bcd4c7ab5f6d5a4cb4c3f9a1b2c3d4"><code>2b0496514337</code>`,
 		`<dt>Mode</dt> <dd>tools</dd>`, `<dt>Seed</dt> <dd>42</dd>`, `<dt>Max turns</dt> <dd>10</dd>`,
 		`<dt>Model calls</dt> <dd>7</dd>`, `<dt>Retries</dt> <dd>2</dd>`,
+		// the answer's numbers: traced ones link to their cell, untraced
+		// ones are marked in words too; a formula is left whole
+		`@total[<a class="traced" href="#cell-` + goldenInput().Notebook.Cells[3].ID + `" title="Traced to cell In [2], whose output shows 1.5">1.5</a>]`,
+		`<div class="cell code-cell" id="cell-` + goldenInput().Notebook.Cells[3].ID + `">`,
+		`<span class="untraced" title="Not traced to any cell: no cell's output shows this number">12%<sup class="untraced-mark">untraced</sup></span> more`,
+		`<code class="math math-inline">$\bar{x}=1.5$</code>`,
 		// about this run, versions in a stable order
 		`<dt>python</dt> <dd>3.13.5</dd></div>
 <div><dt>pandas</dt>`,
