@@ -77,8 +77,9 @@ same kernel:
                  an unreadable category axis go back to the model; the
                  model checks each chart (reflection: accept or revise) and
                  states a finding with its numbers. The report opens with
-                 the key findings, each linked to its chart's cell.
-                 --explore=false skips it.
+                 the key findings, each linked to its chart's cell, each
+                 number to the cell whose output shows it (or marked
+                 untraced). --explore=false skips it.
 
 With questions, the model then writes pandas/matplotlib code for each: it
 sees the outputs and charts, repairs its own errors, checks its charts, and
@@ -132,7 +133,7 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
-	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
+	fl.String("model", "", "model that explores the data and answers the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
 	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
 	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
