@@ -294,12 +294,17 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 			answers = append(answers, answerJSON{Question: a.Question, Status: answerStatus(a), Values: a.Values, Summary: a.Summary,
 				Reason: a.Stop, Revised: a.Revised, Unverified: a.Unverified})
 		}
-		_ = json.NewEncoder(f.IO.Out).Encode(map[string]any{
+		result := map[string]any{
 			"type": "result", "report": res.Files.Report, "notebook": res.Files.Notebook,
 			"manifest": res.Files.Manifest, "charts": res.Files.Charts, "failure": res.Failure, "answers": answers,
-		})
+		}
+		if ex := res.Exploration; ex != nil {
+			result["key_findings"] = ex.KeyFindings
+		}
+		_ = json.NewEncoder(f.IO.Out).Encode(result)
 		return
 	}
+	printKeyFindings(f, res.Exploration)
 	printAnswers(f, res.Answers)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)
 	fmt.Fprintf(f.IO.Out, "notebook: %s\n", res.Files.Notebook)
@@ -327,6 +332,26 @@ func modelMessage(err error) error {
 		what = "model error"
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// printKeyFindings shows the exploration's key findings, or why there are
+// none.
+func printKeyFindings(f *Factory, ex *pipeline.Exploration) {
+	if ex == nil {
+		return
+	}
+	if len(ex.KeyFindings) == 0 {
+		note := "the exploration produced no finding"
+		if ex.Proposal != nil && ex.Proposal.Note != "" {
+			note = ex.Proposal.Note
+		}
+		fmt.Fprintf(f.IO.Out, "exploration: %s\n", note)
+		return
+	}
+	fmt.Fprintln(f.IO.Out, "key findings:")
+	for i, k := range ex.KeyFindings {
+		fmt.Fprintf(f.IO.Out, "  %d. %s\n", i+1, strings.ReplaceAll(strings.ReplaceAll(k.Finding, "**", ""), "\n", " "))
+	}
 }
 
 // printAnswers shows each question's outcome: status, named values and

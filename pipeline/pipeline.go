@@ -116,6 +116,9 @@ type Result struct {
 	Manifest *Manifest
 	// Answers to the questions, in order (as far as the run got).
 	Answers []*agent.Answer
+	// Exploration is what the model's exploration found; nil when it did
+	// not run.
+	Exploration *Exploration
 }
 
 // Unanswered returns the questions (1-based) asked that got no answer,
@@ -471,7 +474,8 @@ func (r *runner) finish(runErr error) (*Result, error) {
 	if r.nb == nil {
 		return nil, nil
 	}
-	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers}
+	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers,
+		Exploration: r.exploration}
 	if err := r.write(res); err != nil {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
