@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
 )
 
 func TestShows(t *testing.T) {
@@ -51,5 +52,68 @@ func TestCompareOutputs(t *testing.T) {
 		if (tt.diff == "") != (d == "") || !strings.Contains(d, tt.diff) {
 			t.Errorf("%s: diff %q, want %q", tt.name, d, tt.diff)
 		}
+	}
+}
+
+// Numbers run.json traces to a cell are looked up in that cell only, in
+// the notebook and in the re-run, with the rounding rule that traced them.
+func TestCheckTracedNumbers(t *testing.T) {
+	text := func(s string) []nbformat.Output { return []nbformat.Output{nbformat.Stream("stdout", s)} }
+	nb := nbformat.New()
+	a := nb.AddCode("print(share)", text("share 0.1234\n"), 1)
+	b := nb.AddCode("print(peak)", text("peak March, total 1234567\n"), 2)
+	reran := map[string][]nbformat.Output{a.ID: text("share 0.1234\n"), b.ID: text("peak March, total 1234567\n")}
+	trace := func(stated, cell string) numtrace.Trace {
+		return numtrace.Find(numtrace.Extract(stated), []numtrace.Source{{ID: cell, Texts: numtrace.OutputTexts(nb.Cells[map[string]int{a.ID: 0, b.ID: 1}[cell]].Outputs)}})[0]
+	}
+	march := numtrace.Trace{Number: numtrace.Number{Text: "March", Answer: "peak"}, Found: true, Source: b.ID, Output: "March", Literal: true}
+	rec := &numtrace.Record{Traced: []numtrace.Trace{trace("12.3%", a.ID), trace("1.2 million", b.ID), march}}
+	for _, tr := range rec.Traced {
+		if !tr.Found {
+			t.Fatalf("setup: %+v not traced", tr)
+		}
+	}
+	qs := []RecordQuestion{{Question: "q", Values: []RecordValue{{Name: "peak", Value: "March"}}, Numbers: rec}}
+
+	check := func(nb *nbformat.Notebook, reran map[string][]nbformat.Output) string {
+		var b strings.Builder
+		for _, n := range checkNumbers(nb, reran, qs) {
+			if !n.Found {
+				b.WriteString(n.Problem + "\n")
+			}
+		}
+		for _, a := range checkAnswers(nb, reran, qs) {
+			if !a.Found {
+				b.WriteString(a.Problem + "\n")
+			}
+		}
+		return b.String()
+	}
+	if got := check(nb, reran); got != "" {
+		t.Fatalf("an untouched run: %s", got)
+	}
+
+	// The notebook's output edited: 0.1234 → 0.1334.
+	a.Outputs = text("share 0.1334\n")
+	if got := check(nb, reran); !strings.Contains(got, `12.3% is not in the output of cell 1 in the notebook (run.json traced it to "0.1234" there)`) {
+		t.Errorf("edited output: %q", got)
+	}
+	a.Outputs = text("share 0.1234\n")
+
+	// The re-run no longer computes it (new code or data), or another cell
+	// shows the answer: both named, the answer in its own cell only.
+	reran[b.ID] = text("peak April, total 1334567\n")
+	reran[a.ID] = text("share 0.1234, March\n")
+	got := check(nb, reran)
+	for _, want := range []string{"1.2 million is not in the output of cell 2 when re-run", "March is not in the output of cell 2 when re-run"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("re-run differs: %q lacks %q", got, want)
+		}
+	}
+
+	// The cell removed.
+	nb.Cells = nb.Cells[:1]
+	if got := check(nb, reran); !strings.Contains(got, "1.2 million was traced to cell "+b.ID+", which is not in the notebook") {
+		t.Errorf("removed cell: %q", got)
 	}
 }

@@ -39,9 +39,22 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, a := range r.Answers {
 		if a.Found {
 			fmt.Fprintf(w, "answer   ok       @%s[%s] shown by cell %d\n", a.Name, a.Value, a.Cell)
+		} else if a.Problem != "" {
+			fmt.Fprintf(w, "answer   MISSING  @%s[%s]: %s\n", a.Name, a.Value, a.Problem)
 		} else {
 			fmt.Fprintf(w, "answer   MISSING  @%s[%s] appears in no cell's output\n", a.Name, a.Value)
 		}
+	}
+	ok := 0
+	for _, n := range r.Numbers {
+		if n.Found {
+			ok++
+		} else {
+			fmt.Fprintf(w, "number   MISSING  %s: %s\n", n.Text, n.Problem)
+		}
+	}
+	if ok > 0 {
+		fmt.Fprintf(w, "numbers: %d of %d traced numbers shown by their cells\n", ok, len(r.Numbers))
 	}
 	if s := r.Signature; s != nil {
 		fmt.Fprintf(w, "signature: %s\n", s.Message)

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/analyst-cli/analyst/numtrace"
 )
 
 // Record is the part of NAME.run.json that verify reads. It is decoded here,
@@ -81,10 +83,12 @@ type RecordCell struct {
 	SHA256 string `json:"sha256"`
 }
 
-// RecordQuestion is a question and its named answers.
+// RecordQuestion is a question, its named answers and, when the run traced
+// them, the cells its numbers were traced to.
 type RecordQuestion struct {
-	Question string        `json:"question"`
-	Values   []RecordValue `json:"values"`
+	Question string           `json:"question"`
+	Values   []RecordValue    `json:"values"`
+	Numbers  *numtrace.Record `json:"numbers"`
 }
 
 // RecordValue is one named value of an answer (@name[value]).

@@ -40,9 +40,14 @@ type Report struct {
 	Files   []FileCheck   `json:"files"`
 	Cells   []CellCheck   `json:"cells"`
 	Answers []AnswerCheck `json:"answers"`
+	// Numbers are the answers' numbers run.json traced to cells, checked
+	// in those cells.
+	Numbers []NumberCheck `json:"numbers,omitempty"`
 	// Signature is the check of run.json's signature, when one was asked for.
 	Signature *SignatureCheck `json:"signature,omitempty"`
 	Duration  float64         `json:"duration_s"`
+
+	reran map[string][]nbformat.Output // the re-run's outputs, by cell ID
 }
 
 // DataCheck is the dataset against its recorded sha256.
@@ -162,7 +167,8 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		rep.finish()
 		return rep, err
 	}
-	rep.Answers = checkAnswers(nb, rec.Questions)
+	rep.Answers = checkAnswers(nb, rep.reran, rec.Questions)
+	rep.Numbers = checkNumbers(nb, rep.reran, rec.Questions)
 	rep.finish()
 	return rep, nil
 }
@@ -177,6 +183,9 @@ func (r *Report) finish() {
 	}
 	for _, a := range r.Answers {
 		r.OK = r.OK && a.Found
+	}
+	for _, n := range r.Numbers {
+		r.OK = r.OK && n.Found
 	}
 	if r.Signature != nil {
 		r.OK = r.OK && r.Signature.OK
@@ -275,6 +284,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 	}
 	defer k.Close()
 
+	rep.reran = map[string][]nbformat.Output{}
 	byIndex := map[int]*CellCheck{}
 	for i := range rep.Cells {
 		byIndex[rep.Cells[i].Index] = &rep.Cells[i]
@@ -309,6 +319,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 			if err != nil {
 				return err
 			}
+			rep.reran[c.ID] = got
 			if d := compareOutputs(c.Outputs, got); len(d) > 0 {
 				if cc.Status == CellOK {
 					cc.Status = CellDiffers

@@ -84,8 +84,10 @@ same kernel:
 With questions, the model then writes pandas/matplotlib code for each: it
 sees the outputs and charts, repairs its own errors, checks its charts, and
 states its answer as named values (@name[value]) with a short narrative,
-shown first in the report. Later questions are follow-ups: they see the
-earlier answers and variables.
+shown first in the report. Every number it states is traced to the cell
+whose output shows it (linked in the report) or marked untraced, and the
+model is told once of untraced ones. Later questions are follow-ups: they
+see the earlier answers and variables.
 Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 

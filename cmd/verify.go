@@ -37,7 +37,9 @@ func newCmdVerify(f *Factory) *cobra.Command {
            of the kernel image run.json records, with the data at the same
            /data path; every output must match exactly: text, tables, chart
            PNG bytes and chart descriptions
-  answers  every named answer (@name[value]) appears in a cell's output
+  answers  every named answer (@name[value]) and every number run.json
+           traces to a cell appears in that cell's output, in the notebook
+           and in the re-run (same rounding rule as the run's tracing)
 
 The data is found at the path run.json records, next to run.json, or given
 with --data; it must have the recorded sha256. Exit codes: 0 everything

@@ -90,7 +90,9 @@ func NewIndex(sources []Source) *Index {
 			}
 		}
 	}
-	sort.Slice(ix.entries, func(a, b int) bool { return ix.entries[a].value < ix.entries[b].value })
+	// Stable: among equal values, a cell's outputs keep their order, so the
+	// number as first printed is the one named.
+	sort.SliceStable(ix.entries, func(a, b int) bool { return ix.entries[a].value < ix.entries[b].value })
 	return ix
 }
 

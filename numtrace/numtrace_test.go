@@ -201,6 +201,21 @@ func TestFindPrefersLatestCell(t *testing.T) {
 	}
 }
 
+// Within one cell, the number as first printed is named (the printed 40,
+// not the chart description's 40.0 after it), whatever the sort does.
+func TestFindNamesFirstPrintedInCell(t *testing.T) {
+	var sources []Source
+	for i := 0; i < 50; i++ { // enough values that the sort is not an insertion sort
+		sources = append(sources, src(fmt.Sprint("c", i), fmt.Sprintf("%d 40 %d.5 40.0", i, i)))
+	}
+	sources = append(sources, Source{ID: "a", Texts: []string{"East    40\nWest    20", `{"y":[40.0,20.0]}`}})
+	for i := 0; i < 20; i++ {
+		if got := Find(Extract("East sold 40"), sources)[0]; got.Output != "40" || got.Source != "a" {
+			t.Fatalf("got %+v, want output 40 of cell a", got)
+		}
+	}
+}
+
 func TestOutputTexts(t *testing.T) {
 	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	outs := []nbformat.Output{
