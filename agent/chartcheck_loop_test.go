@@ -16,6 +16,20 @@ func chartOutput(desc string) kernel.Output {
 	return kernel.Output{OutputType: "display_data", Data: map[string]json.RawMessage{kernel.MimeChart: json.RawMessage(desc)}}
 }
 
+// scriptedAgent is an agent of the fake model f running its code in k,
+// with a context that ends with the test (or after a minute).
+func scriptedAgent(t *testing.T, f *fakeModel, k agent.Executor, system string) (*agent.Agent, context.Context) {
+	t.Helper()
+	c := f.client(t, false)
+	info, err := c.Model(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return &agent.Agent{Client: c, Info: info, Kernel: k, System: system, Seed: 42}, ctx
+}
+
 // A chart without a title goes back to the model with what is wrong, at
 // most MaxChartRejections times per question; the next ones are recorded
 // but not sent. Both wire formats, no kernel.
@@ -28,14 +42,7 @@ func TestChartChecksGoBackBounded(t *testing.T) {
 			turn{Calls: []call{code("draw()")}}, turn{Calls: []call{code("draw()")}}, turn{Calls: []call{code("draw()")}},
 			turn{Calls: []call{final(map[string]any{"top": "West"}, "West sells most.")}},
 		)
-		c := f.client(t, false)
-		info, err := c.Model(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := &agent.Agent{Client: c, Info: info, Kernel: k, System: "You are a test analyst.", Seed: 42}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		a, ctx := scriptedAgent(t, f, k, "You are a test analyst.")
 		ans, err := a.Ask(ctx, "question-1", "Which region sells most?")
 		if err != nil || !ans.Answered {
 			t.Fatalf("answered %v, err %v", ans.Answered, err)

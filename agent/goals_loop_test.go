@@ -1,10 +1,8 @@
 package agent_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
@@ -24,14 +22,7 @@ func TestProposeGoalsToolsRefused(t *testing.T) {
 			turn{Text: "@top[West] West sells most: 12."},
 		)
 		f.refuseTools = true
-		c := f.client(t, false)
-		info, err := c.Model(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := &agent.Agent{Client: c, Info: info, Kernel: k, System: "You are a test analyst. Call run_python.", Seed: 42}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		a, ctx := scriptedAgent(t, f, k, "You are a test analyst. Call run_python.")
 		p := &eda.Profile{ColumnInfo: []eda.Column{{Name: "region", Kind: eda.KindCategorical}, {Name: "revenue", Kind: eda.KindNumeric}}}
 		set, err := a.ProposeGoals(ctx, "goals", agent.GoalRequest{DataName: "sales.csv", Profile: p, N: 1})
 		if err != nil || len(set.Goals) != 1 || set.Note != "" || a.ToolsRefused == "" || a.Mode() != agent.ModeCodeBlocks {
