@@ -158,6 +158,11 @@ type Answer struct {
 	// Restatements counts the times the model was asked to restate a reply
 	// that had no clear verdict.
 	Restatements int `json:"restatements,omitempty"`
+	// ChartChecks are the charts that failed the checks (CheckChart);
+	// ChartRejections counts the cells whose failing charts went back to
+	// the model (at most MaxChartRejections).
+	ChartChecks     []ChartCheck `json:"chart_checks,omitempty"`
+	ChartRejections int          `json:"chart_rejections,omitempty"`
 	// Numbers are the answer's numbers traced to the cells that show them;
 	// set by the caller (see Agent.Trace), nil when not traced.
 	Numbers *numtrace.Record `json:"numbers,omitempty"`
@@ -247,11 +252,17 @@ func orDefault(v, d int) int {
 // the kernel dying, ctx ending) it holds what happened so far.
 func (a *Agent) Ask(ctx context.Context, phase, question string) (*Answer, error) {
 	ans := &Answer{Question: question}
-	if len(a.messages) == 0 {
+	first := len(a.messages) == 0
+	if first {
 		a.add(llm.Message{Role: llm.RoleSystem, Content: a.System}, false)
+		if a.ToolsRefused != "" {
+			// Refused before this conversation began (ProposeGoals): the
+			// system prompt may still speak of tools.
+			a.add(llm.Message{Role: llm.RoleUser, Content: toolsRefusedNote}, false)
+		}
 	}
 	ans.Prompt = "Question: " + question
-	if len(a.messages) > 1 {
+	if !first {
 		ans.Prompt = "Follow-up question (df and every variable you made are still there): " + question
 	}
 	out, err := a.converse(ctx, ans, phase, llm.Message{Role: llm.RoleUser, Content: ans.Prompt}, false)
@@ -406,7 +417,11 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			if ex.Status == kernel.StatusOK {
 				charts = ex.Charts()
 			}
-			return describeExecution(ex, a.vision(), a.Columns), charts, failed, nil
+			fb := describeExecution(ex, a.vision(), a.Columns)
+			if check := checkCharts(ans, phase, turn, charts); check != "" {
+				fb += "\n" + check
+			}
+			return fb, charts, failed, nil
 		}
 		// afterCells counts the repair streak; true means give up.
 		afterCells := func(ran, failed int) bool {
@@ -607,12 +622,15 @@ func untracedNote(nums []string) string {
 		"or leave out the numbers you cannot compute."
 }
 
+// toolsRefusedNote tells the model to work in code blocks.
+const toolsRefusedNote = "Tool calling is not available on this server: ignore the instructions about run_python and final_answer. " +
+	codeBlockHowTo
+
 // refuseTools switches the agent to code-block mode for good after the
 // server refused tool calling, and tells the model (and the user, once).
 func (a *Agent) refuseTools(phase string, err error) {
 	a.ToolsRefused = FailureText(err)
-	a.add(llm.Message{Role: llm.RoleUser, Content: "Tool calling is not available on this server: ignore the instructions about run_python and final_answer. " +
-		codeBlockHowTo}, false)
+	a.add(llm.Message{Role: llm.RoleUser, Content: toolsRefusedNote}, false)
 	a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
 }
 

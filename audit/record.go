@@ -39,6 +39,10 @@ type RecordModel struct {
 	MaxRepairs    int    `json:"max_repairs"`
 	ReflectRounds int    `json:"reflect_rounds"`
 	Seed          int    `json:"seed"`
+	// Explore is true when the model explored the data, asked for Goals
+	// goals.
+	Explore bool `json:"explore"`
+	Goals   int  `json:"goals"`
 }
 
 // RecordFile is one file or folder the run wrote (a folder's path ends in

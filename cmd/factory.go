@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/internal/command"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -54,6 +55,10 @@ type Config struct {
 	MaxTurns      int           // model turns per question
 	ReflectRounds int           // reflection rounds per question (0: none)
 	RunTimeout    time.Duration // 0: none
+	// Explore: with a model, the run explores the data (goals, charts,
+	// findings) before any question; Goals is how many goals it asks for.
+	Explore bool
+	Goals   int
 
 	// The model requests.
 	FirstTokenTimeout time.Duration // per request, until the reply starts; 0: none
@@ -113,6 +118,8 @@ const (
 	keyMaxTurns      = "max-turns"
 	keyReflectRounds = "reflect-rounds"
 	keyRunTimeout    = "run-timeout"
+	keyExplore       = "explore"
+	keyGoals         = "goals"
 
 	keyFirstTokenTimeout = "model-first-token-timeout"
 	keyIdleTimeout       = "model-idle-timeout"
@@ -137,6 +144,8 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyMaxTurns, 10)
 	v.SetDefault(keyReflectRounds, 1)
 	v.SetDefault(keyRunTimeout, "0s")
+	v.SetDefault(keyExplore, true)
+	v.SetDefault(keyGoals, agent.DefaultGoals)
 	v.SetDefault(keyFirstTokenTimeout, llm.DefaultFirstTokenTimeout.String())
 	v.SetDefault(keyIdleTimeout, llm.DefaultIdleTimeout.String())
 	v.SetDefault(keyVision, "auto")
@@ -221,6 +230,12 @@ func (f *Factory) readConfig() (*Config, error) {
 	}
 	if cfg.ReflectRounds = v.GetInt(keyReflectRounds); cfg.ReflectRounds < 0 {
 		return nil, usageErrorf("%s must be 0 or more, got %q", keyReflectRounds, v.GetString(keyReflectRounds))
+	}
+	if cfg.Explore, err = strconv.ParseBool(strings.TrimSpace(v.GetString(keyExplore))); err != nil {
+		return nil, usageErrorf("%s must be true or false, got %q", keyExplore, v.GetString(keyExplore))
+	}
+	if cfg.Goals = v.GetInt(keyGoals); cfg.Goals < 1 {
+		return nil, usageErrorf("%s must be at least 1, got %q", keyGoals, v.GetString(keyGoals))
 	}
 	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
 		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))

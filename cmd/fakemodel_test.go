@@ -17,7 +17,9 @@ import (
 // the question change the play: "[loop]" runs cells and never answers;
 // "[flaky]" fails the first chat request with a 503 (retried); "[notools]"
 // refuses any request that offers tools (HTTP 400, as Ollama does for a
-// model without tool calling) and plays in fenced code blocks.
+// model without tool calling) and plays in fenced code blocks. Asked for
+// analysis goals (propose_goals offered), it proposes one: revenue by
+// region, which it then plays like a question.
 type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -85,7 +87,19 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	msg := map[string]any{"role": "assistant", "content": ""}
 	last := req.Messages[len(req.Messages)-1].Content
+	offered := func(name string) bool {
+		for _, t := range req.Tools {
+			if fn, _ := t.(map[string]any)["function"].(map[string]any); fn["name"] == name {
+				return true
+			}
+		}
+		return false
+	}
 	switch {
+	case offered("propose_goals"):
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "propose_goals", "arguments": map[string]any{
+			"goals": []any{map[string]any{"question": "Which region has the most revenue?", "chart": "bar", "columns": []string{"region", "revenue"},
+				"visualization": "sum of revenue per region", "rationale": "where the money comes from"}}}}}}
 	case strings.Contains(question, "[notools]") && strings.Contains(last, "Check your work"):
 		msg["content"] = "VERDICT: ACCEPT\nThe bar chart shows East ahead, as the answer says."
 	case strings.Contains(question, "[notools]") && outputs == 0:

@@ -113,6 +113,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		popts.Model = audit.NewRecorder(audit.NewReplayer(rec.Replies))
 		popts.ModelSpec, popts.MaxTurns, popts.MaxRepairs, popts.Seed = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed
 		popts.ReflectRounds = m.ReflectRounds
+		popts.NoExplore, popts.Goals = !m.Explore, m.Goals // explored as the run did
 		if m.ReflectRounds == 0 {
 			popts.ReflectRounds = -1 // none
 		}

@@ -36,7 +36,7 @@ func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra
 	opts := &RunOptions{}
 	c := &cobra.Command{
 		Use:   "run DATA [QUESTION...]",
-		Short: "Profile a dataset, answer questions about it, and write a notebook and an HTML report",
+		Short: "Profile a dataset, explore it and answer questions about it with a model, and write a notebook and an HTML report",
 		Long: `Profile a dataset, study its distributions and draw the charts an analyst
 would look at first, all in the sandboxed kernel, and write the run out:
 
@@ -65,13 +65,29 @@ NAME.run.json and the whole NAME_files folder anyway. A run that fails
 still writes what it got to, with the failure shown. The data file is
 mounted read-only and never changed.
 
-With questions, a language model (--model) then writes pandas/matplotlib
-code for each, in the same kernel: it sees the outputs and charts, repairs
-its own errors, checks its charts, and states its answer as named values
-(@name[value]) with a short narrative, shown first in the report. Every
-number it states is traced to the cell whose output shows it (linked in the
-report) or marked untraced, and the model is told once of untraced ones.
-Later questions are follow-ups: they see the earlier answers and variables.
+With a language model (--model), the run then explores the data, in the
+same kernel:
+
+  exploration    the model reads the profile summary (no rows beyond a few
+                 samples) and proposes --goals analysis goals: a question,
+                 the chart that answers it, why it matters. Goals that
+                 repeat a chart above or name unknown columns are dropped
+                 (the report says why). Each goal becomes code; charts
+                 without a title or axis labels, with an empty series or
+                 an unreadable category axis go back to the model; the
+                 model checks each chart (reflection: accept or revise) and
+                 states a finding with its numbers. The report opens with
+                 the key findings, each linked to its chart's cell, each
+                 number to the cell whose output shows it (or marked
+                 untraced). --explore=false skips it.
+
+With questions, the model then writes pandas/matplotlib code for each: it
+sees the outputs and charts, repairs its own errors, checks its charts, and
+states its answer as named values (@name[value]) with a short narrative,
+shown first in the report. Every number it states is traced to the cell
+whose output shows it (linked in the report) or marked untraced, and the
+model is told once of untraced ones. Later questions are follow-ups: they
+see the earlier answers and variables.
 Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 
@@ -86,6 +102,7 @@ with thousands separators, currency symbols, % or accounting parentheses,
 timestamps with UTC offsets (converted to UTC) and Unix times in columns named
 like times; every conversion is code in the notebook and a note in the report.`,
 		Example: `  analyst run sales.csv
+  analyst run sales.csv --model ollama:qwen2.5-coder:7b --goals 3
   analyst run --sheet Q4 sales.xlsx
   analyst run --table orders shop.sqlite
   analyst run --out reports --name q4 sales.csv.gz
@@ -118,13 +135,15 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
-	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
+	fl.String("model", "", "model that explores the data and answers the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
 	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
 	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
+	fl.Bool("explore", true, "with a model, explore the data before any question: goals, a chart and a finding each (key explore)")
+	fl.Int("goals", agent.DefaultGoals, "analysis goals the model is asked for when it explores (key goals)")
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
 	fl.String("na-values", "", "text values read as missing, separated by commas; replaces the default list, \"\" for none (key na-values; default: "+strings.Join(quoted(eda.DefaultNAValues), " ")+", compared ignoring case and surrounding spaces)")
-	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
+	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "explore": keyExplore, "goals": keyGoals, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
@@ -148,7 +167,9 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	var model llm.Client
 	retries := newRetryCounter()
-	if len(opts.Questions) > 0 {
+	// A model explores the data (unless --explore=false) and answers the
+	// questions; without one the run is the EDA stages only.
+	if len(opts.Questions) > 0 || (cfg.Explore && cfg.Model != "") {
 		if cfg.Model == "" {
 			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
 		}
@@ -190,6 +211,8 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		ModelSpec:      cfg.Model,
 		MaxTurns:       cfg.MaxTurns,
 		ReflectRounds:  reflect,
+		NoExplore:      !cfg.Explore,
+		Goals:          cfg.Goals,
 		RunTimeout:     cfg.RunTimeout,
 		ModelRetries:   retries.Retries,
 		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
@@ -285,10 +308,14 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 		if res.Manifest != nil && res.Manifest.Rerun != nil {
 			result["rerun"] = res.Manifest.Rerun
 		}
+		if ex := res.Exploration; ex != nil {
+			result["key_findings"] = ex.KeyFindings
+		}
 		_ = json.NewEncoder(f.IO.Out).Encode(result)
 		return
 	}
 	printRerun(f, res)
+	printKeyFindings(f, res.Exploration)
 	printAnswers(f, res)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)
 	fmt.Fprintf(f.IO.Out, "notebook: %s\n", res.Files.Notebook)
@@ -316,6 +343,26 @@ func modelMessage(err error) error {
 		what = "model error"
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// printKeyFindings shows the exploration's key findings, or why there are
+// none.
+func printKeyFindings(f *Factory, ex *pipeline.Exploration) {
+	if ex == nil {
+		return
+	}
+	if len(ex.KeyFindings) == 0 {
+		note := "the exploration produced no finding"
+		if ex.Proposal != nil && ex.Proposal.Note != "" {
+			note = ex.Proposal.Note
+		}
+		fmt.Fprintf(f.IO.Out, "exploration: %s\n", note)
+		return
+	}
+	fmt.Fprintln(f.IO.Out, "key findings:")
+	for i, k := range ex.KeyFindings {
+		fmt.Fprintf(f.IO.Out, "  %d. %s\n", i+1, strings.ReplaceAll(strings.ReplaceAll(k.Finding, "**", ""), "\n", " "))
+	}
 }
 
 // printAnswers shows each question's outcome: status, named values and

@@ -87,7 +87,7 @@ func BenchmarkEvalDABench(b *testing.B) {
 		start := time.Now()
 		for _, c := range s.Cases[:n] {
 			res, err := pipeline.Run(context.Background(), pipeline.Options{Data: c.Dataset, OutDir: b.TempDir(), Kernel: solver.Kernel,
-				Questions: []string{c.Prompt}, Model: client, ModelSpec: "ollama:scripted:1b", KaTeXDir: katex, ImageID: "bench"})
+				Questions: []string{c.Prompt}, NoExplore: true, Model: client, ModelSpec: "ollama:scripted:1b", KaTeXDir: katex, ImageID: "bench"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -84,8 +84,16 @@ func TestMessyNotebookReexecutesInJupyter(t *testing.T) {
 // whose /data holds the data file and the notebook (and what prepare adds),
 // and compares every output.
 func reexecute(t *testing.T, dir, data string, prepare func(share string), wantCharts bool) *pipeline.Result {
+	return reexecuteWith(t, dir, data, prepare, wantCharts, nil)
+}
+
+// reexecuteWith is reexecute with the run's options changed by set first.
+func reexecuteWith(t *testing.T, dir, data string, prepare func(share string), wantCharts bool, set func(*pipeline.Options)) *pipeline.Result {
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.CellTimeout = 5 * time.Minute // a shared CI machine can be slow; a timeout is not what this tests
+	if set != nil {
+		set(&opts)
+	}
 	res := run(t, opts)
 
 	// /data holds the dataset and the notebook, as the notebook expects.

@@ -1,5 +1,6 @@
 // Package pipeline runs an analysis as stages — setup, load, profile,
-// distributions — against one kernel, and writes the run out: a notebook, an
+// distributions, visualization, then with a model the exploration and the
+// questions — against one kernel, and writes the run out: a notebook, an
 // HTML report, the chart files and a run manifest. A run that fails or is
 // interrupted still writes what it has, with the failure shown.
 package pipeline
@@ -59,10 +60,19 @@ type Options struct {
 	Progress func(Event)
 
 	// Questions for the model, in order; follow-ups share the kernel's
-	// state and the conversation. None: the run is the EDA stages only.
+	// state and the conversation. None: the run is the EDA stages only,
+	// and the exploration when there is a model.
 	Questions []string
-	// Model answers the questions; required when there are questions.
+	// Model answers the questions and explores the data; required when
+	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client
+	// NoExplore skips the exploration stage, which runs by default when
+	// there is a model (before the questions): goals from the profile, a
+	// chart and a finding per goal, the key findings first in the report.
+	NoExplore bool
+	// Goals is how many analysis goals the model is asked for; 0:
+	// agent.DefaultGoals.
+	Goals int
 	// ModelSpec is the model as the user named it ("ollama:qwen2.5-coder:7b").
 	ModelSpec string
 	// MaxTurns bounds the model calls per question; 0: agent.DefaultMaxTurns.
@@ -112,6 +122,9 @@ type Result struct {
 	Manifest *Manifest
 	// Answers to the questions, in order (as far as the run got).
 	Answers []*agent.Answer
+	// Exploration is what the model's exploration found; nil when it did
+	// not run.
+	Exploration *Exploration
 }
 
 // Unanswered returns the questions (1-based) asked that got no answer,
@@ -291,6 +304,7 @@ type runner struct {
 	agent     *agent.Agent
 
 	rerunValues map[int][]audit.ValueChange // by question, from 1
+	exploration *Exploration
 }
 
 func (r *runner) retries() int {
@@ -330,7 +344,7 @@ func (r *runner) run(ctx context.Context) error {
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
 		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), report.TagNotebookOnly)
 
-	if len(r.opts.Questions) > 0 {
+	if len(r.opts.Questions) > 0 || r.exploring() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
 		info, err := r.opts.Model.Model(ctx)
@@ -377,6 +391,9 @@ func (r *runner) run(ctx context.Context) error {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
 		}
+	}
+	if err := r.explore(ctx); err != nil {
+		return err
 	}
 	return r.ask(ctx)
 }
@@ -467,7 +484,8 @@ func (r *runner) finish(runErr error) (*Result, error) {
 	if r.nb == nil {
 		return nil, nil
 	}
-	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers}
+	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers,
+		Exploration: r.exploration}
 	if err := r.write(res); err != nil {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
@@ -506,6 +524,8 @@ type Manifest struct {
 	// Rerun is there for a replay on new data: the recorded run, the
 	// schema changes, each model cell's source, the named values old → new.
 	Rerun *audit.RerunRecord `json:"rerun,omitempty"`
+	// Exploration is there when the model explored the data.
+	Exploration *Exploration `json:"exploration,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -560,6 +580,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	if r.opts.Rerun != nil {
 		m.Rerun = r.opts.Rerun.Record()
 	}
+	m.Exploration = r.exploration
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -573,9 +594,10 @@ func (r *runner) write(res *Result) error {
 		return err
 	}
 	ix := numtrace.NewIndex(traceSources(r.nb))
-	answer, numbers := answerMarkdown(r.opts.Questions, r.answers, r.rerunValues, func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
+	trace := func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
 		return r.traceAnswer(ix, q, vs, narrative)
-	})
+	}
+	answer, numbers := answerMarkdown(r.opts.Questions, r.answers, r.rerunValues, trace)
 	// A replay on new data says so above the answers; the marks move with
 	// the text.
 	if prefix := r.rerunMarkdown(); prefix != "" {
@@ -585,14 +607,18 @@ func (r *runner) write(res *Result) error {
 			numbers[i].End += len(prefix)
 		}
 	}
+	keyFindings, keyNumbers := keyFindingsMarkdown(r.exploration, trace)
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
 		Answer:   answer,
 		Numbers:  numbers,
-		Notebook: r.nb,
-		Profile:  r.profile,
-		KaTeXDir: r.opts.KaTeXDir,
+		// The exploration's findings open the report.
+		KeyFindings:       keyFindings,
+		KeyFindingNumbers: keyNumbers,
+		Notebook:          r.nb,
+		Profile:           r.profile,
+		KaTeXDir:          r.opts.KaTeXDir,
 		Run: report.RunInfo{
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
 			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes

@@ -54,6 +54,10 @@ type ManifestModel struct {
 	Truncations int `json:"truncations,omitempty"`
 	// Unanswered counts the questions that got no answer.
 	Unanswered int `json:"unanswered"`
+	// Explore is true when the model explored the data, asked for Goals
+	// goals (analyst replay runs the exploration again from these).
+	Explore bool `json:"explore,omitempty"`
+	Goals   int  `json:"goals,omitempty"`
 	// TracedNumbers and UntracedNumbers count the numbers and named values
 	// of the answers that a cell's output shows, and that none does (each
 	// answer's "numbers" lists them).
@@ -84,29 +88,7 @@ func (r *runner) ask(ctx context.Context) error {
 	if len(r.opts.Questions) == 0 {
 		return nil
 	}
-	ag := &agent.Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(), Columns: r.profile.ColumnNames(),
-		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
-		Trace: r.untraced,
-		OnTurn: func(e agent.TurnEvent) {
-			if e.Notice != "" {
-				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
-				return
-			}
-			if e.Cell {
-				r.emit(Event{Type: "cell", Stage: e.Phase, Turn: e.Turn, Status: e.Status})
-				return
-			}
-			r.tokens += e.Tokens
-			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
-		},
-	}
-	turns, repairs := ag.Budgets()
-	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
-		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
-		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout()})
-	ag.System = r.system
-	r.agent = ag
+	ag := r.newAgent()
 	for i, q := range r.opts.Questions {
 		phase := StageQuestion(i + 1)
 		var ans *agent.Answer
@@ -135,6 +117,38 @@ func (r *runner) ask(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// newAgent is the run's agent, made once: the exploration and the questions
+// share its conversation and the kernel's state.
+func (r *runner) newAgent() *agent.Agent {
+	if r.agent != nil {
+		return r.agent
+	}
+	ag := &agent.Agent{
+		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(), Columns: r.profile.ColumnNames(),
+		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
+		Trace: r.untraced,
+		OnTurn: func(e agent.TurnEvent) {
+			if e.Notice != "" {
+				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
+				return
+			}
+			if e.Cell {
+				r.emit(Event{Type: "cell", Stage: e.Phase, Turn: e.Turn, Status: e.Status})
+				return
+			}
+			r.tokens += e.Tokens
+			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
+		},
+	}
+	turns, repairs := ag.Budgets()
+	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
+		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
+		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout()})
+	ag.System = r.system
+	r.agent = ag
+	return ag
 }
 
 func stageStatus(answered bool, err error) string {
@@ -182,7 +196,7 @@ func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer)
 // new values from them).
 func addQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer, block func() string) {
 	nb.AddMarkdown("**Question:** "+question, report.StageTag(phase))
-	addSteps(nb, phase, a)
+	addSteps(nb, phase, phase, a)
 	nb.AddMarkdown(block(), report.StageTag(phase), "answer")
 }
 
@@ -193,7 +207,7 @@ func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before 
 }
 
 func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int, block func() string) {
-	addSteps(nb, phase, a)
+	addSteps(nb, phase, phase, a)
 	for _, v := range a.Verdicts[before:] {
 		nb.AddMarkdown(verdictText(v), report.StageTag(phase), "reflection")
 	}
@@ -202,22 +216,28 @@ func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before 
 	}
 }
 
-// addSteps writes the cells of phase: the model's code with its outputs,
-// failed attempts tagged (the report collapses them).
-func addSteps(nb *nbformat.Notebook, phase string, a *agent.Answer) {
-	for _, s := range a.Steps {
+// addSteps writes the cells of phase, in stage: the model's code with its
+// outputs, failed attempts tagged (the report collapses them). It returns
+// the cells by their step's index in a.Steps.
+func addSteps(nb *nbformat.Notebook, stage, phase string, a *agent.Answer) map[int]*nbformat.Cell {
+	cells := map[int]*nbformat.Cell{}
+	for i, s := range a.Steps {
 		if s.Phase != phase || s.Exec == nil {
 			continue
 		}
-		tags := []string{report.StageTag(phase), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		tags := []string{report.StageTag(stage), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		if phase != stage {
+			tags = append(tags, phase)
+		}
 		if s.Failed {
 			tags = append(tags, nbformat.TagFailedAttempt)
 			if s.Status != "error" {
 				tags = append(tags, s.Status)
 			}
 		}
-		nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+		cells[i] = nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
 	}
+	return cells
 }
 
 // answerBlock is an answer as markdown: named values, then the narrative.
@@ -370,13 +390,13 @@ func (r *runner) manifestModel() *ManifestModel {
 	case i.Capabilities.Tools:
 		m.Mode = agent.ModeTools
 	}
-	for _, a := range r.answers {
+	if r.exploration != nil {
+		m.Explore, m.Goals = true, r.exploration.GoalsAsked
+	}
+	for _, a := range r.modelAnswers() {
 		m.Turns += a.Turns
 		m.Repairs += a.Repairs
 		m.Truncations += a.Truncations
-		if !a.Answered {
-			m.Unanswered++
-		}
 		if a.Numbers != nil {
 			m.TracedNumbers += len(a.Numbers.Traced)
 			m.UntracedNumbers += len(a.Numbers.Untraced)
@@ -386,6 +406,16 @@ func (r *runner) manifestModel() *ManifestModel {
 			m.PromptTokens += c.PromptTokens
 			m.CompletionTokens += c.CompletionTokens
 		}
+	}
+	for _, a := range r.answers {
+		if !a.Answered {
+			m.Unanswered++
+		}
+	}
+	for _, c := range r.explorationCalls() {
+		m.Calls++
+		m.PromptTokens += c.PromptTokens
+		m.CompletionTokens += c.CompletionTokens
 	}
 	return m
 }

@@ -42,6 +42,7 @@ func replayOptions(t *testing.T, run *audit.Run, data, out string, model llm.Cli
 	if m.ReflectRounds == 0 {
 		opts.ReflectRounds = -1
 	}
+	opts.NoExplore, opts.Goals = !m.Explore, m.Goals // explored as the run did
 	return opts
 }
 
@@ -90,6 +91,7 @@ func TestReplayCodeBlocksIsByteIdentical(t *testing.T) {
 	f.caps = `["completion"]`
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?", "What is the mean revenue?"}
+	opts.NoExplore = true // the exploration's replay is tested in run_explore.txtar
 	opts.Model, opts.ModelSpec = audit.NewRecorder(f.client(t, false)), "ollama:qwen2.5-coder:7b"
 	first := run(t, opts)
 	if m := first.Manifest.Model; m.Mode != "code-blocks" || m.Repairs != 1 || m.Unanswered != 0 || m.Calls != 6 {
@@ -147,6 +149,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	)
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?"}
+	opts.NoExplore = true
 	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.client(t, false)), "ollama:qwen2.5-coder:7b", -1
 	rec := openRun(t, run(t, opts))
 

@@ -75,6 +75,7 @@ func TestRunTracesAnswerNumbers(t *testing.T) {
 			opts := options(t, data, filepath.Join(dir, "out"))
 			opts.Questions = []string{"How many rows, and what share comes before row 170?"}
 			opts.Model = f.client(t, false)
+			opts.NoExplore = true // the exploration is tested in explore_test.go
 			res := run(t, opts)
 			f.checkProtocol(t)
 

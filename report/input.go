@@ -21,10 +21,16 @@ type Input struct {
 	Answer string
 	// Numbers are the numbers stated in Answer, each linked to the cell
 	// whose output shows it or marked "not traced to any cell".
-	Numbers  []NumberMark
-	Notebook *nbformat.Notebook // cells tagged "stage:NAME", in order
-	Profile  *eda.Profile       // nil when profiling did not finish
-	Run      RunInfo
+	Numbers []NumberMark
+	// KeyFindings is the model's key findings of an exploration, as
+	// markdown (linking to their cells), shown first after the header;
+	// "" leaves the section out. KeyFindingNumbers are its numbers, as
+	// Numbers are Answer's.
+	KeyFindings       string
+	KeyFindingNumbers []NumberMark
+	Notebook          *nbformat.Notebook // cells tagged "stage:NAME", in order
+	Profile           *eda.Profile       // nil when profiling did not finish
+	Run               RunInfo
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.

@@ -57,12 +57,14 @@ type page struct {
 	Question   string
 	Failure    *failure
 	Answer     template.HTML
-	TOC        []tocEntry
-	Overview   *overview
-	NoProfile  bool
-	LeadStages []*stageView
-	Stages     []*stageView
-	About      []fact
+	// KeyFindings come first: the exploration's findings, linked to cells.
+	KeyFindings template.HTML
+	TOC         []tocEntry
+	Overview    *overview
+	NoProfile   bool
+	LeadStages  []*stageView
+	Stages      []*stageView
+	About       []fact
 }
 
 type fact struct {
@@ -146,6 +148,13 @@ func buildPage(in Input) (*page, error) {
 		}
 		p.Answer = template.HTML(a)
 	}
+	if strings.TrimSpace(in.KeyFindings) != "" {
+		k, err := cr.md.renderMarked(in.KeyFindings, in.KeyFindingNumbers, in.Notebook)
+		if err != nil {
+			return nil, err
+		}
+		p.KeyFindings = template.HTML(k)
+	}
 	if in.Profile != nil {
 		p.Overview = buildOverview(in.Profile)
 	} else {
@@ -164,6 +173,9 @@ func buildPage(in Input) (*page, error) {
 	}
 	p.Failure = buildFailure(in.Run, stages)
 
+	if p.KeyFindings != "" {
+		p.TOC = append(p.TOC, tocEntry{ID: "key-findings", Title: "Key findings"})
+	}
 	if p.Answer != "" {
 		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"})
 	}

@@ -1,0 +1,45 @@
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+)
+
+// A server that refuses tool calling when asked for goals: the goals are
+// asked for again without tools and read from the JSON reply; the goal then
+// asked is told to work in code blocks, and no tools are offered again.
+// Both wire formats, no kernel.
+func TestProposeGoalsToolsRefused(t *testing.T) {
+	both(t, func(t *testing.T, provider string) {
+		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("West 12\n")}}}}
+		f := newFakeModel(t, provider,
+			turn{Text: "Goals:\n```json\n{\"goals\": [{\"question\": \"Which region sells most?\", \"chart\": \"bar\", \"columns\": [\"region\", \"revenue\"]}]}\n```"},
+			turn{Text: "```python\nprint(df.groupby('region')['revenue'].sum())\n```"},
+			turn{Text: "@top[West] West sells most: 12."},
+		)
+		f.refuseTools = true
+		a, ctx := scriptedAgent(t, f, k, "You are a test analyst. Call run_python.")
+		p := &eda.Profile{ColumnInfo: []eda.Column{{Name: "region", Kind: eda.KindCategorical}, {Name: "revenue", Kind: eda.KindNumeric}}}
+		set, err := a.ProposeGoals(ctx, "goals", agent.GoalRequest{DataName: "sales.csv", Profile: p, N: 1})
+		if err != nil || len(set.Goals) != 1 || set.Note != "" || a.ToolsRefused == "" || a.Mode() != agent.ModeCodeBlocks {
+			t.Fatalf("goals %+v, err %v, refused %q, mode %s", set, err, a.ToolsRefused, a.Mode())
+		}
+		ans, err := a.Ask(ctx, "goal-1", agent.GoalQuestion(1, set.Goals[0]))
+		if err != nil || !ans.Answered || agent.FormatAnswers(ans.Values) != "@top[West]" {
+			t.Fatalf("answer %+v, err %v", ans, err)
+		}
+		if f.refused != 1 || len(f.requests()) != 3 {
+			t.Errorf("%d refusals, %d requests", f.refused, len(f.requests()))
+		}
+		msgs := f.messages(t, 1)
+		if len(msgs) < 3 || !strings.Contains(contentText(msgs[1]["content"]), "Tool calling is not available") ||
+			!strings.HasPrefix(contentText(msgs[2]["content"]), "Question: Exploration goal 1: Which region sells most?") {
+			t.Errorf("the goal's conversation: %v", msgs)
+		}
+		f.checkProtocol(t)
+	})
+}

@@ -1,0 +1,408 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/numtrace"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// StageExploration is the model's exploration of the data without a
+// question: goals from the profile, a chart per goal, reflection on it, a
+// finding. Its model phases are PhaseGoals, PhaseGoal(i), and
+// PhaseGoal(i)+"-reflection"; every cell is tagged stage:exploration.
+const StageExploration = "exploration"
+
+// Model phases of the exploration.
+const (
+	PhaseGoals       = "goals"
+	PhaseKeyFindings = "key-findings"
+)
+
+// PhaseGoal is the phase of the i-th goal (1-based).
+func PhaseGoal(i int) string { return fmt.Sprintf("goal-%d", i) }
+
+// Exploration is what the exploration did, for run.json.
+type Exploration struct {
+	GoalsAsked int `json:"goals_asked"`
+	// Proposal is the model's goals: those explored, those dropped and
+	// why, and a note when the goals could not be read.
+	Proposal *agent.GoalSet  `json:"proposal"`
+	Goals    []*ExploredGoal `json:"goals"`
+	// Ranking is the model's choice of the key findings.
+	Ranking     *agent.Ranking `json:"ranking,omitempty"`
+	KeyFindings []KeyFinding   `json:"key_findings"`
+}
+
+// ExploredGoal is one goal's code, checks, verdicts and finding.
+type ExploredGoal struct {
+	Goal   agent.Goal    `json:"goal"`
+	Answer *agent.Answer `json:"answer"`
+	// Finding is the model's finding (its summary after reflection); ""
+	// when the goal got no answer (Answer.Stop says why).
+	Finding string `json:"finding,omitempty"`
+	// Cell is the id of the notebook cell that drew the goal's chart,
+	// Chart that chart's kind and title.
+	Cell  string `json:"cell,omitempty"`
+	Chart string `json:"chart,omitempty"`
+}
+
+// KeyFinding is a finding the report opens with.
+type KeyFinding struct {
+	Goal    int    `json:"goal"` // 1-based
+	Finding string `json:"finding"`
+	Cell    string `json:"cell,omitempty"`
+	Chart   string `json:"chart,omitempty"`
+}
+
+// exploring says whether the run explores: a model and no opt-out.
+func (r *runner) exploring() bool { return r.opts.Model != nil && !r.opts.NoExplore }
+
+func (r *runner) goalsAsked() int {
+	if r.opts.Goals > 0 {
+		return r.opts.Goals
+	}
+	return agent.DefaultGoals
+}
+
+// explore runs the exploration stage: the model proposes goals from the
+// profile summary, each goal is asked as a question in the kernel (with the
+// questions' repair and turn bounds and chart checks), its charts are
+// reflected on, and its finding kept; the findings are then ranked for the
+// report's Key findings. Goals that cannot be read leave a note, not a
+// failed run.
+func (r *runner) explore(ctx context.Context) error {
+	if !r.exploring() {
+		return nil
+	}
+	ag := r.newAgent()
+	ex := &Exploration{GoalsAsked: r.goalsAsked()}
+	r.exploration = ex
+	tag := report.StageTag(StageExploration)
+	defer func() {
+		// Unlike the questions, the exploration is not shown before the
+		// data: the Key findings at the top of the report link down to it.
+		for i := range r.stages {
+			if r.stages[i].Name == StageExploration {
+				r.stages[i].Lead = false
+			}
+		}
+	}()
+	return r.modelStage(StageExploration, "Exploration", func() (string, error) {
+		set, err := ag.ProposeGoals(ctx, PhaseGoals, agent.GoalRequest{DataName: r.in.Name, Profile: r.profile,
+			N: ex.GoalsAsked, Charts: r.drawnCharts()})
+		ex.Proposal = set
+		r.nb.AddMarkdown(goalsMarkdown(set, ex.GoalsAsked), tag, "goals")
+		if err != nil {
+			return stageStatus(false, err), err
+		}
+		for i, g := range set.Goals {
+			eg, err := r.exploreGoal(ctx, ag, i+1, g)
+			ex.Goals = append(ex.Goals, eg)
+			if err != nil {
+				return stageStatus(true, err), err
+			}
+		}
+		var texts []string
+		var from []int
+		for i, eg := range ex.Goals {
+			if eg.Finding != "" {
+				texts = append(texts, eg.Finding)
+				from = append(from, i)
+			}
+		}
+		if len(texts) == 0 {
+			return "ok", nil
+		}
+		rank, err := ag.RankFindings(ctx, PhaseKeyFindings, texts)
+		ex.Ranking = rank
+		for _, k := range rank.Order {
+			eg := ex.Goals[from[k]]
+			ex.KeyFindings = append(ex.KeyFindings, KeyFinding{Goal: from[k] + 1, Finding: eg.Finding, Cell: eg.Cell, Chart: eg.Chart})
+		}
+		return stageStatus(true, err), err
+	})
+}
+
+// exploreGoal asks goal i as a question, reflects on its charts and keeps
+// its finding, writing the cells as it goes.
+func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agent.Goal) (*ExploredGoal, error) {
+	phase := PhaseGoal(i)
+	tag := report.StageTag(StageExploration)
+	r.nb.AddMarkdown(goalHeading(i, g), tag, phase, "goal")
+	ans, err := ag.Ask(ctx, phase, agent.GoalQuestion(i, g))
+	eg := &ExploredGoal{Goal: g, Answer: ans}
+	cells := addSteps(r.nb, StageExploration, phase, ans)
+	if err == nil && ans.Answered && r.reflectRounds() > 0 {
+		rphase := phase + "-reflection"
+		before := len(ans.Verdicts)
+		err = ag.Reflect(ctx, rphase, ans, r.reflectRounds())
+		for k, c := range addSteps(r.nb, StageExploration, rphase, ans) {
+			cells[k] = c
+		}
+		for _, v := range ans.Verdicts[before:] {
+			r.nb.AddMarkdown(verdictText(v), tag, rphase, "reflection")
+		}
+	}
+	// The chart of the goal is the last one its successful cells drew.
+	for k, s := range ans.Steps {
+		if c, ok := cells[k]; ok && !s.Failed && s.Exec != nil {
+			if charts := s.Exec.Charts(); len(charts) > 0 {
+				eg.Cell, eg.Chart = c.ID, chartName(charts[len(charts)-1])
+			}
+		}
+	}
+	switch {
+	case ans.Answered:
+		eg.Finding = strings.TrimSpace(ans.SummaryMarkdown())
+		if eg.Finding == "" {
+			eg.Finding = agent.FormatAnswers(ans.Values)
+		}
+		r.nb.AddMarkdown(findingText(i, eg, ans), tag, phase, "finding")
+	default:
+		r.nb.AddMarkdown(fmt.Sprintf("**No finding for goal %d.** %s", i, mdEscape(ans.Stop)), tag, phase, "finding")
+	}
+	return eg, err
+}
+
+func chartName(c kernel.Chart) string {
+	kind := c.Kind
+	if kind == "" {
+		kind = "chart"
+	}
+	if c.Title == "" {
+		return kind
+	}
+	return fmt.Sprintf("%s %q", kind, c.Title)
+}
+
+func goalHeading(i int, g agent.Goal) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Goal %d: %s\n\n", i, mdEscape(g.Question))
+	fmt.Fprintf(&b, "*Chart:* %s of %s", g.Chart, mdCodes(g.Columns))
+	if g.Visualization != "" {
+		b.WriteString(" — " + mdEscape(g.Visualization))
+	}
+	if g.Rationale != "" {
+		b.WriteString("  \n*Why it matters:* " + mdEscape(g.Rationale))
+	}
+	return b.String()
+}
+
+func findingText(i int, eg *ExploredGoal, ans *agent.Answer) string {
+	s := fmt.Sprintf("**Finding of goal %d:** %s", i, eg.Finding)
+	if ans.Revised {
+		s += "\n\n*Revised after the model checked its chart.*"
+	}
+	if ans.Unverified {
+		s += "\n\n" + unverifiedNote
+	}
+	return s
+}
+
+func mdCodes(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + mdEscape(n) + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+// goalsMarkdown lists the goals proposed: those explored, those dropped
+// with the reason, and any note.
+func goalsMarkdown(set *agent.GoalSet, asked int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The model read the profile summary (schema, sample values, alerts, distribution statistics, correlations; "+
+		"no other rows) and was asked for %d analysis goals, each a question, the chart that answers it and why it matters. "+
+		"Goals that would draw a chart the sections below already have, or that name columns the data does not have, are dropped.\n\n", asked)
+	if len(set.Goals) > 0 {
+		b.WriteString("**Goals explored**\n\n")
+		for i, g := range set.Goals {
+			fmt.Fprintf(&b, "%d. %s (%s of %s)\n", i+1, mdEscape(g.Question), g.Chart, mdCodes(g.Columns))
+		}
+		b.WriteString("\n")
+	}
+	if len(set.Dropped) > 0 {
+		b.WriteString("**Goals dropped**\n\n")
+		for _, d := range set.Dropped {
+			fmt.Fprintf(&b, "- %s (%s of %s): %s\n", mdEscape(d.Goal.Question), d.Goal.Chart, mdCodes(d.Goal.Columns), mdEscape(d.Reason))
+		}
+		b.WriteString("\n")
+	}
+	if set.Note != "" {
+		b.WriteString("**Note:** " + mdEscape(set.Note) + "\n")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// keyFindingsMarkdown is the report's Key findings: each finding with a
+// link to the cell that drew its chart; the notes of an exploration that
+// found nothing, or whose ranking was not used. With trace, the numbers of
+// every goal's finding are traced to cells (each goal's answer records
+// them, for run.json) and those of the key findings marked.
+func keyFindingsMarkdown(ex *Exploration, trace traceFunc) (string, []report.NumberMark) {
+	if ex == nil {
+		return "", nil
+	}
+	prose := map[int][]numtrace.Trace{}
+	for i, eg := range ex.Goals {
+		if eg.Finding == "" || trace == nil {
+			continue
+		}
+		vals, p := trace(eg.Answer.Question, eg.Answer.Values, eg.Finding)
+		all := slices.Clone(p)
+		for _, v := range vals {
+			all = append(all, v...)
+		}
+		eg.Answer.Numbers = numtrace.NewRecord(all)
+		prose[i+1] = p
+	}
+	var b strings.Builder
+	var marks []report.NumberMark
+	for i, k := range ex.KeyFindings {
+		fmt.Fprintf(&b, "%d. ", i+1)
+		for _, t := range prose[k.Goal] {
+			marks = append(marks, report.NumberMark{Start: b.Len() + t.Start, End: b.Len() + t.End, Cell: t.Source, Output: t.Output})
+		}
+		b.WriteString(strings.ReplaceAll(k.Finding, "\n", " ")) // same length: the marks stay in place
+		if k.Cell != "" {
+			fmt.Fprintf(&b, " ([%s](#cell-%s), goal %d)", mdEscape(k.Chart), k.Cell, k.Goal)
+		} else {
+			fmt.Fprintf(&b, " (goal %d)", k.Goal)
+		}
+		b.WriteString("\n")
+	}
+	if len(marks) > 0 {
+		b.WriteString("\n" + tracedNote + "\n")
+	}
+	var notes []string
+	if ex.Proposal != nil && ex.Proposal.Note != "" {
+		notes = append(notes, ex.Proposal.Note)
+	}
+	if len(ex.KeyFindings) == 0 {
+		notes = append(notes, "the exploration produced no finding; see the Exploration section")
+	} else if ex.Ranking != nil && ex.Ranking.Note != "" {
+		notes = append(notes, ex.Ranking.Note)
+	}
+	for _, n := range notes {
+		b.WriteString("\n*Note: " + mdEscape(n) + ".*\n")
+	}
+	return strings.TrimSpace(b.String()), marks
+}
+
+// drawnCharts are the charts the distributions and visualization stages
+// drew, by kind and columns, so that goals do not draw them again. They
+// follow from the same choices the stages made; the pairs drawn are read
+// from the pairs cell's chart descriptions (the cell ranks them).
+func (r *runner) drawnCharts() []agent.ChartRef {
+	if r.profile == nil {
+		return nil
+	}
+	var out []agent.ChartRef
+	add := func(kind, title string, cols ...string) {
+		out = append(out, agent.ChartRef{Kind: kind, Title: title, Columns: cols})
+	}
+	c := eda.Choose(r.profile, r.opts.EDA)
+	for _, col := range c.Hist {
+		add("hist", "Distributions of the numeric columns", col)
+	}
+	for _, col := range c.Bars {
+		add("bar", "Most frequent values of the categorical columns", col)
+	}
+	if len(c.Correlation) >= 2 {
+		add("heatmap", "Pearson r between numeric columns", c.Correlation...)
+	}
+	if c.Date != "" {
+		add("line", "Rows per period", c.Date)
+		if c.Value != "" {
+			add("line", "Sum per period", c.Date, c.Value)
+		}
+	}
+	v := eda.ChooseVisualization(r.profile, r.opts.EDA)
+	for _, col := range v.Grouped {
+		add("box", "Numeric columns by "+v.Category, v.Category, col)
+	}
+	if v.Date != "" {
+		add("line", "Sum of "+v.Value+" over time by "+v.Category, v.Date, v.Value, v.Category)
+	}
+	for i, a := range v.PairPlot {
+		for _, b := range v.PairPlot[i+1:] {
+			add("scatter", "Pair plot of the numeric columns", a, b)
+		}
+	}
+	names := r.profile.ColumnNames()
+	for _, cell := range r.nb.Cells {
+		if !cell.HasTag("viz-pairs") {
+			continue
+		}
+		for _, o := range cell.Outputs {
+			raw, ok := o.Data[kernel.MimeChart]
+			if !ok {
+				continue
+			}
+			var d struct {
+				Axes []struct {
+					Title  string `json:"title"`
+					XLabel string `json:"x_label"`
+					YLabel string `json:"y_label"`
+				} `json:"axes"`
+			}
+			_ = json.Unmarshal(raw, &d)
+			for _, ax := range d.Axes {
+				x, y := columnOfLabel(ax.XLabel, names), columnOfLabel(ax.YLabel, names)
+				if x != "" && y != "" {
+					add("scatter", ax.Title, x, y)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// columnOfLabel is the column a chart label names, as the stages' chart_label
+// writes it (cut with "…", "$" escaped); "" for none.
+func columnOfLabel(label string, names []string) string {
+	label = strings.ReplaceAll(label, `\$`, "$")
+	cut, clipped := strings.CutSuffix(label, "…")
+	for _, n := range names {
+		if n == label || (clipped && strings.HasPrefix(n, cut)) {
+			return n
+		}
+	}
+	return ""
+}
+
+// modelAnswers are the exploration's goals' answers, then the questions'.
+func (r *runner) modelAnswers() []*agent.Answer {
+	var out []*agent.Answer
+	if r.exploration != nil {
+		for _, g := range r.exploration.Goals {
+			out = append(out, g.Answer)
+		}
+	}
+	return append(out, r.answers...)
+}
+
+// explorationCalls are the model calls of the goal proposal and the
+// ranking (the goals' own are in their answers).
+func (r *runner) explorationCalls() []agent.ModelCall {
+	ex := r.exploration
+	if ex == nil {
+		return nil
+	}
+	var out []agent.ModelCall
+	if ex.Proposal != nil {
+		out = append(out, ex.Proposal.Calls...)
+	}
+	if ex.Ranking != nil {
+		out = append(out, ex.Ranking.Calls...)
+	}
+	return out
+}
