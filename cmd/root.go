@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/analyst-cli/analyst/internal/units"
+	"github.com/analyst-cli/analyst/kernel"
 )
 
 // Main runs analyst with the process's arguments and streams and returns the
@@ -119,7 +121,7 @@ func (f *Factory) bindFlags(c *cobra.Command) error {
 // addKernelFlags adds the sandbox limit flags to a command that starts kernels.
 func addKernelFlags(c *cobra.Command) {
 	fl := c.Flags()
-	fl.String("memory", "", "kernel memory limit, e.g. 2GiB (key kernel.memory)")
+	fl.String("memory", "", "kernel memory limit, e.g. 8GiB (key kernel.memory; default: "+kernel.DefaultMemoryHelp+", here "+units.Bytes(kernel.DefaultMemoryBytes())+")")
 	fl.Int("pids", 0, "kernel process limit (key kernel.pids)")
 	fl.Float64("cpus", 0, "kernel CPU limit (key kernel.cpus)")
 	fl.String("tmp-size", "", "size of the kernel's /tmp, e.g. 256MiB (key kernel.tmp-size)")

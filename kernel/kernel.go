@@ -386,23 +386,25 @@ func (k *Kernel) notCopied(ex *Execution) {
 
 // died records that the kernel process ended during ex.
 func (k *Kernel) died(ex *Execution, sendErr error) *Execution {
-	cause := k.exitCause()
+	cause, oom := k.exitCause()
 	if sendErr != nil && cause == "" {
 		cause = sendErr.Error()
 	}
 	ex.Status = StatusDied
 	ex.StateLost = true
 	ex.Cause = cause
+	ex.OutOfMemory = oom
 	k.markDead(fmt.Errorf("%w: %s", ErrDead, cause))
 	return ex
 }
 
-// exitCause explains why the container ended, from podman's record of it.
-func (k *Kernel) exitCause() string {
+// exitCause explains why the container ended, from podman's record of it,
+// and says whether it ran out of memory.
+func (k *Kernel) exitCause() (string, bool) {
 	select {
 	case <-k.exited:
 	case <-time.After(10 * time.Second):
-		return "the kernel stopped answering"
+		return "the kernel stopped answering", false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -419,14 +421,23 @@ func (k *Kernel) exitCause() string {
 	}
 	switch {
 	case oom || (code == 137 && k.opts.CgroupLimits):
-		return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost", units.Bytes(k.limits.MemoryBytes))
+		return OutOfMemoryMessage(k.limits.MemoryBytes), true
 	case code > 128:
-		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128)
+		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128), false
 	case code >= 0:
-		return fmt.Sprintf("the kernel exited with code %d; its state is lost%s", code, stderrTail(k.stderr.String()))
+		return fmt.Sprintf("the kernel exited with code %d; its state is lost%s", code, stderrTail(k.stderr.String())), false
 	default:
-		return "the kernel exited; its state is lost" + stderrTail(k.stderr.String())
+		return "the kernel exited; its state is lost" + stderrTail(k.stderr.String()), false
 	}
+}
+
+// OutOfMemoryMessage is the cause of a kernel killed at its memory limit:
+// which limit, and the setting that raises it (as flag, config key and
+// environment variable), with a limit twice as large as an example.
+func OutOfMemoryMessage(limit int64) string {
+	return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. "+
+		"Raise the limit with --memory %s (config key kernel.memory, environment ANALYST_KERNEL_MEMORY; "+
+		"the default is %s)", units.Bytes(limit), units.Flag(2*limit), DefaultMemoryHelp)
 }
 
 func stderrTail(s string) string {

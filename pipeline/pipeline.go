@@ -217,9 +217,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // Preflight checks what a run can check before anything slow starts: the
-// dataset (an *InputError), the outputs' name, and that the outputs would
+// dataset (an *InputError), the outputs' name, that the outputs would
 // replace nothing but a previous run (an *OutputConflictError, unless
-// opts.Force). It returns the checked input and the outputs' name.
+// opts.Force), and last that the data will fit in the kernel's memory
+// (a *MemoryError, returned with the input and name, so that a caller can
+// choose another way to analyse it). It returns the checked input and the
+// outputs' name.
 func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
 	if in == nil {
@@ -239,7 +242,7 @@ func Preflight(opts Options) (*Input, string, error) {
 			return nil, "", err
 		}
 	}
-	return in, name, nil
+	return in, name, in.CheckMemory(opts.Kernel.Limits.MemoryBytes)
 }
 
 var (
@@ -419,6 +422,8 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 // cellError classifies a failed cell of a run of the dataset data.
 func cellError(stage, data string, ex *kernel.Execution) error {
 	switch {
+	case ex.OutOfMemory:
+		return &SandboxError{fmt.Errorf("stage %s: %s; or analyse the data out of core with --out-of-core", stage, ex.Cause)}
 	case ex.Status == kernel.StatusDied || ex.StateLost:
 		return &SandboxError{fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
