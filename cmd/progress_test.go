@@ -40,3 +40,35 @@ func TestProgressPlainAndLive(t *testing.T) {
 		}
 	}
 }
+
+// Progress inside a long cell shows on the live line, and in plain output as
+// a line every few seconds; text from the sandbox cannot move the cursor.
+func TestProgressInsideStage(t *testing.T) {
+	events := []pipeline.Event{
+		{Type: "stage-start", Stage: "load"},
+		{Type: "progress", Stage: "load", Cell: 2, Message: "read 312 of 529 MiB (59%), about 4,700,000 rows\x1b[2J", Done: 312 << 20, Total: 529 << 20, Unit: "bytes"},
+		{Type: "progress", Stage: "load", Cell: 2, Message: "read 400 of 529 MiB (76%)"},
+		{Type: "cell", Stage: "load", Cell: 2, Status: "ok"},
+		{Type: "stage-end", Stage: "load", Status: "ok", Duration: 9 * time.Second},
+	}
+	for _, tty := range []bool{false, true} {
+		io, _, _, errOut := iostreams.Test()
+		io.SetTTY(false, false, tty)
+		p := newProgress(NewFactory(io), false)
+		for _, e := range events {
+			p.Event(e)
+		}
+		p.Stop()
+		got := errOut.String()
+		if strings.Contains(got, "\x1b[2J") {
+			t.Errorf("tty=%v: a control sequence from the sandbox reached the terminal:\n%q", tty, got)
+		}
+		if tty && !strings.Contains(got, "load · read 312 of 529 MiB (59%), about 4,700,000 rows[2J · ") {
+			t.Errorf("live line lacks the progress:\n%q", got)
+		}
+		// Plain: the first message, not the second, which came sooner than plainProgressEvery.
+		if !tty && (!strings.Contains(got, "load           read 312 of 529 MiB (59%), about 4,700,000 rows[2J, ") || strings.Contains(got, "400 of 529")) {
+			t.Errorf("plain progress lines:\n%q", got)
+		}
+	}
+}

@@ -90,6 +90,11 @@ type message struct {
 	KilledProcesses int             `json:"killed_processes"`
 	Versions        map[string]any  `json:"versions"`
 	Error           string          `json:"error"`
+	// A "progress" line: how far the running cell has got.
+	Message string `json:"message"`
+	Done    *int64 `json:"done"`
+	Total   *int64 `json:"total"`
+	Unit    string `json:"unit"`
 	// A "file" line: one chunk of a file copied out of /output.
 	Path   string `json:"path"`
 	Offset int64  `json:"offset"`
@@ -252,6 +257,18 @@ func (k *Kernel) Limits() Limits { return k.limits }
 type ExecOptions struct {
 	// Timeout for this cell; zero means Limits.CellTimeout.
 	Timeout time.Duration
+	// Progress, if set, is told how far the cell has got, as the cell's code
+	// logs it to Python's "analyst.progress" logger (at most twice a second).
+	Progress func(Progress)
+}
+
+// Progress is how far a running cell has got: "read 312 of 529 MiB (59%)",
+// with the numbers where the code gave them (Done of Total Units).
+type Progress struct {
+	Message string
+	Done    int64 // 0 when not given
+	Total   int64 // 0 when not given
+	Unit    string
 }
 
 // Execute runs code in the kernel and returns its outputs. A cell that raises
@@ -320,6 +337,17 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 					if o.OutputType == "error" {
 						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
 					}
+				}
+			case "progress":
+				if eo.Progress != nil {
+					p := Progress{Message: m.Message, Unit: m.Unit}
+					if m.Done != nil {
+						p.Done = *m.Done
+					}
+					if m.Total != nil {
+						p.Total = *m.Total
+					}
+					eo.Progress(p)
 				}
 			case "file":
 				if k.out != nil {

@@ -81,7 +81,7 @@ type Options struct {
 // Event is a step of a run, for progress displays.
 type Event struct {
 	Time     time.Time     `json:"time"`
-	Type     string        `json:"type"` // stage-start, cell, model-turn, stage-end, run-end
+	Type     string        `json:"type"` // stage-start, progress, cell, model-turn, stage-end, run-end
 	Stage    string        `json:"stage,omitempty"`
 	Cell     int           `json:"cell,omitempty"`
 	Turn     int           `json:"turn,omitempty"`    // model-turn, and cells of model stages
@@ -90,6 +90,11 @@ type Event struct {
 	Status   string        `json:"status,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Message  string        `json:"message,omitempty"`
+	// Progress inside a long cell (type progress): Done of Total Units,
+	// such as 312 of 529 MiB or 7 of 10 columns; Message says it in words.
+	Done  int64  `json:"done,omitempty"`
+	Total int64  `json:"total,omitempty"`
+	Unit  string `json:"unit,omitempty"`
 }
 
 // Result is what a run produced, also when it failed.
@@ -390,7 +395,9 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			r.nb.AddMarkdown(c.Source, tags...)
 			continue
 		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout})
+		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout, Progress: func(p kernel.Progress) {
+			r.emit(Event{Type: "progress", Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
+		}})
 		if ex == nil {
 			// The kernel cannot run cells any more.
 			info.Status = "error"
