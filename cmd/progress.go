@@ -94,7 +94,11 @@ func (p *progress) Event(e pipeline.Event) {
 	case "notice":
 		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, e.Message))
 	case "stage-end":
-		p.line(fmt.Sprintf("%-14s %s in %s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond)))
+		var note string
+		if e.Message != "" {
+			note = " (" + printable(e.Message) + ")"
+		}
+		p.line(fmt.Sprintf("%-14s %s in %s%s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond), note))
 		p.stage = ""
 	case "run-end":
 		if e.Status != "ok" {

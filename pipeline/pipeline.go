@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -385,7 +386,11 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	defer func() {
 		info.Duration = time.Since(start)
 		r.stages = append(r.stages, info)
-		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration})
+		var rate string
+		if st.Name == StageLoad && info.Status == "ok" {
+			rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, info.Duration))
+		}
+		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration, Message: rate})
 	}()
 	stageTag := report.StageTag(st.Name)
 	r.nb.AddMarkdown("## "+st.Title, stageTag, report.TagNotebookOnly)
@@ -560,6 +565,9 @@ func (r *runner) manifest(charts []string) *Manifest {
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
 		m.Occasion.StagesMS[s.Name] = ms(s.Duration)
+		if s.Name == StageLoad && s.Status == "ok" {
+			m.Occasion.LoadMBPerS = math.Round(mbPerS(r.in.Bytes, s.Duration)*10) / 10
+		}
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
@@ -568,6 +576,14 @@ func (r *runner) manifest(charts []string) *Manifest {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// mbPerS is bytes read in d, in MB (10^6 bytes) per second.
+func mbPerS(bytes int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) / 1e6 / d.Seconds()
+}
 
 func (r *runner) write(res *Result) error {
 	charts, err := r.out.writeCharts(r.nb, r.name)
