@@ -17,14 +17,7 @@ func TestProgressPlainAndLive(t *testing.T) {
 		{Type: "run-end", Status: "ok", Duration: 2 * time.Second},
 	}
 	for _, tty := range []bool{false, true} {
-		io, _, _, errOut := iostreams.Test()
-		io.SetTTY(false, false, tty)
-		p := newProgress(NewFactory(io), false)
-		for _, e := range events {
-			p.Event(e)
-		}
-		p.Stop()
-		got := errOut.String()
+		got := showProgress(events, tty)
 		if !strings.Contains(got, "question-1     ok in 1.5s\n") || !strings.Contains(got, "run finished in 2s\n") {
 			t.Errorf("tty=%v: finished lines missing:\n%q", tty, got)
 		}
@@ -52,14 +45,7 @@ func TestProgressInsideStage(t *testing.T) {
 		{Type: "stage-end", Stage: "load", Status: "ok", Duration: 9 * time.Second},
 	}
 	for _, tty := range []bool{false, true} {
-		io, _, _, errOut := iostreams.Test()
-		io.SetTTY(false, false, tty)
-		p := newProgress(NewFactory(io), false)
-		for _, e := range events {
-			p.Event(e)
-		}
-		p.Stop()
-		got := errOut.String()
+		got := showProgress(events, tty)
 		if strings.Contains(got, "\x1b[2J") {
 			t.Errorf("tty=%v: a control sequence from the sandbox reached the terminal:\n%q", tty, got)
 		}
@@ -71,4 +57,17 @@ func TestProgressInsideStage(t *testing.T) {
 			t.Errorf("plain progress lines:\n%q", got)
 		}
 	}
+}
+
+// showProgress is what the progress display writes for events, on a
+// terminal (tty) or not.
+func showProgress(events []pipeline.Event, tty bool) string {
+	io, _, _, errOut := iostreams.Test()
+	io.SetTTY(false, false, tty)
+	p := newProgress(NewFactory(io), false)
+	for _, e := range events {
+		p.Event(e)
+	}
+	p.Stop()
+	return errOut.String()
 }

@@ -2,13 +2,76 @@
 # Runs the benchmarks: each measures analyst and its baseline side by side
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, audit/bench_test.go). Figures go in
 # docs/benchmarks.md together with this command.
+#
+#   scripts/bench.sh                 every part
+#   scripts/bench.sh bigdata         only the named parts: kernel pipeline eval audit bigdata
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
+parts=${*:-kernel pipeline eval audit bigdata}
 mkdir -p out
-go test -run '^$' -bench . -benchtime "${count}x" -count 1 -timeout 60m ./kernel/ | tee out/bench-kernel.txt
-go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee out/bench-pipeline.txt
-# analyst eval: per-case cost with an instant scripted model (ANALYST_BENCH_EVAL_CASES=257 for all of DABench).
-go test -run '^$' -bench BenchmarkEvalDABench -benchtime 1x -count 1 -timeout 120m ./evals/ | tee out/bench-eval.txt
-go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./audit/ | tee out/bench-audit.txt
+
+# bigdata: `analyst run` at default settings on the generated sales CSV at
+# BENCH_BIGDATA_ROWS rows: wall time, seconds per million rows, each stage,
+# MB/s of the load and the kernel's peak memory (its cgroup's high-water
+# mark, polled while it runs). The files go to BENCH_BIGDATA_DIR (16M rows
+# are about 1 GB) and are deleted at the end unless BENCH_BIGDATA_KEEP=1.
+# BENCH_BIGDATA_ANALYST runs another analyst binary (another version, for a
+# before and after), BENCH_BIGDATA_FLAGS adds flags (--memory 12GiB).
+bigdata() {
+	local dir=${BENCH_BIGDATA_DIR:-/var/tmp/bigdata} rows=${BENCH_BIGDATA_ROWS:-1000000 4000000 8000000 16000000}
+	local analyst=${BENCH_BIGDATA_ANALYST:-$dir/analyst}
+	mkdir -p "$dir"
+	[ -n "${BENCH_BIGDATA_ANALYST:-}" ] || go build -o "$analyst" .
+	echo "load before: $(uptime)"
+	printf '%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' rows MB wall_s s_per_M load_s load_MB/s profile_s distr_s visual_s peak_MiB
+	for n in $rows; do
+		local csv="$dir/sales_$n.csv"
+		[ -f "$csv" ] || go run ./examples/gensales -rows "$n" -o "$csv"
+		local start=$(date +%s.%N)
+		# shellcheck disable=SC2086 # the flags are words
+		"$analyst" run --force --out "$dir/out_$n" ${BENCH_BIGDATA_FLAGS:-} "$csv" > "$dir/out_$n.log" 2>&1 &
+		local pid=$! peak=0
+		while kill -0 "$pid" 2>/dev/null; do
+			for id in $(podman ps -q --no-trunc --filter "label=io.analyst.owner-pid=$pid" 2>/dev/null); do
+				# cgroup v1 (rootful podman: libpod_parent, or machine.slice with systemd), then v2.
+				for f in /sys/fs/cgroup/memory/libpod_parent/libpod-$id/memory.max_usage_in_bytes \
+					/sys/fs/cgroup/memory/machine.slice/libpod-$id.scope/memory.max_usage_in_bytes \
+					/sys/fs/cgroup/machine.slice/libpod-$id.scope/memory.peak; do
+					if [ -r "$f" ]; then
+						local v=$(cat "$f")
+						[ "$v" -gt "$peak" ] && peak=$v
+					fi
+				done
+			done
+			sleep 0.5
+		done
+		wait "$pid" || { echo "analyst run failed at $n rows:"; tail -5 "$dir/out_$n.log"; continue; }
+		python3 - "$dir/out_$n/sales_$n.run.json" "$n" "$start" "$(date +%s.%N)" "$peak" "$(stat -c %s "$csv")" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+n, wall, peak, size = int(sys.argv[2]), float(sys.argv[4]) - float(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6])
+o = m["occasion"]
+s = {k: v / 1000 for k, v in o["stages_ms"].items()}
+print(f"{n:<10,} {size / 1e6:8.0f} {wall:8.1f} {wall / (n / 1e6):8.2f} {s['load']:8.1f} {o.get('load_mb_per_s', 0):8.1f} "
+      f"{s['profile']:8.1f} {s['distributions']:8.1f} {s['visualization']:8.1f} {peak / 2**20:8.0f}")
+PY
+	done
+	echo "load after: $(uptime)"
+	if [ -z "${BENCH_BIGDATA_KEEP:-}" ]; then
+		rm -rf "$dir"/sales_*.csv "$dir"/out_*
+	fi
+}
+
+for part in $parts; do
+	case $part in
+	kernel) go test -run '^$' -bench . -benchtime "${count}x" -count 1 -timeout 60m ./kernel/ | tee out/bench-kernel.txt ;;
+	pipeline) go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee out/bench-pipeline.txt ;;
+	# analyst eval: per-case cost with an instant scripted model (ANALYST_BENCH_EVAL_CASES=257 for all of DABench).
+	eval) go test -run '^$' -bench BenchmarkEvalDABench -benchtime 1x -count 1 -timeout 120m ./evals/ | tee out/bench-eval.txt ;;
+	audit) go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./audit/ | tee out/bench-audit.txt ;;
+	bigdata) bigdata | tee out/bench-bigdata.txt ;;
+	*) echo "bench.sh: unknown part $part (kernel pipeline eval audit bigdata)" >&2; exit 2 ;;
+	esac
+done
