@@ -127,7 +127,7 @@ func addKernelFlags(c *cobra.Command) {
 	fl.String("tmp-size", "", "size of the kernel's /tmp, e.g. 256MiB (key kernel.tmp-size)")
 	fl.String("output-size", "", "size of the kernel's /output and most it may copy out, e.g. 256MiB (key kernel.output-size)")
 	fl.Bool("require-limits", false, "refuse to start where memory and processes cannot be limited in total (key kernel.require-limits)")
-	fl.Duration("cell-timeout", 0, "timeout per cell, e.g. 60s (key kernel.cell-timeout)")
+	fl.Duration("cell-timeout", 0, "timeout per cell, e.g. 60s; analyst run gives its generated cells this once per started 100 MB of data (key kernel.cell-timeout)")
 	for flag, key := range map[string]string{"memory": keyMemory, "pids": keyPids, "cpus": keyCPUs, "tmp-size": keyTmpSize,
 		"output-size": keyOutputSize, "require-limits": keyRequireLims, "cell-timeout": keyCellTimeout} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})

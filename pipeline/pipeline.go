@@ -311,6 +311,15 @@ func (r *runner) cellTimeout() time.Duration {
 	return kernel.DefaultLimits().CellTimeout
 }
 
+// generatedCellTimeout is the time a cell of the deterministic stages may
+// take: the cell timeout once per started 100 MB of data. Their time grows
+// with the rows (a 1 GB CSV takes over a minute to load), and, unlike the
+// model's code, they are known to end.
+func (r *runner) generatedCellTimeout() time.Duration {
+	const per = 100_000_000
+	return r.cellTimeout() * time.Duration(1+r.in.Bytes/per)
+}
+
 func (r *runner) emit(e Event) {
 	if r.opts.Progress != nil {
 		e.Time = time.Now()
@@ -400,7 +409,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			r.nb.AddMarkdown(c.Source, tags...)
 			continue
 		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout, Progress: func(p kernel.Progress) {
+		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.generatedCellTimeout(), Progress: func(p kernel.Progress) {
 			r.emit(Event{Type: "progress", Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
 		}})
 		if ex == nil {

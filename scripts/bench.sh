@@ -14,8 +14,8 @@ mkdir -p out
 
 # bigdata: `analyst run` at default settings on the generated sales CSV at
 # BENCH_BIGDATA_ROWS rows: wall time, seconds per million rows, each stage,
-# MB/s of the load and the kernel's peak memory (its cgroup's high-water
-# mark, polled while it runs). The files go to BENCH_BIGDATA_DIR (16M rows
+# MB/s of the load, the kernel's peak memory (its cgroup's high-water mark,
+# polled while it runs) and its CPU time (cgroup cpuacct). The files go to BENCH_BIGDATA_DIR (16M rows
 # are about 1 GB) and are deleted at the end unless BENCH_BIGDATA_KEEP=1.
 # BENCH_BIGDATA_ANALYST runs another analyst binary (another version, for a
 # before and after), BENCH_BIGDATA_FLAGS adds flags (--memory 12GiB).
@@ -25,14 +25,14 @@ bigdata() {
 	mkdir -p "$dir"
 	[ -n "${BENCH_BIGDATA_ANALYST:-}" ] || go build -o "$analyst" .
 	echo "load before: $(uptime)"
-	printf '%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' rows MB wall_s s_per_M load_s load_MB/s profile_s distr_s visual_s peak_MiB
+	printf '%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' rows MB wall_s s_per_M load_s load_MB/s profile_s distr_s visual_s peak_MiB cpu_s cpu_s/M
 	for n in $rows; do
 		local csv="$dir/sales_$n.csv"
 		[ -f "$csv" ] || go run ./examples/gensales -rows "$n" -o "$csv"
 		local start=$(date +%s.%N)
 		# shellcheck disable=SC2086 # the flags are words
 		"$analyst" run --force --out "$dir/out_$n" ${BENCH_BIGDATA_FLAGS:-} "$csv" > "$dir/out_$n.log" 2>&1 &
-		local pid=$! peak=0
+		local pid=$! peak=0 cpu=0
 		while kill -0 "$pid" 2>/dev/null; do
 			for id in $(podman ps -q --no-trunc --filter "label=io.analyst.owner-pid=$pid" 2>/dev/null); do
 				# cgroup v1 (rootful podman: libpod_parent, or machine.slice with systemd), then v2.
@@ -44,18 +44,24 @@ bigdata() {
 						[ "$v" -gt "$peak" ] && peak=$v
 					fi
 				done
+				# The kernel's CPU time (ns), which other work on a shared machine disturbs less than wall time.
+				for f in /sys/fs/cgroup/cpuacct/libpod_parent/libpod-$id/cpuacct.usage \
+					/sys/fs/cgroup/cpuacct/machine.slice/libpod-$id.scope/cpuacct.usage; do
+					[ -r "$f" ] && cpu=$(cat "$f")
+				done
 			done
 			sleep 0.5
 		done
 		wait "$pid" || { echo "analyst run failed at $n rows:"; tail -5 "$dir/out_$n.log"; continue; }
-		python3 - "$dir/out_$n/sales_$n.run.json" "$n" "$start" "$(date +%s.%N)" "$peak" "$(stat -c %s "$csv")" <<'PY'
+		python3 - "$dir/out_$n/sales_$n.run.json" "$n" "$start" "$(date +%s.%N)" "$peak" "$(stat -c %s "$csv")" "$cpu" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 n, wall, peak, size = int(sys.argv[2]), float(sys.argv[4]) - float(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6])
+cpu = int(sys.argv[7]) / 1e9
 o = m["occasion"]
 s = {k: v / 1000 for k, v in o["stages_ms"].items()}
 print(f"{n:<10,} {size / 1e6:8.0f} {wall:8.1f} {wall / (n / 1e6):8.2f} {s['load']:8.1f} {o.get('load_mb_per_s', 0):8.1f} "
-      f"{s['profile']:8.1f} {s['distributions']:8.1f} {s['visualization']:8.1f} {peak / 2**20:8.0f}")
+      f"{s['profile']:8.1f} {s['distributions']:8.1f} {s['visualization']:8.1f} {peak / 2**20:8.0f} {cpu:8.1f} {cpu / (n / 1e6):8.2f}")
 PY
 	done
 	echo "load after: $(uptime)"
