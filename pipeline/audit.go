@@ -36,8 +36,8 @@ type ManifestOccasion struct {
 	DurationMS float64            `json:"duration_ms"`
 	StagesMS   map[string]float64 `json:"stages_ms"`
 	// LoadMBPerS is the data file's size (in MB, 10^6 bytes) over the
-	// load stage's time.
-	LoadMBPerS float64 `json:"load_mb_per_s,omitempty"`
+	// load stage's time; absent when the load did not finish.
+	LoadMBPerS *float64 `json:"load_mb_per_s,omitempty"`
 }
 
 // timeless is the stages without their durations, for the report, which

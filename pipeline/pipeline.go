@@ -575,7 +575,8 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
 		m.Occasion.StagesMS[s.Name] = ms(s.Duration)
 		if s.Name == StageLoad && s.Status == "ok" {
-			m.Occasion.LoadMBPerS = math.Round(mbPerS(r.in.Bytes, s.Duration)*10) / 10
+			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
+			m.Occasion.LoadMBPerS = &rate
 		}
 	}
 	m.Model = r.manifestModel()
