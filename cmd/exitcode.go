@@ -14,7 +14,7 @@ const (
 	ExitUsage       = 2   // bad flags or arguments; outputs in the way (run --force)
 	ExitBadData     = 3   // the dataset is missing, unreadable or malformed
 	ExitModel       = 4   // the model server is unreachable or refused us
-	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image
+	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image; the data will not fit in its memory
 	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
 	ExitNoAnswer    = 7   // the run finished, but a question got no answer
 	ExitInterrupted = 130 // SIGINT or SIGTERM
@@ -30,7 +30,8 @@ const exitCodeHelp = `Exit codes:
   3    bad data: the dataset is missing, unreadable or malformed (verify: not
        the run's data)
   4    model error: the model server is unreachable or refused the request
-  5    sandbox error: podman, the OCI runtime or the kernel image is not usable
+  5    sandbox error: podman, the OCI runtime or the kernel image is not usable,
+       or the data will not fit in the kernel's memory limit (--memory)
        (verify: the recorded image is not available)
   6    eval score below --min-score, or a significant regression (eval compare)
   7    no answer: the run finished, but a question got no answer (turn or

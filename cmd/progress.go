@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -23,6 +25,10 @@ type progress struct {
 	turn    int
 	tokens  int
 	retries int
+	// detail is how far the running cell has got ("read 312 of 529 MiB");
+	// plainAt is when it was last printed as a plain line.
+	detail  string
+	plainAt time.Time
 }
 
 func newProgress(f *Factory, asJSON bool) *progress {
@@ -104,7 +110,7 @@ func (p *progress) Event(e pipeline.Event) {
 	}
 	switch e.Type {
 	case "stage-start":
-		p.stage, p.turn = e.Stage, 0
+		p.stage, p.turn, p.detail = e.Stage, 0, ""
 		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
 		}
@@ -113,10 +119,22 @@ func (p *progress) Event(e pipeline.Event) {
 		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far%s, %s\n", e.Stage, e.Turn, e.Tokens, retryText(e.Retries, ", "), p.elapsed())
 		}
+	case "progress":
+		p.detail = printable(e.Message)
+		if p.live == nil && time.Since(p.plainAt) >= plainProgressEvery {
+			p.plainAt = time.Now()
+			fmt.Fprintf(p.w, "%-14s %s, %s\n", e.Stage, p.detail, p.elapsed())
+		}
+	case "cell":
+		p.detail = ""
 	case "notice":
 		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, e.Message))
 	case "stage-end":
-		p.line(fmt.Sprintf("%-14s %s in %s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond)))
+		var note string
+		if e.Message != "" {
+			note = " (" + printable(e.Message) + ")"
+		}
+		p.line(fmt.Sprintf("%-14s %s in %s%s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond), note))
 		p.stage = ""
 	case "run-end":
 		if e.Status != "ok" {
@@ -141,13 +159,16 @@ func (p *progress) line(s string) {
 	fmt.Fprintln(p.w, s)
 }
 
-// status is the live line: stage, turn, tokens, elapsed ("" between stages).
+// status is the live line: stage, turn, tokens or how far the cell has
+// got, elapsed ("" between stages).
 func (p *progress) status() string {
 	switch {
 	case p.stage == "":
 		return ""
 	case p.turn > 0:
 		return fmt.Sprintf("%s · turn %d · %d tokens%s · %s", p.stage, p.turn, p.tokens, retryText(p.retries, " · "), p.elapsed())
+	case p.detail != "":
+		return fmt.Sprintf("%s · %s · %s", p.stage, p.detail, p.elapsed())
 	}
 	return fmt.Sprintf("%s · %s", p.stage, p.elapsed())
 }
@@ -157,6 +178,25 @@ func (p *progress) Stop() {
 	if p.live != nil {
 		p.live.close()
 	}
+}
+
+// plainProgressEvery spaces the progress lines of a long cell in plain
+// output (CI logs): one every few seconds, not one per message.
+const plainProgressEvery = 5 * time.Second
+
+// printable is s without control characters (the text comes from code in
+// the sandbox and must not move the terminal's cursor), at most 120 runes.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:119]) + "…"
+	}
+	return s
 }
 
 // retryText is "<sep>N retries" when model requests were retried.

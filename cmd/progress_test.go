@@ -17,14 +17,7 @@ func TestProgressPlainAndLive(t *testing.T) {
 		{Type: "run-end", Status: "ok", Duration: 2 * time.Second},
 	}
 	for _, tty := range []bool{false, true} {
-		io, _, _, errOut := iostreams.Test()
-		io.SetTTY(false, false, tty)
-		p := newProgress(NewFactory(io), false)
-		for _, e := range events {
-			p.Event(e)
-		}
-		p.Stop()
-		got := errOut.String()
+		got := showProgress(events, tty)
 		if !strings.Contains(got, "question-1     ok in 1.5s\n") || !strings.Contains(got, "run finished in 2s\n") {
 			t.Errorf("tty=%v: finished lines missing:\n%q", tty, got)
 		}
@@ -39,4 +32,42 @@ func TestProgressPlainAndLive(t *testing.T) {
 			t.Errorf("plain progress lacks the turn line:\n%q", got)
 		}
 	}
+}
+
+// Progress inside a long cell shows on the live line, and in plain output as
+// a line every few seconds; text from the sandbox cannot move the cursor.
+func TestProgressInsideStage(t *testing.T) {
+	events := []pipeline.Event{
+		{Type: "stage-start", Stage: "load"},
+		{Type: "progress", Stage: "load", Cell: 2, Message: "read 312 of 529 MiB (59%), about 4,700,000 rows\x1b[2J", Done: 312 << 20, Total: 529 << 20, Unit: "bytes"},
+		{Type: "progress", Stage: "load", Cell: 2, Message: "read 400 of 529 MiB (76%)"},
+		{Type: "cell", Stage: "load", Cell: 2, Status: "ok"},
+		{Type: "stage-end", Stage: "load", Status: "ok", Duration: 9 * time.Second},
+	}
+	for _, tty := range []bool{false, true} {
+		got := showProgress(events, tty)
+		if strings.Contains(got, "\x1b[2J") {
+			t.Errorf("tty=%v: a control sequence from the sandbox reached the terminal:\n%q", tty, got)
+		}
+		if tty && !strings.Contains(got, "load · read 312 of 529 MiB (59%), about 4,700,000 rows[2J · ") {
+			t.Errorf("live line lacks the progress:\n%q", got)
+		}
+		// Plain: the first message, not the second, which came sooner than plainProgressEvery.
+		if !tty && (!strings.Contains(got, "load           read 312 of 529 MiB (59%), about 4,700,000 rows[2J, ") || strings.Contains(got, "400 of 529")) {
+			t.Errorf("plain progress lines:\n%q", got)
+		}
+	}
+}
+
+// showProgress is what the progress display writes for events, on a
+// terminal (tty) or not.
+func showProgress(events []pipeline.Event, tty bool) string {
+	io, _, _, errOut := iostreams.Test()
+	io.SetTTY(false, false, tty)
+	p := newProgress(NewFactory(io), false)
+	for _, e := range events {
+		p.Event(e)
+	}
+	p.Stop()
+	return errOut.String()
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/analyst-cli/analyst/internal/units"
+	"github.com/analyst-cli/analyst/kernel"
 )
 
 // Main runs analyst with the process's arguments and streams and returns the
@@ -119,13 +121,13 @@ func (f *Factory) bindFlags(c *cobra.Command) error {
 // addKernelFlags adds the sandbox limit flags to a command that starts kernels.
 func addKernelFlags(c *cobra.Command) {
 	fl := c.Flags()
-	fl.String("memory", "", "kernel memory limit, e.g. 2GiB (key kernel.memory)")
+	fl.String("memory", "", "kernel memory limit, e.g. 8GiB (key kernel.memory; default: "+kernel.DefaultMemoryHelp+", here "+units.Bytes(kernel.DefaultMemoryBytes())+")")
 	fl.Int("pids", 0, "kernel process limit (key kernel.pids)")
 	fl.Float64("cpus", 0, "kernel CPU limit (key kernel.cpus)")
 	fl.String("tmp-size", "", "size of the kernel's /tmp, e.g. 256MiB (key kernel.tmp-size)")
 	fl.String("output-size", "", "size of the kernel's /output and most it may copy out, e.g. 256MiB (key kernel.output-size)")
 	fl.Bool("require-limits", false, "refuse to start where memory and processes cannot be limited in total (key kernel.require-limits)")
-	fl.Duration("cell-timeout", 0, "timeout per cell, e.g. 60s (key kernel.cell-timeout)")
+	fl.Duration("cell-timeout", 0, "timeout per cell, e.g. 60s; analyst run gives its generated cells this once per started 100 MB of data (key kernel.cell-timeout)")
 	for flag, key := range map[string]string{"memory": keyMemory, "pids": keyPids, "cpus": keyCPUs, "tmp-size": keyTmpSize,
 		"output-size": keyOutputSize, "require-limits": keyRequireLims, "cell-timeout": keyCellTimeout} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -154,16 +155,17 @@ like times; every conversion is code in the notebook and a note in the report.`,
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	// Bad data, and outputs that would replace files no run wrote, are
 	// reported before anything slow starts.
-	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force})
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
+		Kernel: kernel.Options{Limits: cfg.Limits}})
 	if err != nil {
 		return runError(err)
 	}
 	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
 		return withCode(ExitUsage, err)
-	}
-	cfg, err := f.Config()
-	if err != nil {
-		return err
 	}
 	var model llm.Client
 	retries := newRetryCounter()
@@ -250,6 +252,7 @@ func runError(err error) error {
 	var sbErr *pipeline.SandboxError
 	var modelErr *pipeline.ModelError
 	var outErr *pipeline.OutputConflictError
+	var memErr *pipeline.MemoryError
 	switch {
 	case err == nil:
 		return nil
@@ -261,7 +264,7 @@ func runError(err error) error {
 		return withCode(ExitUsage, err)
 	case errors.As(err, &modelErr):
 		return withCode(ExitModel, modelMessage(err))
-	case errors.As(err, &sbErr):
+	case errors.As(err, &sbErr), errors.As(err, &memErr):
 		return withCode(ExitSandbox, err)
 	default:
 		return withCode(ExitFailure, err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -58,7 +59,8 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// gensales ROWS FILE.parquet writes the example sales data as Parquet.
+			// gensales ROWS FILE writes the example sales data as Parquet,
+			// or as CSV when FILE ends in .csv.
 			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
 					ts.Fatalf("usage: gensales ROWS FILE")
@@ -67,7 +69,11 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				f, err := os.Create(ts.MkAbs(args[1]))
 				ts.Check(err)
-				ts.Check(examples.WriteSalesParquet(f, rows, 1))
+				write := examples.WriteSalesParquet
+				if strings.HasSuffix(args[1], ".csv") {
+					write = examples.WriteSales
+				}
+				ts.Check(write(f, rows, 1))
 				ts.Check(f.Close())
 			},
 		},

@@ -48,10 +48,12 @@ import gzip
 import io
 import itertools
 import json
+import logging
 import lzma
 import math
 import os
 import re
+import time
 import warnings
 import zipfile
 
@@ -86,7 +88,12 @@ pd.set_option("display.max_columns", 50)
 pd.set_option("display.max_colwidth", 80)
 pd.set_option("display.max_rows", 100)
 pd.set_option("display.min_rows", 20)
-pd.set_option("display.width", 120)`
+pd.set_option("display.width", 120)
+
+# Long cells log how far they have got (bytes read, columns profiled) here, at info level.
+# analyst's kernel shows it on its progress line; anywhere else it goes nowhere (no handler).
+progress_log = logging.getLogger("analyst.progress")
+progress_log.propagate = False`
 
 // Setup imports what the later stages use and sets display options. The
 // notebook imports everything it uses itself, so it re-runs in plain

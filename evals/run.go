@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/analyst-cli/analyst/internal/meminfo"
 )
 
 // ResultsFile is the name of the results file in an output folder.
@@ -105,17 +107,11 @@ func DefaultJobs() int {
 }
 
 func memoryGiB() int {
-	data, err := os.ReadFile("/proc/meminfo")
+	in, err := meminfo.Read()
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, _ := strconv.Atoi(f[1])
-			return kb / (1 << 20)
-		}
-	}
-	return 0
+	return int(in.Available >> 30)
 }
 
 // SelectCases applies the filter, the shard and the limit, in that order.

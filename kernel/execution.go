@@ -88,6 +88,9 @@ type Execution struct {
 	StateLost bool
 	// Cause explains a died kernel or a kill ("out of memory", ...).
 	Cause string
+	// OutOfMemory says the kernel died because it reached its memory limit
+	// (Cause then says which limit and how to raise it).
+	OutOfMemory bool
 	// KilledProcesses counts processes the cell left running that the
 	// driver killed after it.
 	KilledProcesses int

@@ -90,6 +90,11 @@ type message struct {
 	KilledProcesses int             `json:"killed_processes"`
 	Versions        map[string]any  `json:"versions"`
 	Error           string          `json:"error"`
+	// A "progress" line: how far the running cell has got.
+	Message string `json:"message"`
+	Done    *int64 `json:"done"`
+	Total   *int64 `json:"total"`
+	Unit    string `json:"unit"`
 	// A "file" line: one chunk of a file copied out of /output.
 	Path   string `json:"path"`
 	Offset int64  `json:"offset"`
@@ -252,6 +257,18 @@ func (k *Kernel) Limits() Limits { return k.limits }
 type ExecOptions struct {
 	// Timeout for this cell; zero means Limits.CellTimeout.
 	Timeout time.Duration
+	// Progress, if set, is told how far the cell has got, as the cell's code
+	// logs it to Python's "analyst.progress" logger (at most twice a second).
+	Progress func(Progress)
+}
+
+// Progress is how far a running cell has got: "read 312 of 529 MiB (59%)",
+// with the numbers where the code gave them (Done of Total Units).
+type Progress struct {
+	Message string
+	Done    int64 // 0 when not given
+	Total   int64 // 0 when not given
+	Unit    string
 }
 
 // Execute runs code in the kernel and returns its outputs. A cell that raises
@@ -321,6 +338,17 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
 					}
 				}
+			case "progress":
+				if eo.Progress != nil {
+					p := Progress{Message: m.Message, Unit: m.Unit}
+					if m.Done != nil {
+						p.Done = *m.Done
+					}
+					if m.Total != nil {
+						p.Total = *m.Total
+					}
+					eo.Progress(p)
+				}
 			case "file":
 				if k.out != nil {
 					k.out.receive(fileMsg{Path: m.Path, Offset: m.Offset, Data: m.Data, EOF: m.EOF})
@@ -386,23 +414,25 @@ func (k *Kernel) notCopied(ex *Execution) {
 
 // died records that the kernel process ended during ex.
 func (k *Kernel) died(ex *Execution, sendErr error) *Execution {
-	cause := k.exitCause()
+	cause, oom := k.exitCause()
 	if sendErr != nil && cause == "" {
 		cause = sendErr.Error()
 	}
 	ex.Status = StatusDied
 	ex.StateLost = true
 	ex.Cause = cause
+	ex.OutOfMemory = oom
 	k.markDead(fmt.Errorf("%w: %s", ErrDead, cause))
 	return ex
 }
 
-// exitCause explains why the container ended, from podman's record of it.
-func (k *Kernel) exitCause() string {
+// exitCause explains why the container ended, from podman's record of it,
+// and says whether it ran out of memory.
+func (k *Kernel) exitCause() (string, bool) {
 	select {
 	case <-k.exited:
 	case <-time.After(10 * time.Second):
-		return "the kernel stopped answering"
+		return "the kernel stopped answering", false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -419,14 +449,23 @@ func (k *Kernel) exitCause() string {
 	}
 	switch {
 	case oom || (code == 137 && k.opts.CgroupLimits):
-		return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost", units.Bytes(k.limits.MemoryBytes))
+		return OutOfMemoryMessage(k.limits.MemoryBytes), true
 	case code > 128:
-		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128)
+		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128), false
 	case code >= 0:
-		return fmt.Sprintf("the kernel exited with code %d; its state is lost%s", code, stderrTail(k.stderr.String()))
+		return fmt.Sprintf("the kernel exited with code %d; its state is lost%s", code, stderrTail(k.stderr.String())), false
 	default:
-		return "the kernel exited; its state is lost" + stderrTail(k.stderr.String())
+		return "the kernel exited; its state is lost" + stderrTail(k.stderr.String()), false
 	}
+}
+
+// OutOfMemoryMessage is the cause of a kernel killed at its memory limit:
+// which limit, and the setting that raises it (as flag, config key and
+// environment variable), with a limit twice as large as an example.
+func OutOfMemoryMessage(limit int64) string {
+	return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. "+
+		"Raise the limit with --memory %s (config key kernel.memory, environment ANALYST_KERNEL_MEMORY; "+
+		"the default is %s)", units.Bytes(limit), units.Flag(2*limit), DefaultMemoryHelp)
 }
 
 func stderrTail(s string) string {

@@ -3,9 +3,11 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/internal/meminfo"
 	"github.com/analyst-cli/analyst/internal/units"
 )
 
@@ -79,7 +81,7 @@ type Limits struct {
 // DefaultLimits are the limits used unless the caller sets others.
 func DefaultLimits() Limits {
 	return Limits{
-		MemoryBytes:     2 << 30,
+		MemoryBytes:     DefaultMemoryBytes(),
 		Pids:            256,
 		CPUs:            2,
 		TmpBytes:        256 << 20,
@@ -92,6 +94,52 @@ func DefaultLimits() Limits {
 		MaxDisplays:     50,
 		CellTimeout:     60 * time.Second,
 	}
+}
+
+// Memory limit defaults (see MemoryForHost).
+const (
+	// FallbackMemoryBytes is the limit where the host's RAM cannot be read.
+	FallbackMemoryBytes = 2 << 30
+	minMemoryBytes      = 1 << 30
+	memoryStep          = 256 << 20
+)
+
+// DefaultMemoryHelp says how the default memory limit is chosen, for
+// --help and messages.
+const DefaultMemoryHelp = "half of the host's RAM (MemTotal), rounded down to 256 MiB, at least 1 GiB"
+
+var (
+	defaultMemoryOnce sync.Once
+	defaultMemory     int64
+)
+
+// DefaultMemoryBytes is the kernel's memory limit unless one is set:
+// MemoryForHost of this host's RAM, or FallbackMemoryBytes where
+// /proc/meminfo cannot be read.
+func DefaultMemoryBytes() int64 {
+	defaultMemoryOnce.Do(func() {
+		defaultMemory = FallbackMemoryBytes
+		if in, err := meminfo.Read(); err == nil {
+			defaultMemory = MemoryForHost(in.Total)
+		}
+	})
+	return defaultMemory
+}
+
+// MemoryForHost is the default memory limit on a host with total bytes of
+// RAM: half of it, rounded down to 256 MiB, at least 1 GiB. Half, because a
+// pandas frame needs room to be worked on (the load and the profile peak at
+// about 1.3 times the frame's size) while the host keeps the other half for
+// itself, its page cache and other work; a cgroup limit reserves nothing, so
+// a generous cap costs nothing until it is used. MemTotal rather than
+// MemAvailable: the limit is recorded in the report, and two runs of the same
+// data on the same machine must write the same bytes.
+func MemoryForHost(total int64) int64 {
+	m := total / 2 / memoryStep * memoryStep
+	if m < minMemoryBytes {
+		m = minMemoryBytes
+	}
+	return m
 }
 
 // withDefaults fills zero fields from DefaultLimits.

@@ -36,6 +36,9 @@ type ManifestOccasion struct {
 	Started    time.Time          `json:"started"`
 	DurationMS float64            `json:"duration_ms"`
 	StagesMS   map[string]float64 `json:"stages_ms"`
+	// LoadMBPerS is the data file's size (in MB, 10^6 bytes) over the
+	// load stage's time; absent when the load did not finish.
+	LoadMBPerS *float64 `json:"load_mb_per_s,omitempty"`
 	// ModelCalls are the times of each model call, in the order of
 	// questions[].calls, named by phase and turn as those are.
 	ModelCalls []ModelCallTime `json:"model_calls,omitempty"`

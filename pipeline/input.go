@@ -32,6 +32,9 @@ type Input struct {
 	Bytes  int64
 	SHA256 string
 	Format string // the loader's name for it: csv, json, xlsx, xls, ods, sav, dta, sas7bdat, xpt, sqlite, parquet
+	// Frame estimates the memory the data takes once loaded (nil: not
+	// estimated); see CheckMemory.
+	Frame *FrameEstimate
 }
 
 // CheckInput makes sure path is a dataset the kernel can read, before any
@@ -79,7 +82,10 @@ func CheckInput(path string) (*Input, error) {
 	if strings.ContainsAny(abs, ",:") {
 		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
 	}
-	return &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}, nil
+	in := &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}
+	// An estimate that fails leaves the memory check to the kernel.
+	in.Frame, _ = EstimateFrame(abs, format, size)
+	return in, nil
 }
 
 // format is a kind of file, known by its extensions and, where it has one,

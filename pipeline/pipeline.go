@@ -10,16 +10,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
-	"github.com/analyst-cli/analyst/internal/units"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
@@ -100,7 +101,7 @@ type Options struct {
 // Event is a step of a run, for progress displays.
 type Event struct {
 	Time     time.Time     `json:"time"`
-	Type     string        `json:"type"` // stage-start, cell, model-turn, stage-end, run-end
+	Type     string        `json:"type"` // stage-start, progress, cell, model-turn, stage-end, run-end
 	Stage    string        `json:"stage,omitempty"`
 	Cell     int           `json:"cell,omitempty"`
 	Turn     int           `json:"turn,omitempty"`    // model-turn, and cells of model stages
@@ -109,6 +110,11 @@ type Event struct {
 	Status   string        `json:"status,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Message  string        `json:"message,omitempty"`
+	// Progress inside a long cell (type progress): Done of Total Units,
+	// such as 312 of 529 MiB or 7 of 10 columns; Message says it in words.
+	Done  int64  `json:"done,omitempty"`
+	Total int64  `json:"total,omitempty"`
+	Unit  string `json:"unit,omitempty"`
 }
 
 // Result is what a run produced, also when it failed.
@@ -237,9 +243,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // Preflight checks what a run can check before anything slow starts: the
-// dataset (an *InputError), the outputs' name, and that the outputs would
+// dataset (an *InputError), the outputs' name, that the outputs would
 // replace nothing but a previous run (an *OutputConflictError, unless
-// opts.Force). It returns the checked input and the outputs' name.
+// opts.Force), and last that the data will fit in the kernel's memory
+// (a *MemoryError, returned with the input and name, so that a caller can
+// choose another way to analyse it). It returns the checked input and the
+// outputs' name.
 func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
 	if in == nil {
@@ -259,7 +268,7 @@ func Preflight(opts Options) (*Input, string, error) {
 			return nil, "", err
 		}
 	}
-	return in, name, nil
+	return in, name, in.CheckMemory(opts.Kernel.Limits.MemoryBytes)
 }
 
 var (
@@ -323,6 +332,15 @@ func (r *runner) cellTimeout() time.Duration {
 		return t
 	}
 	return kernel.DefaultLimits().CellTimeout
+}
+
+// generatedCellTimeout is the time a cell of the deterministic stages may
+// take: the cell timeout once per started 100 MB of data. Their time grows
+// with the rows (a 1 GB CSV takes over a minute to load), and, unlike the
+// model's code, they are known to end.
+func (r *runner) generatedCellTimeout() time.Duration {
+	const per = 100_000_000
+	return r.cellTimeout() * time.Duration(1+r.in.Bytes/per)
 }
 
 func (r *runner) emit(e Event) {
@@ -406,7 +424,11 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	defer func() {
 		info.Duration = time.Since(start)
 		r.stages = append(r.stages, info)
-		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration})
+		var rate string
+		if st.Name == StageLoad && info.Status == "ok" {
+			rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, info.Duration))
+		}
+		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration, Message: rate})
 	}()
 	stageTag := report.StageTag(st.Name)
 	r.nb.AddMarkdown("## "+st.Title, stageTag, report.TagNotebookOnly)
@@ -416,7 +438,9 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			r.nb.AddMarkdown(c.Source, tags...)
 			continue
 		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout})
+		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.generatedCellTimeout(), Progress: func(p kernel.Progress) {
+			r.emit(Event{Type: "progress", Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
+		}})
 		if ex == nil {
 			// The kernel cannot run cells any more.
 			info.Status = "error"
@@ -448,6 +472,8 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 // cellError classifies a failed cell of a run of the dataset data.
 func cellError(stage, data string, ex *kernel.Execution) error {
 	switch {
+	case ex.OutOfMemory:
+		return &SandboxError{Err: fmt.Errorf("stage %s: %s; or analyse the data out of core with --out-of-core", stage, ex.Cause)}
 	case ex.Status == kernel.StatusDied || ex.StateLost:
 		return &SandboxError{Err: fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
@@ -573,6 +599,10 @@ func (r *runner) manifest(charts []string) *Manifest {
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
 		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
+		if s.Name == StageLoad && s.Status == "ok" {
+			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
+			m.Occasion.LoadMBPerS = &rate
+		}
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
@@ -583,6 +613,14 @@ func (r *runner) manifest(charts []string) *Manifest {
 	m.Exploration = r.exploration
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
+}
+
+// mbPerS is bytes read in d, in MB (10^6 bytes) per second.
+func mbPerS(bytes int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) / 1e6 / d.Seconds()
 }
 
 func (r *runner) write(res *Result) error {

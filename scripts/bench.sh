@@ -1,16 +1,76 @@
 #!/usr/bin/env bash
 # Runs the benchmarks: each measures analyst and its baseline side by side
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
-# audit/bench_test.go). Figures go in docs/benchmarks.md together with this
-# command. Targets: kernel, pipeline, eval, audit (default: all), e.g.
+# audit/bench_test.go, and the bigdata function below). Figures go in
+# docs/benchmarks.md together with this command. Targets: kernel, pipeline,
+# eval, audit, bigdata (default: all), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit)
+[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit bigdata)
 mkdir -p out
+
+# bigdata: `analyst run` at default settings on the generated sales CSV at
+# BENCH_BIGDATA_ROWS rows: wall time, seconds per million rows, each stage,
+# MB/s of the load, the kernel's peak memory (its cgroup's high-water mark,
+# polled while it runs) and its CPU time (cgroup cpuacct). The files go to BENCH_BIGDATA_DIR (16M rows
+# are about 1 GB) and are deleted at the end unless BENCH_BIGDATA_KEEP=1.
+# BENCH_BIGDATA_ANALYST runs another analyst binary (another version, for a
+# before and after), BENCH_BIGDATA_FLAGS adds flags (--memory 12GiB).
+bigdata() {
+	local dir=${BENCH_BIGDATA_DIR:-/var/tmp/bigdata} rows=${BENCH_BIGDATA_ROWS:-1000000 4000000 8000000 16000000}
+	local analyst=${BENCH_BIGDATA_ANALYST:-$dir/analyst}
+	mkdir -p "$dir"
+	[ -n "${BENCH_BIGDATA_ANALYST:-}" ] || go build -o "$analyst" .
+	echo "load before: $(uptime)"
+	printf '%-10s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' rows MB wall_s s_per_M load_s load_MB/s profile_s distr_s visual_s peak_MiB cpu_s cpu_s/M
+	for n in $rows; do
+		local csv="$dir/sales_$n.csv"
+		[ -f "$csv" ] || go run ./examples/gensales -rows "$n" -o "$csv"
+		local start=$(date +%s.%N)
+		# shellcheck disable=SC2086 # the flags are words
+		"$analyst" run --force --out "$dir/out_$n" ${BENCH_BIGDATA_FLAGS:-} "$csv" > "$dir/out_$n.log" 2>&1 &
+		local pid=$! peak=0 cpu=0
+		while kill -0 "$pid" 2>/dev/null; do
+			for id in $(podman ps -q --no-trunc --filter "label=io.analyst.owner-pid=$pid" 2>/dev/null); do
+				# cgroup v1 (rootful podman: libpod_parent, or machine.slice with systemd), then v2.
+				for f in /sys/fs/cgroup/memory/libpod_parent/libpod-$id/memory.max_usage_in_bytes \
+					/sys/fs/cgroup/memory/machine.slice/libpod-$id.scope/memory.max_usage_in_bytes \
+					/sys/fs/cgroup/machine.slice/libpod-$id.scope/memory.peak; do
+					if [ -r "$f" ]; then
+						local v=$(cat "$f")
+						[ "$v" -gt "$peak" ] && peak=$v
+					fi
+				done
+				# The kernel's CPU time (ns), which other work on a shared machine disturbs less than wall time.
+				for f in /sys/fs/cgroup/cpuacct/libpod_parent/libpod-$id/cpuacct.usage \
+					/sys/fs/cgroup/cpuacct/machine.slice/libpod-$id.scope/cpuacct.usage; do
+					[ -r "$f" ] && cpu=$(cat "$f")
+				done
+			done
+			sleep 0.5
+		done
+		wait "$pid" || { echo "analyst run failed at $n rows:"; tail -5 "$dir/out_$n.log"; continue; }
+		python3 - "$dir/out_$n/sales_$n.run.json" "$n" "$start" "$(date +%s.%N)" "$peak" "$(stat -c %s "$csv")" "$cpu" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+n, wall, peak, size = int(sys.argv[2]), float(sys.argv[4]) - float(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6])
+cpu = int(sys.argv[7]) / 1e9
+o = m["occasion"]
+s = {k: v / 1000 for k, v in o["stages_ms"].items()}
+print(f"{n:<10,} {size / 1e6:8.0f} {wall:8.1f} {wall / (n / 1e6):8.2f} {s['load']:8.1f} {o.get('load_mb_per_s', 0):8.1f} "
+      f"{s['profile']:8.1f} {s['distributions']:8.1f} {s['visualization']:8.1f} {peak / 2**20:8.0f} {cpu:8.1f} {cpu / (n / 1e6):8.2f}")
+PY
+	done
+	echo "load after: $(uptime)"
+	if [ -z "${BENCH_BIGDATA_KEEP:-}" ]; then
+		rm -rf "$dir"/sales_*.csv "$dir"/out_*
+	fi
+}
+
 for target in "${targets[@]}"; do
 	uptime | tee "out/bench-$target.txt"
 	case "$target" in
@@ -26,8 +86,10 @@ for target in "${targets[@]}"; do
 		go test -run '^$' -bench '^BenchmarkEvalDABenchAll$' -benchtime 1x -count 1 -timeout 120m ./evals/ | tee -a out/bench-eval.txt ;;
 	audit)
 		go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./audit/ | tee -a out/bench-audit.txt ;;
+	bigdata)
+		bigdata | tee -a out/bench-bigdata.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit)" >&2
+		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, bigdata)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"

@@ -166,6 +166,34 @@ def is_number(text):
         return False
 
 
+class ProgressFile(io.RawIOBase):
+    """The file at path, read as pandas would read it, logging to progress_log how much of it
+    has been read (and, for uncompressed text, about how many rows, at the head's bytes per
+    line). The reading itself is unchanged."""
+
+    def __init__(self, path, head, compressed):
+        super().__init__()
+        self.file = open(path, "rb")
+        self.total = os.path.getsize(path)
+        self.line_bytes = None if compressed or b"\n" not in head else len(head) / head.count(b"\n")
+        self.size = f"{self.total / 2**20:,.0f} MiB" if self.total >= 2**20 else f"{self.total:,} bytes"
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = self.file.readinto(buffer)
+        done = self.file.tell()
+        rows = f", about {done / self.line_bytes:,.0f} rows" if self.line_bytes else ""
+        progress_log.info(f"read {done / 2**20:,.0f} of {self.size} ({done / self.total:.0%}){rows}",
+                          extra={"done": done, "total": self.total, "unit": "bytes"})
+        return n
+
+    def close(self):
+        self.file.close()
+        super().close()
+
+
 def read_delimited(path, head, compression, encoding, info):
     text = head.decode(encoding, errors="replace")
     # Classic Mac OS ends lines with a carriage return alone; pandas must be told.
@@ -221,10 +249,11 @@ def read_delimited(path, head, compression, encoding, info):
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
         warnings.simplefilter("always")
         try:
-            df = pd.read_csv(path, sep=delimiter, encoding=encoding, compression=compression or None,
-                             decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                             names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
-                             lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+            with ProgressFile(path, head, compression) as data:
+                df = pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
+                                 decimal=decimal, thousands=thousands, header=None if no_header else "infer",
+                                 names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
+                                 lineterminator=lineterminator, keep_default_na=False, na_values=[""])
         except UnicodeDecodeError:
             if encoding not in ("utf-8", "utf-8-sig"):
                 raise
@@ -232,10 +261,11 @@ def read_delimited(path, head, compression, encoding, info):
             encoding = "latin-1"
             info["notes"].append("the file is not valid UTF-8 after its first 64 KB; "
                                  "it was read as Latin-1 (ISO-8859-1)")
-            df = pd.read_csv(path, sep=delimiter, encoding=encoding, compression=compression or None,
-                             decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                             names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
-                             lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+            with ProgressFile(path, head, compression) as data:
+                df = pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
+                                 decimal=decimal, thousands=thousands, header=None if no_header else "infer",
+                                 names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
+                                 lineterminator=lineterminator, keep_default_na=False, na_values=[""])
         except pd.errors.EmptyDataError:
             raise AnalystDataError("the file is empty: it has no header and no rows. Check that the "
                                    "export that wrote it finished.") from None
@@ -336,9 +366,24 @@ def to_dates(values, fmt):
 
 
 def spaced_sample(s, n):
-    """Up to n non-missing values spread evenly over the column (not just its first rows)."""
-    values = s.dropna()
-    return values.iloc[:: max(1, len(values) // n)].iloc[:n]
+    """Up to n non-missing values spread evenly over the column (not just its first rows):
+    s.dropna().iloc[::step][:n], taken by position so that the column is not copied."""
+    present = s.notna().to_numpy()
+    count = int(present.sum())
+    step = max(1, count // n)
+    if count == len(s):
+        return s.iloc[:: step].iloc[:n]
+    return s.iloc[np.flatnonzero(present)[:: step][:n]]
+
+
+def first_present(s, n):
+    """The first n non-missing values of s: s.dropna().head(n), without copying the column."""
+    k = 8 * n
+    while True:
+        values = s.iloc[:k].dropna()
+        if len(values) >= n or k >= len(s):
+            return values.head(n)
+        k *= 8
 
 
 def parse_dates(df, info):

@@ -79,7 +79,9 @@ alerts = []
 if duplicate_rows:
     alerts.append(alert("duplicates", f"{duplicate_rows:,} rows ({duplicate_rows / rows:.2%}) are exact "
                         "duplicates of an earlier row", value=duplicate_rows))
-for c in column_info:
+for i, c in enumerate(column_info, 1):
+    progress_log.info(f"checked {i - 1:,} of {len(column_info):,} columns for alerts",
+                      extra={"done": i - 1, "total": len(column_info), "unit": "columns"})
     name, kind, s = c["name"], c["kind"], df[c["name"]]
     if kind == "empty":
         alerts.append(alert("empty", f"{name!r} has no values: every row is missing", name, value=1.0))

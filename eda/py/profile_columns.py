@@ -45,7 +45,7 @@ def profile_column(name, s, rows, memory, value_counts):
         value_counts[name] = counts
     distinct = len(counts) if counts is not None else int(s.nunique())
     kind = column_kind(s, counts, present)
-    samples = s.dropna().head(100).astype(str).drop_duplicates().head(SAMPLE_VALUES)
+    samples = first_present(s, 100).astype(str).drop_duplicates().head(SAMPLE_VALUES)
     col = {
         "name": name,
         "dtype": str(s.dtype),
@@ -73,8 +73,15 @@ def profile_column(name, s, rows, memory, value_counts):
 rows = len(df)
 memory = df.memory_usage(deep=True)  # bytes per column, and the index
 value_counts = {}  # frequencies of the non-numeric columns, for the alerts
-column_info = [profile_column(name, df[name], rows, memory[name], value_counts) for name in df.columns]
-duplicate_rows = int(df.duplicated().sum())
+column_info = []
+for name in df.columns:
+    column_info.append(profile_column(name, df[name], rows, memory[name], value_counts))
+    progress_log.info(f"profiled {len(column_info):,} of {len(df.columns):,} columns",
+                      extra={"done": len(column_info), "total": len(df.columns), "unit": "columns"})
+# Exact duplicate rows. None can exist when a column has a different value in every row (an
+# identifier); only otherwise are all the rows compared, which takes long on millions of rows.
+identifier = next((c["name"] for c in column_info if c["distinct"] == rows and c["missing"] == 0), None)
+duplicate_rows = 0 if identifier is not None else int(df.duplicated().sum())
 
 overview = pd.DataFrame({
     "column": [c["name"] for c in column_info],

@@ -61,3 +61,12 @@ func ParseBytes(s string) (int64, error) {
 // Millis is d in milliseconds with microsecond precision, as run.json and
 // the event stream record durations.
 func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Flag renders n, rounded up to a whole GiB (to a whole MiB below 1 GiB),
+// as a flag value ParseBytes reads: "24GiB", "640MiB".
+func Flag(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%dGiB", (n+1<<30-1)>>30)
+	}
+	return fmt.Sprintf("%dMiB", (n+1<<20-1)>>20)
+}

@@ -32,3 +32,14 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestFlag(t *testing.T) {
+	for n, want := range map[int64]string{1 << 30: "1GiB", 1<<30 + 1: "2GiB", 24 << 30: "24GiB", 600 << 20: "600MiB", 600<<20 + 1: "601MiB"} {
+		if got := Flag(n); got != want {
+			t.Errorf("Flag(%d) = %q, want %q", n, got, want)
+		}
+		if back, err := ParseBytes(Flag(n)); err != nil || back < n {
+			t.Errorf("ParseBytes(Flag(%d)) = %d, %v: want at least n", n, back, err)
+		}
+	}
+}

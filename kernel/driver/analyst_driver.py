@@ -13,7 +13,10 @@ Replies:   {"type": "ready", ...} once, after the preloads are imported;
            {"type": "status", "id": ..., "status": "ok"|"error"|"interrupted", ...}
            {"type": "info", "id": ..., "versions": {...}}
            {"type": "file", "id": ..., "path": ..., "offset": ..., "data": <base64>, "eof": ...}
-           per chunk of a file new or changed under /output, after each cell
+           per chunk of a file new or changed under /output, after each cell;
+           {"type": "progress", "id": ..., "message": ..., "done": n, "total": n, "unit": ...}
+           while a cell runs, from records logged to the "analyst.progress" logger
+           (at most PROGRESS_INTERVAL apart; never a cell output)
 
 The user's code never sees the protocol: stdin is /dev/null to it, and file
 descriptors 1 and 2 are pipes whose text becomes stream outputs.
@@ -25,6 +28,7 @@ import errno
 import io
 import json
 import linecache
+import logging
 import os
 import queue
 import signal
@@ -505,6 +509,7 @@ def copy_out(req_id, cfg, cell):
 
 _running = False
 _interrupt_reason = None
+_request_id = None  # the id of the running cell's request
 _user_ns = {"__name__": "__main__", "__builtins__": __builtins__, "display": display}
 _execution_count = 0
 
@@ -634,9 +639,46 @@ def _reap_zombies():
             return
 
 
+PROGRESS_LOGGER = "analyst.progress"
+PROGRESS_INTERVAL = 0.5  # seconds between progress messages; the last of a task (done == total) always goes
+
+
+class ProgressHandler(logging.Handler):
+    """Sends the records of the progress logger to analyst as progress messages of the running
+    cell. Generated code logs there at info level; in Jupyter the logger has no handler and the
+    records go nowhere, so progress never becomes a cell output."""
+
+    def __init__(self):
+        super().__init__()
+        self.last = 0.0
+
+    def emit(self, record):
+        done, total = getattr(record, "done", None), getattr(record, "total", None)
+        now = time.monotonic()
+        if now - self.last < PROGRESS_INTERVAL and (done is None or done != total):
+            return
+        self.last = now
+        try:
+            message = record.getMessage()
+        except Exception:
+            return
+        send({"type": "progress", "id": _request_id, "message": message[:300],
+              "done": done if isinstance(done, int) else None,
+              "total": total if isinstance(total, int) else None,
+              "unit": str(getattr(record, "unit", "") or "")[:20]})
+
+
+def install_progress_handler():
+    log = logging.getLogger(PROGRESS_LOGGER)
+    log.setLevel(logging.INFO)
+    log.propagate = False  # never into handlers a cell may give the root logger
+    log.addHandler(ProgressHandler())
+
+
 def execute(req, cfg):
-    global _cell, _interrupt_reason
+    global _cell, _interrupt_reason, _request_id
     _interrupt_reason = None
+    _request_id = req.get("id")
     cell = Cell(cfg)
     _cell = cell
     # Earlier cells may have replaced or closed these (exit() closes stdin).
@@ -825,6 +867,7 @@ def main():
 
         plt.show = _show
         _user_ns.update({"np": numpy, "pd": pandas, "plt": plt})
+    install_progress_handler()
     applied = apply_rlimits(cfg.get("rlimits"))
 
     q = queue.Queue()
