@@ -9,6 +9,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // scriptedKernel is an agent.Executor that answers each cell with the next
@@ -29,8 +30,8 @@ func (s *scriptedKernel) Execute(_ context.Context, code string, _ kernel.ExecOp
 	return &ex, nil
 }
 
-func stdout(text string) kernel.Output {
-	return kernel.Output{OutputType: "stream", Name: "stdout", Text: text}
+func stdout(text string) nbformat.Output {
+	return nbformat.Output{OutputType: "stream", Name: "stdout", Text: text}
 }
 
 // A KeyError on a misspelt column goes back to the model with the closest
@@ -41,7 +42,7 @@ func TestAgentLoopWithScriptedKernel(t *testing.T) {
 		k := &scriptedKernel{execs: []*kernel.Execution{
 			{Status: kernel.StatusError, Error: &kernel.ExecError{Name: "KeyError", Value: "'Revenue'",
 				Traceback: []string{"KeyError: 'Revenue'"}}},
-			{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("total revenue: 1234.5\n")}},
+			{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("total revenue: 1234.5\n")}},
 		}}
 		f := newFakeModel(t, provider,
 			turn{Calls: []call{code("print(df['Revenue'].sum())")}},

@@ -327,7 +327,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 // so they are in the form the recorded outputs were read in.
 func readBack(ex *kernel.Execution) ([]nbformat.Output, error) {
 	nb := nbformat.New()
-	nb.AddCode(ex.Code, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount)
+	ex.AddToNotebook(nb)
 	b, err := nbformat.Marshal(nb)
 	if err != nil {
 		return nil, fmt.Errorf("writing a re-run's outputs: %w", err)

@@ -22,6 +22,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/host"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
 )
 
@@ -409,9 +410,9 @@ func splitCells(code string) []string {
 
 // The JSON lines of `kernel exec --json`.
 type execOutputLine struct {
-	Type   string        `json:"type"` // "output"
-	Cell   int           `json:"cell"`
-	Output kernel.Output `json:"output"`
+	Type   string          `json:"type"` // "output"
+	Cell   int             `json:"cell"`
+	Output nbformat.Output `json:"output"`
 }
 
 type execStatusLine struct {

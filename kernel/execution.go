@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Status is how a cell ended.
@@ -19,34 +21,6 @@ const (
 	// StatusDied: the kernel process ended (out of memory, crash, killed).
 	StatusDied Status = "died"
 )
-
-// Output is one cell output in nbformat 4 shape: stream, display_data,
-// execute_result or error. Data values are kept as raw JSON so that the
-// notebook gets exactly what the kernel produced.
-type Output struct {
-	OutputType     string                     `json:"output_type"`
-	Name           string                     `json:"name,omitempty"`
-	Text           string                     `json:"text,omitempty"`
-	Data           map[string]json.RawMessage `json:"data,omitempty"`
-	Metadata       map[string]json.RawMessage `json:"metadata,omitempty"`
-	ExecutionCount *int                       `json:"execution_count,omitempty"`
-	EName          string                     `json:"ename,omitempty"`
-	EValue         string                     `json:"evalue,omitempty"`
-	Traceback      []string                   `json:"traceback,omitempty"`
-}
-
-// DataString returns a string-valued mime entry ("text/plain", "image/png").
-func (o Output) DataString(mime string) (string, bool) {
-	raw, ok := o.Data[mime]
-	if !ok {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
 
 // Mime types the driver produces beyond Jupyter's usual ones.
 const (
@@ -79,7 +53,7 @@ type Execution struct {
 	Code           string
 	Status         Status
 	ExecutionCount int
-	Outputs        []Output
+	Outputs        []nbformat.Output
 	Duration       time.Duration
 	// Error is set when the cell raised (also for timeouts: KeyboardInterrupt).
 	Error *ExecError
@@ -139,4 +113,11 @@ func (e *Execution) Charts() []Chart {
 		charts = append(charts, c)
 	}
 	return charts
+}
+
+// AddToNotebook appends the execution to nb as a code cell: its code, a copy
+// of its outputs (the notebook does not share memory with the execution) and
+// its execution count.
+func (e *Execution) AddToNotebook(nb *nbformat.Notebook, tags ...string) *nbformat.Cell {
+	return nb.AddCode(e.Code, nbformat.CopyOutputs(e.Outputs), e.ExecutionCount, tags...)
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/analyst-cli/analyst/internal/command"
 	"github.com/analyst-cli/analyst/internal/units"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Labels put on every kernel container, so leftovers can be found (Prune).
@@ -314,7 +315,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 			}
 			switch m.Type {
 			case "output":
-				var o Output
+				var o nbformat.Output
 				if err := json.Unmarshal(m.Output, &o); err == nil {
 					ex.Outputs = append(ex.Outputs, o)
 					if o.OutputType == "error" {
@@ -376,7 +377,7 @@ func (k *Kernel) notCopied(ex *Execution) {
 	if len(why) == 0 {
 		return
 	}
-	o := Output{OutputType: "error", EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
+	o := nbformat.Output{OutputType: "error", EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
 		Traceback: append([]string{"OutputNotCopied: files written to /output were not copied to the output folder:"}, why...)}
 	ex.Outputs = append(ex.Outputs, o)
 	if ex.Error == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 func run(t *testing.T, k *kernel.Kernel, code string) *kernel.Execution {
@@ -142,9 +143,9 @@ func TestOutputShapes(t *testing.T) {
 	}
 }
 
-func only(t *testing.T, ex *kernel.Execution, outputType string) kernel.Output {
+func only(t *testing.T, ex *kernel.Execution, outputType string) nbformat.Output {
 	t.Helper()
-	var found []kernel.Output
+	var found []nbformat.Output
 	for _, o := range ex.Outputs {
 		if o.OutputType == outputType {
 			found = append(found, o)

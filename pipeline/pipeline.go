@@ -394,7 +394,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			r.nb.AddCode(c.Source, nil, 0, append(tags, "not-run")...)
 			return &SandboxError{Err: err}
 		}
-		cell := r.nb.AddCode(c.Source, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
+		cell := ex.AddToNotebook(r.nb, tags...)
 		r.emit(Event{Type: "cell", Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
 		if err != nil { // ctx ended mid-cell
 			info.Status = "interrupted"

@@ -184,7 +184,7 @@ func (r *runner) addSteps(phase string, a *agent.Answer) {
 				tags = append(tags, s.Status)
 			}
 		}
-		r.nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+		r.nb.AddCode(s.Code, nbformat.CopyOutputs(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
 	}
 }
 

@@ -117,7 +117,7 @@ print("a warning on stderr", file=sys.stderr)`},
 			if ex.Status != want {
 				t.Fatalf("cell %q: status %s (want %s), error %v", c.code, ex.Status, want, ex.Error)
 			}
-			nb.AddExecution(ex, append([]string{StageTag(c.stage)}, c.tags...)...)
+			ex.AddToNotebook(nb, append([]string{StageTag(c.stage)}, c.tags...)...)
 		}
 	}
 	run(cells)
