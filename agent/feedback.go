@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Bounds of what goes back to the model after a cell.
@@ -53,13 +54,13 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		if o.OutputType != "execute_result" && o.OutputType != "display_data" {
 			continue
 		}
-		if _, chart := o.Data[kernel.MimeChart]; chart {
+		if _, chart := o.Data[nbformat.MimeChart]; chart {
 			continue
 		}
-		if _, png := o.Data[kernel.MimePNG]; png {
+		if _, png := o.Data[nbformat.MimePNG]; png {
 			continue
 		}
-		if s, ok := o.DataString("text/plain"); ok && s != "" {
+		if s, ok := o.DataString(nbformat.MimePlain); ok && s != "" {
 			label := "result"
 			if o.OutputType == "display_data" {
 				label = "displayed"

@@ -50,7 +50,7 @@ func outputText(c *nbformat.Cell) string {
 	var b strings.Builder
 	for _, o := range c.Outputs {
 		b.WriteString(o.Text)
-		for _, m := range []string{"text/plain", "text/html", "text/markdown"} {
+		for _, m := range []string{nbformat.MimePlain, nbformat.MimeHTML, nbformat.MimeMarkdown} {
 			if s, ok := o.DataString(m); ok {
 				b.WriteString("\n" + s)
 			}

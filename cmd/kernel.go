@@ -457,10 +457,10 @@ func (p *execPrinter) print(cell int, ex *kernel.Execution) error {
 			}
 			fmt.Fprint(w, o.Text)
 		case "execute_result", "display_data":
-			if _, ok := o.Data[kernel.MimeChart]; ok {
+			if _, ok := o.Data[nbformat.MimeChart]; ok {
 				continue // charts are listed below
 			}
-			if s, ok := o.DataString("text/plain"); ok {
+			if s, ok := o.DataString(nbformat.MimePlain); ok {
 				fmt.Fprintln(out, s)
 			}
 		case "error":

@@ -22,13 +22,6 @@ const (
 	StatusDied Status = "died"
 )
 
-// Mime types the driver produces beyond Jupyter's usual ones.
-const (
-	MimeChart  = "application/vnd.analyst.chart+json"
-	MimePlotly = "application/vnd.plotly.v1+json"
-	MimePNG    = "image/png"
-)
-
 // ExecError is the exception a cell raised.
 type ExecError struct {
 	Name      string
@@ -87,7 +80,7 @@ func (e *Execution) stream(name string) string {
 func (e *Execution) Text() string {
 	for _, o := range e.Outputs {
 		if o.OutputType == "execute_result" {
-			s, _ := o.DataString("text/plain")
+			s, _ := o.DataString(nbformat.MimePlain)
 			return s
 		}
 	}
@@ -98,12 +91,12 @@ func (e *Execution) Text() string {
 func (e *Execution) Charts() []Chart {
 	var charts []Chart
 	for _, o := range e.Outputs {
-		desc, ok := o.Data[MimeChart]
+		desc, ok := o.Data[nbformat.MimeChart]
 		if !ok {
 			continue
 		}
 		c := Chart{Description: desc}
-		if s, ok := o.DataString(MimePNG); ok {
+		if s, ok := o.DataString(nbformat.MimePNG); ok {
 			c.PNG, _ = base64.StdEncoding.DecodeString(s)
 		}
 		var head struct{ Kind, Title string }

@@ -208,8 +208,8 @@ func TestChartsAreCapturedWithoutSavefig(t *testing.T) {
 		if len(ex.Outputs) != 1 {
 			t.Fatalf("outputs = %+v", ex.Outputs)
 		}
-		if _, ok := ex.Outputs[0].Data[kernel.MimePlotly]; !ok {
-			t.Errorf("plotly output lacks %s: %v", kernel.MimePlotly, keys(ex.Outputs[0].Data))
+		if _, ok := ex.Outputs[0].Data[nbformat.MimePlotly]; !ok {
+			t.Errorf("plotly output lacks %s: %v", nbformat.MimePlotly, keys(ex.Outputs[0].Data))
 		}
 		if c := ex.Charts(); len(c) != 1 || c[0].Kind != "bar" {
 			t.Errorf("plotly chart description: %s", describe(c))

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/internal/atomicfile"
-	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -56,7 +55,7 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 	n := 0
 	for _, c := range nb.Cells {
 		for _, o := range c.Outputs {
-			png, ok := o.DataString(kernel.MimePNG)
+			png, ok := o.DataString(nbformat.MimePNG)
 			if !ok {
 				continue
 			}
@@ -69,7 +68,7 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 			if err := atomicfile.WriteFile(filepath.Join(s.filesDir(), base+".png"), b); err != nil {
 				return nil, err
 			}
-			if desc, ok := o.Data[kernel.MimeChart]; ok {
+			if desc, ok := o.Data[nbformat.MimeChart]; ok {
 				if err := atomicfile.WriteFile(filepath.Join(s.filesDir(), base+".json"), append([]byte(desc), '\n')); err != nil {
 					return nil, err
 				}

@@ -38,6 +38,18 @@ DRIVER_PID = os.getpid()
 DRIVER_FILE = os.path.abspath(__file__)
 sys.path.insert(0, os.path.dirname(DRIVER_FILE))
 
+# Mime types, named as nbformat's Mime* constants in Go (nbformat/mime.go);
+# a Go test (kernel/protocol_test.go) checks that the two lists agree.
+MIME_PLAIN = "text/plain"
+MIME_HTML = "text/html"
+MIME_MARKDOWN = "text/markdown"
+MIME_LATEX = "text/latex"
+MIME_PNG = "image/png"
+MIME_SVG = "image/svg+xml"
+MIME_JSON = "application/json"
+MIME_PLOTLY = "application/vnd.plotly.v1+json"
+MIME_CHART = "application/vnd.analyst.chart+json"
+
 # Take the protocol channels before anything else can write to them.
 _proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
 _proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="replace")
@@ -232,7 +244,7 @@ def _text_plain(obj):
 
 def mime_bundle(obj, cell):
     """The nbformat data dict for obj, as Jupyter would show it."""
-    data = {"text/plain": _text_plain(obj)}
+    data = {MIME_PLAIN: _text_plain(obj)}
     mod = type(obj).__module__ or ""
     if mod.startswith("pandas"):
         try:
@@ -243,17 +255,17 @@ def mime_bundle(obj, cell):
             else:
                 html = obj._repr_html_() if hasattr(obj, "_repr_html_") else None
             if html:
-                data["text/html"] = html
+                data[MIME_HTML] = html
         except Exception:
             pass
     elif mod.startswith("plotly") and hasattr(obj, "to_plotly_json"):
         fig = _plotly_dict(obj)
-        data["application/vnd.plotly.v1+json"] = fig
-        data["application/vnd.analyst.chart+json"] = _cap_description(_describe_plotly(fig), CHART_LIMIT)
+        data[MIME_PLOTLY] = fig
+        data[MIME_CHART] = _cap_description(_describe_plotly(fig), CHART_LIMIT)
     else:
-        for meth, mime in (("_repr_html_", "text/html"), ("_repr_markdown_", "text/markdown"),
-                           ("_repr_latex_", "text/latex"), ("_repr_svg_", "image/svg+xml"),
-                           ("_repr_png_", "image/png"), ("_repr_json_", "application/json")):
+        for meth, mime in (("_repr_html_", MIME_HTML), ("_repr_markdown_", MIME_MARKDOWN),
+                           ("_repr_latex_", MIME_LATEX), ("_repr_svg_", MIME_SVG),
+                           ("_repr_png_", MIME_PNG), ("_repr_json_", MIME_JSON)):
             fn = getattr(obj, meth, None)
             if not callable(fn):
                 continue
@@ -265,13 +277,13 @@ def mime_bundle(obj, cell):
                 continue
             if isinstance(val, tuple):
                 val = val[0]
-            if mime == "image/png" and isinstance(val, bytes):
+            if mime == MIME_PNG and isinstance(val, bytes):
                 val = base64.b64encode(val).decode("ascii")
             data[mime] = val
-    html = data.get("text/html")
+    html = data.get(MIME_HTML)
     if isinstance(html, str) and len(html) > cell.html_limit:
-        del data["text/html"]
-        data["text/plain"] += "\n[analyst: HTML view dropped: %d bytes over the %d byte cap]" % (
+        del data[MIME_HTML]
+        data[MIME_PLAIN] += "\n[analyst: HTML view dropped: %d bytes over the %d byte cap]" % (
             len(html), cell.html_limit)
     return _finite(data)
 
@@ -304,24 +316,24 @@ def figure_output(fig, cell):
     fig.canvas.print_figure(buf, format="png", facecolor=fig.get_facecolor(),
                             edgecolor=fig.get_edgecolor(), dpi=fig.dpi, bbox_inches="tight")
     png = buf.getvalue()
-    data = {"text/plain": "<Figure size %gx%g with %d Axes>" % (
+    data = {MIME_PLAIN: "<Figure size %gx%g with %d Axes>" % (
         fig.bbox.width, fig.bbox.height, len(fig.axes))}
     metadata = {}
     if len(png) > cell.image_limit:
-        data["text/plain"] += "\n[analyst: image dropped: %d bytes over the %d byte cap]" % (
+        data[MIME_PLAIN] += "\n[analyst: image dropped: %d bytes over the %d byte cap]" % (
             len(png), cell.image_limit)
     else:
-        data["image/png"] = base64.b64encode(png).decode("ascii")
+        data[MIME_PNG] = base64.b64encode(png).decode("ascii")
         w, h = _png_size(png)
         if w:
-            metadata["image/png"] = {"width": w, "height": h}
+            metadata[MIME_PNG] = {"width": w, "height": h}
     try:
         import analyst_charts
 
         desc = _finite(analyst_charts.describe_figure(fig))
     except Exception as e:
         desc = {"kind": "unknown", "error": str(e)}
-    data["application/vnd.analyst.chart+json"] = _cap_description(desc, CHART_LIMIT)
+    data[MIME_CHART] = _cap_description(desc, CHART_LIMIT)
     return {"output_type": "display_data", "data": data, "metadata": metadata}
 
 
