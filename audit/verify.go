@@ -286,7 +286,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 		}
 		cc := byIndex[i+1]
 		switch {
-		case c.HasTag("not-run"):
+		case c.HasTag(nbformat.TagNotRun):
 			cc.Status = CellSkipped
 		case dead != "":
 			cc.Status, cc.Diffs = CellNotRun, []string{dead}

@@ -603,7 +603,7 @@ func execSource(opts *KernelExecOptions) (load []string, conv *pipeline.Converte
 	}
 	for _, st := range []eda.Stage{eda.Setup(), eda.LoadFrom(src)} {
 		for _, c := range st.Cells {
-			if !c.Markdown && (slices.Contains(c.Tags, "setup") || slices.Contains(c.Tags, "load-data")) {
+			if !c.Markdown && (slices.Contains(c.Tags, eda.TagSetup) || slices.Contains(c.Tags, eda.TagLoadData)) {
 				load = append(load, c.Source)
 			}
 		}

@@ -42,12 +42,6 @@ const (
 	OutputError         = "error"
 )
 
-// Tags the pipeline puts on cells (cell.metadata.tags).
-const (
-	TagFailedAttempt = "failed-attempt"
-	TagCollapsed     = "collapsed"
-)
-
 // MimeBundle maps a mime type to its value as raw JSON: a JSON string for
 // text and base64 types ("text/plain", "image/png"), any JSON value for JSON
 // types ("application/json", "application/...+json").

@@ -319,7 +319,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.nb.AddMarkdown(fmt.Sprintf("# Exploratory analysis of `%s`\n\n"+
 		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
-		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), report.TagNotebookOnly)
+		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
 
 	if len(r.opts.Questions) > 0 {
 		// Ask the model server first: a bad key or a typo fails in a second,
@@ -379,8 +379,8 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 		r.stages = append(r.stages, info)
 		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration})
 	}()
-	stageTag := report.StageTag(st.Name)
-	r.nb.AddMarkdown("## "+st.Title, stageTag, report.TagNotebookOnly)
+	stageTag := nbformat.StageTag(st.Name)
+	r.nb.AddMarkdown("## "+st.Title, stageTag, nbformat.TagNotebookOnly)
 	for i, c := range st.Cells {
 		tags := append([]string{stageTag}, c.Tags...)
 		if c.Markdown {
@@ -391,22 +391,22 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 		if ex == nil {
 			// The kernel cannot run cells any more.
 			info.Status = "error"
-			r.nb.AddCode(c.Source, nil, 0, append(tags, "not-run")...)
+			r.nb.AddCode(c.Source, nil, 0, append(tags, nbformat.TagNotRun)...)
 			return &SandboxError{Err: err}
 		}
 		cell := ex.AddToNotebook(r.nb, tags...)
 		r.emit(Event{Type: "cell", Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
 		if err != nil { // ctx ended mid-cell
 			info.Status = "interrupted"
-			cell.AddTags("interrupted")
+			cell.AddTags(nbformat.TagInterrupted)
 			return err
 		}
 		if ex.Status != kernel.StatusOK {
 			info.Status = "error"
-			cell.AddTags("error")
+			cell.AddTags(nbformat.TagError)
 			return cellError(st.Name, r.opts.Data, ex)
 		}
-		if cell.HasTag("profile-json") {
+		if cell.HasTag(eda.ProfileTag) {
 			if err := r.readProfile(ex); err != nil {
 				info.Status = "error"
 				return err

@@ -18,9 +18,6 @@ import (
 func StageQuestion(i int) string   { return fmt.Sprintf("question-%d", i) }
 func StageReflection(i int) string { return fmt.Sprintf("reflection-%d", i) }
 
-// TagModel marks the cells the model wrote.
-const TagModel = "model"
-
 // ManifestModel is the model of a run and what it cost.
 type ManifestModel struct {
 	Spec     string `json:"spec"`
@@ -103,12 +100,12 @@ func (r *runner) ask(ctx context.Context) error {
 		phase := StageQuestion(i + 1)
 		var ans *agent.Answer
 		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
-			r.nb.AddMarkdown("**Question:** "+q, report.StageTag(phase))
+			r.nb.AddMarkdown("**Question:** "+q, nbformat.StageTag(phase))
 			a, err := ag.Ask(ctx, phase, q)
 			ans = a
 			r.answers = append(r.answers, a)
 			r.addSteps(phase, a)
-			r.nb.AddMarkdown(answerBlock(a), report.StageTag(phase), "answer")
+			r.nb.AddMarkdown(answerBlock(a), nbformat.StageTag(phase), nbformat.TagAnswer)
 			return stageStatus(a.Answered, err), err
 		})
 		if err != nil {
@@ -123,10 +120,10 @@ func (r *runner) ask(ctx context.Context) error {
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 			r.addSteps(rphase, ans)
 			for _, v := range ans.Verdicts[before:] {
-				r.nb.AddMarkdown(verdictText(v), report.StageTag(rphase), "reflection")
+				r.nb.AddMarkdown(verdictText(v), nbformat.StageTag(rphase), nbformat.TagReflection)
 			}
 			if ans.Revised {
-				r.nb.AddMarkdown("Revised "+answerBlock(ans), report.StageTag(rphase), "answer")
+				r.nb.AddMarkdown("Revised "+answerBlock(ans), nbformat.StageTag(rphase), nbformat.TagAnswer)
 			}
 			return stageStatus(true, err), err
 		})
@@ -158,7 +155,7 @@ func ctxErr(err error) bool {
 func (r *runner) modelStage(name, title string, body func() (string, error)) error {
 	start := time.Now()
 	r.emit(Event{Type: "stage-start", Stage: name, Message: title})
-	r.nb.AddMarkdown("## "+title, report.StageTag(name), report.TagNotebookOnly)
+	r.nb.AddMarkdown("## "+title, nbformat.StageTag(name), nbformat.TagNotebookOnly)
 	status, err := body()
 	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start), Lead: true}
 	r.stages = append(r.stages, info)
@@ -177,7 +174,7 @@ func (r *runner) addSteps(phase string, a *agent.Answer) {
 		if s.Phase != phase || s.Exec == nil {
 			continue
 		}
-		tags := []string{report.StageTag(phase), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		tags := []string{nbformat.StageTag(phase), nbformat.TagModel, nbformat.TurnTag(s.Turn)}
 		if s.Failed {
 			tags = append(tags, nbformat.TagFailedAttempt)
 			if s.Status != "error" {

@@ -50,7 +50,7 @@ func TestRunWithQuestion(t *testing.T) {
 	}
 	var model, failed, answer, verdict int
 	for _, c := range nb.Cells {
-		if c.HasTag(pipeline.TagModel) {
+		if c.HasTag(nbformat.TagModel) {
 			model++
 		}
 		if c.HasTag(nbformat.TagFailedAttempt) {
@@ -142,7 +142,7 @@ func TestRunInterruptedMidQuestion(t *testing.T) {
 	}
 	found := false
 	for _, c := range nb.Cells {
-		if c.HasTag(pipeline.TagModel) && c.HasTag("interrupted") && strings.Contains(c.Source, "sleep(60)") {
+		if c.HasTag(nbformat.TagModel) && c.HasTag("interrupted") && strings.Contains(c.Source, "sleep(60)") {
 			found = true
 		}
 	}

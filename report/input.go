@@ -79,10 +79,3 @@ type StageInfo struct {
 	// the data overview.
 	Lead bool
 }
-
-// TagNotebookOnly marks cells that are for notebook readers only — the
-// title and the stage headings — since the report has its own.
-const TagNotebookOnly = "notebook-only"
-
-// StageTag is the cell tag that says which stage a cell belongs to.
-func StageTag(stage string) string { return "stage:" + stage }

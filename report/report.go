@@ -476,10 +476,10 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 	var untagged *stageView
 	if in.Notebook != nil {
 		for _, c := range in.Notebook.Cells {
-			if c.HasTag(TagNotebookOnly) {
+			if c.HasTag(nbformat.TagNotebookOnly) {
 				continue
 			}
-			name, ok := stageOf(c)
+			name, ok := c.Stage()
 			var s *stageView
 			switch {
 			case ok:
@@ -529,16 +529,6 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 		}
 	}
 	return stages, nil
-}
-
-// stageOf returns the stage named by the cell's "stage:NAME" tag.
-func stageOf(c *nbformat.Cell) (string, bool) {
-	for _, t := range c.Metadata.Tags {
-		if name, ok := strings.CutPrefix(t, StageTag("")); ok {
-			return name, true
-		}
-	}
-	return "", false
 }
 
 // isFailure: a stage status that means the stage did not finish well.
