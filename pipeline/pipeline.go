@@ -165,15 +165,6 @@ func (e *StageError) Error() string {
 	return fmt.Sprintf("stage %s failed: %s: %s", e.Stage, e.Err.Name, e.Err.Value)
 }
 
-// Stage names, in order.
-const (
-	StageSetup         = "setup"
-	StageLoad          = "load"
-	StageProfile       = "profile"
-	StageDistributions = "distributions"
-	StageVisualization = eda.StageVisualization
-)
-
 // Run runs the analysis and writes its outputs. The error says why a run
 // failed (an *InputError, *DataError, *SandboxError, *StageError, or the
 // context's error); the Result is non-nil whenever outputs were written.
@@ -359,7 +350,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.profile == nil {
-		return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+		return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
 	}
 	for _, st := range []eda.Stage{eda.Distributions(r.profile, r.opts.EDA), eda.Visualization(r.profile, r.opts.EDA)} {
 		if err := r.runStage(ctx, st); err != nil {
@@ -435,13 +426,13 @@ func (r *runner) readProfile(ex *kernel.Execution) error {
 		if raw, ok := o.Data[eda.MimeProfile]; ok {
 			p, err := eda.ParseProfile(raw)
 			if err != nil {
-				return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
+				return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
 			}
 			r.profile = p
 			return nil
 		}
 	}
-	return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
+	return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
 }
 
 // finish writes what the run has, whatever happened, and commits it.
