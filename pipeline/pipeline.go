@@ -423,8 +423,7 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 
 func (r *runner) readProfile(ex *kernel.Execution) error {
 	for _, o := range ex.Outputs {
-		if raw, ok := o.Data[eda.MimeProfile]; ok {
-			p, err := eda.ParseProfile(raw)
+		if p, ok, err := eda.ProfileFromData(o.Data); ok {
 			if err != nil {
 				return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
 			}
