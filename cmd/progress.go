@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // progress shows a run as it goes: JSON events on stdout with --json; on a
@@ -67,23 +68,23 @@ func (p *progress) Event(e pipeline.Event) {
 		return
 	}
 	switch e.Type {
-	case "stage-start":
+	case pipeline.EventStageStart:
 		p.stage, p.turn = e.Stage, 0
 		if !p.live {
 			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
 		}
-	case "model-turn":
+	case pipeline.EventModelTurn:
 		p.turn, p.tokens, p.retries = e.Turn, e.Tokens, e.Retries
 		if !p.live {
 			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far%s, %s\n", e.Stage, e.Turn, e.Tokens, retryText(e.Retries, ", "), p.elapsed())
 		}
-	case "notice":
+	case pipeline.EventNotice:
 		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, e.Message))
-	case "stage-end":
+	case pipeline.EventStageEnd:
 		p.line(fmt.Sprintf("%-14s %s in %s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond)))
 		p.stage = ""
-	case "run-end":
-		if e.Status != "ok" {
+	case pipeline.EventRunEnd:
+		if e.Status != string(report.StatusOK) {
 			p.line(fmt.Sprintf("run failed after %s: %s", e.Duration.Round(10*time.Millisecond), e.Message))
 		} else {
 			p.line(fmt.Sprintf("run finished in %s", e.Duration.Round(10*time.Millisecond)))

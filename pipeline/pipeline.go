@@ -82,17 +82,32 @@ type Options struct {
 
 // Event is a step of a run, for progress displays.
 type Event struct {
-	Time     time.Time     `json:"time"`
-	Type     string        `json:"type"` // stage-start, cell, model-turn, stage-end, run-end
-	Stage    string        `json:"stage,omitempty"`
-	Cell     int           `json:"cell,omitempty"`
-	Turn     int           `json:"turn,omitempty"`    // model-turn, and cells of model stages
-	Tokens   int           `json:"tokens,omitempty"`  // model-turn: the run's tokens so far
-	Retries  int           `json:"retries,omitempty"` // model-turn: model requests retried so far
+	Time    time.Time `json:"time"`
+	Type    EventType `json:"type"`
+	Stage   string    `json:"stage,omitempty"`
+	Cell    int       `json:"cell,omitempty"`
+	Turn    int       `json:"turn,omitempty"`    // model-turn, and cells of model stages
+	Tokens  int       `json:"tokens,omitempty"`  // model-turn: the run's tokens so far
+	Retries int       `json:"retries,omitempty"` // model-turn: model requests retried so far
+	// Status is, for stage-end, a report.StageStatus; for run-end
+	// report.StatusOK or report.StatusFailed; for cell, the kernel.Status of
+	// the cell (or the model's step).
 	Status   string        `json:"status,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Message  string        `json:"message,omitempty"`
 }
+
+// EventType is what an Event reports.
+type EventType string
+
+const (
+	EventStageStart EventType = "stage-start"
+	EventCell       EventType = "cell"
+	EventModelTurn  EventType = "model-turn"
+	EventNotice     EventType = "notice"
+	EventStageEnd   EventType = "stage-end"
+	EventRunEnd     EventType = "run-end"
+)
 
 // Result is what a run produced, also when it failed.
 type Result struct {
@@ -363,12 +378,12 @@ func (r *runner) run(ctx context.Context) error {
 // runStage runs a stage's cells in order and stops at the first failure.
 func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	start := time.Now()
-	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: "ok"}
-	r.emit(Event{Type: "stage-start", Stage: st.Name, Message: st.Title})
+	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StatusOK}
+	r.emit(Event{Type: EventStageStart, Stage: st.Name, Message: st.Title})
 	defer func() {
 		info.Duration = time.Since(start)
 		r.stages = append(r.stages, info)
-		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration})
+		r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(info.Status), Duration: info.Duration})
 	}()
 	stageTag := nbformat.StageTag(st.Name)
 	r.nb.AddMarkdown("## "+st.Title, stageTag, nbformat.TagNotebookOnly)
@@ -381,25 +396,25 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout})
 		if ex == nil {
 			// The kernel cannot run cells any more.
-			info.Status = "error"
+			info.Status = report.StatusError
 			r.nb.AddCode(c.Source, nil, 0, append(tags, nbformat.TagNotRun)...)
 			return &SandboxError{Err: err}
 		}
 		cell := ex.AddToNotebook(r.nb, tags...)
-		r.emit(Event{Type: "cell", Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
+		r.emit(Event{Type: EventCell, Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
 		if err != nil { // ctx ended mid-cell
-			info.Status = "interrupted"
+			info.Status = report.StatusInterrupted
 			cell.AddTags(nbformat.TagInterrupted)
 			return err
 		}
 		if ex.Status != kernel.StatusOK {
-			info.Status = "error"
+			info.Status = report.StatusError
 			cell.AddTags(nbformat.TagError)
 			return cellError(st.Name, r.opts.Data, ex)
 		}
 		if cell.HasTag(eda.ProfileTag) {
 			if err := r.readProfile(ex); err != nil {
-				info.Status = "error"
+				info.Status = report.StatusError
 				return err
 			}
 		}
@@ -438,9 +453,9 @@ func (r *runner) readProfile(ex *kernel.Execution) error {
 func (r *runner) finish(runErr error) (*Result, error) {
 	if runErr != nil {
 		r.failure = agent.FailureText(runErr)
-		r.emit(Event{Type: "run-end", Status: "failed", Message: r.failure, Duration: time.Since(r.started)})
+		r.emit(Event{Type: EventRunEnd, Status: string(report.StatusFailed), Message: r.failure, Duration: time.Since(r.started)})
 	} else {
-		r.emit(Event{Type: "run-end", Status: "ok", Duration: time.Since(r.started)})
+		r.emit(Event{Type: EventRunEnd, Status: string(report.StatusOK), Duration: time.Since(r.started)})
 	}
 	if r.nb == nil {
 		return nil, nil
@@ -496,8 +511,8 @@ type ManifestData struct {
 
 // ManifestStage is one stage's outcome and time.
 type ManifestStage struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	Name   string             `json:"name"`
+	Status report.StageStatus `json:"status"`
 }
 
 // ManifestOutputs are the files of the run, relative to the output folder.

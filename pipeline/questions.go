@@ -79,15 +79,15 @@ func (r *runner) ask(ctx context.Context) error {
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
 		OnTurn: func(e agent.TurnEvent) {
 			if e.Notice != "" {
-				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
+				r.emit(Event{Type: EventNotice, Stage: e.Phase, Message: e.Notice})
 				return
 			}
 			if e.Cell {
-				r.emit(Event{Type: "cell", Stage: e.Phase, Turn: e.Turn, Status: e.Status})
+				r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
 				return
 			}
 			r.tokens += e.Tokens
-			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
+			r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
 		},
 	}
 	turns, repairs := ag.Budgets()
@@ -99,7 +99,7 @@ func (r *runner) ask(ctx context.Context) error {
 	for i, q := range r.opts.Questions {
 		phase := StageQuestion(i + 1)
 		var ans *agent.Answer
-		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
+		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (report.StageStatus, error) {
 			r.nb.AddMarkdown("**Question:** "+q, nbformat.StageTag(phase))
 			a, err := ag.Ask(ctx, phase, q)
 			ans = a
@@ -115,7 +115,7 @@ func (r *runner) ask(ctx context.Context) error {
 			continue
 		}
 		rphase := StageReflection(i + 1)
-		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
+		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (report.StageStatus, error) {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 			r.addSteps(rphase, ans)
@@ -134,16 +134,16 @@ func (r *runner) ask(ctx context.Context) error {
 	return nil
 }
 
-func stageStatus(answered bool, err error) string {
+func stageStatus(answered bool, err error) report.StageStatus {
 	switch {
 	case err != nil && ctxErr(err):
-		return "interrupted"
+		return report.StatusInterrupted
 	case err != nil:
-		return "error"
+		return report.StatusError
 	case !answered:
-		return "no-answer"
+		return report.StatusNoAnswer
 	}
-	return "ok"
+	return report.StatusOK
 }
 
 func ctxErr(err error) bool {
@@ -152,14 +152,14 @@ func ctxErr(err error) bool {
 
 // modelStage runs a model stage with its heading, events and StageInfo; a
 // model server failure becomes a *ModelError.
-func (r *runner) modelStage(name, title string, body func() (string, error)) error {
+func (r *runner) modelStage(name, title string, body func() (report.StageStatus, error)) error {
 	start := time.Now()
-	r.emit(Event{Type: "stage-start", Stage: name, Message: title})
+	r.emit(Event{Type: EventStageStart, Stage: name, Message: title})
 	r.nb.AddMarkdown("## "+title, nbformat.StageTag(name), nbformat.TagNotebookOnly)
 	status, err := body()
 	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start), Lead: true}
 	r.stages = append(r.stages, info)
-	r.emit(Event{Type: "stage-end", Stage: name, Status: status, Duration: info.Duration})
+	r.emit(Event{Type: EventStageEnd, Stage: name, Status: string(status), Duration: info.Duration})
 	var le *llm.Error
 	if err != nil && !ctxErr(err) && asLLM(err, &le) {
 		return &ModelError{err}

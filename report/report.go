@@ -457,16 +457,16 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 			s.Title = si.Name
 		}
 		switch {
-		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == "skipped"):
+		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == StatusSkipped):
 			s.notReached = true
 			s.Status, s.StatusClass = "not reached", "not-reached"
 			s.Note = "Not reached: the run stopped before this stage."
 		default:
-			s.Status, s.StatusClass = si.Status, statusClass(si.Status)
+			s.Status, s.StatusClass = string(si.Status), statusClass(si.Status)
 			if si.Duration > 0 {
 				s.Duration = humanDuration(si.Duration)
 			}
-			if si.Status == "skipped" {
+			if si.Status == StatusSkipped {
 				s.Note = "Skipped."
 			}
 		}
@@ -532,20 +532,18 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 }
 
 // isFailure: a stage status that means the stage did not finish well.
-func isFailure(status string) bool {
+func isFailure(status StageStatus) bool {
 	switch status {
-	case "", "ok", "skipped":
+	case "", StatusOK, StatusSkipped:
 		return false
 	}
 	return true
 }
 
-func statusClass(status string) string {
+func statusClass(status StageStatus) string {
 	switch status {
-	case "ok":
-		return "ok"
-	case "skipped":
-		return "skipped"
+	case StatusOK, StatusSkipped:
+		return string(status)
 	}
 	return "error"
 }
@@ -556,7 +554,7 @@ func buildFailure(r RunInfo, stages []*stageView) *failure {
 	}
 	f := &failure{Message: r.Failure}
 	for _, s := range stages {
-		if f.StageID == "" && isFailure(s.Status) && s.StatusClass == "error" {
+		if f.StageID == "" && isFailure(StageStatus(s.Status)) && s.StatusClass == "error" {
 			f.StageID, f.StageTitle = s.ID, s.Title
 		}
 		if s.notReached {
