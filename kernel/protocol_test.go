@@ -1,7 +1,10 @@
 package kernel
 
 import (
+	"reflect"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,5 +46,115 @@ func TestDriverMimeTypesAreNbformats(t *testing.T) {
 	literals := regexp.MustCompile(`"(text|image|application)/[a-z0-9.+-]+"`).FindAllString(src, -1)
 	if len(literals) != len(got) {
 		t.Errorf("the driver writes mime types outside its MIME_* constants: %q", literals)
+	}
+}
+
+// pyBlock returns the lines of the driver's top-level `NAME = {` ... `}`.
+func pyBlock(t *testing.T, src, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?ms)^` + name + ` = \{\n(.*?)^\}`).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatalf("the driver has no %s = {...}", name)
+	}
+	return m[1]
+}
+
+// pyFields reads `"kind": ("field", ...),` lines.
+func pyFields(block string) map[string][]string {
+	out := map[string][]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+"(\w+)": \(([^)]*)\),$`).FindAllStringSubmatch(block, -1) {
+		fields := []string{}
+		for _, f := range regexp.MustCompile(`"(\w+)"`).FindAllStringSubmatch(m[2], -1) {
+			fields = append(fields, f[1])
+		}
+		slices.Sort(fields)
+		out[m[1]] = fields
+	}
+	return out
+}
+
+// jsonFields are the JSON names of v's fields (embedded structs flattened),
+// without "type".
+func jsonFields(v any) []string {
+	names := []string{}
+	var walk func(reflect.Type)
+	walk = func(rt reflect.Type) {
+		for f := range rt.Fields() {
+			if f.Anonymous {
+				walk(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name != "type" {
+				names = append(names, name)
+			}
+		}
+	}
+	walk(reflect.TypeOf(v))
+	slices.Sort(names)
+	return names
+}
+
+func TestDriverProtocolMatchesGo(t *testing.T) {
+	src := driverSource(t)
+	withID := func(v any) []string { return slices.Sorted(slices.Values(append(jsonFields(v), "id"))) }
+
+	requests := map[string][]string{
+		reqExecute:   jsonFields(executeRequest{}),
+		reqInterrupt: jsonFields(interruptRequest{}),
+		reqInfo:      jsonFields(infoRequest{}),
+		reqShutdown:  jsonFields(shutdownRequest{}),
+	}
+	if diff := cmp.Diff(requests, pyFields(pyBlock(t, src, "REQUEST_FIELDS"))); diff != "" {
+		t.Errorf("requests: kernel/protocol.go and the driver's REQUEST_FIELDS differ (-Go +driver):\n%s", diff)
+	}
+	replies := map[string][]string{
+		replyReady:         jsonFields(readyReply{}),
+		replyOutput:        withID(outputReply{}),
+		replyFile:          withID(fileReply{}),
+		replyStatus:        withID(statusReply{}),
+		replyInfo:          withID(infoReply{}),
+		replyProtocolError: withID(protocolErrorReply{}),
+	}
+	if diff := cmp.Diff(replies, pyFields(pyBlock(t, src, "REPLY_FIELDS"))); diff != "" {
+		t.Errorf("replies: kernel/protocol.go and the driver's REPLY_FIELDS differ (-Go +driver):\n%s", diff)
+	}
+	// The union the Go side decodes replies into has every body's fields.
+	var all []string
+	for kind, fields := range replies {
+		if kind != replyReady {
+			all = append(all, fields...)
+		}
+	}
+	slices.Sort(all)
+	if diff := cmp.Diff(slices.Compact(all), jsonFields(reply{})); diff != "" {
+		t.Errorf("reply does not embed every body (-bodies +reply):\n%s", diff)
+	}
+
+	var config []string
+	for _, m := range regexp.MustCompile(`(?m)^\s+"(\w+)": `).FindAllStringSubmatch(pyBlock(t, src, "DEFAULT_CONFIG"), -1) {
+		config = append(config, m[1])
+	}
+	slices.Sort(config)
+	if diff := cmp.Diff(jsonFields(driverConfig{}), config); diff != "" {
+		t.Errorf("configuration: driverConfig and the driver's DEFAULT_CONFIG differ (-Go +driver):\n%s", diff)
+	}
+
+	// What the driver reads: only fields the tables name.
+	known := map[string]bool{"type": true}
+	for _, fields := range requests {
+		for _, f := range fields {
+			known[f] = true
+		}
+	}
+	for _, m := range regexp.MustCompile(`\b(?:msg|req)\.get\("(\w+)"`).FindAllStringSubmatch(src, -1) {
+		if !known[m[1]] {
+			t.Errorf("the driver reads request field %q, which no request has", m[1])
+		}
+	}
+	for _, m := range regexp.MustCompile(`\bcfg(?:\["|\.get\(")(\w+)"`).FindAllStringSubmatch(src, -1) {
+		if !slices.Contains(config, m[1]) {
+			t.Errorf("the driver reads configuration %q, which DEFAULT_CONFIG lacks", m[1])
+		}
 	}
 }

@@ -4,16 +4,10 @@ Runs inside the sandbox as the container's first process and speaks JSON lines:
 requests on stdin, replies on stdout. It is embedded in the analyst binary and
 mounted read-only, so binary and driver never drift.
 
-Requests:  {"type": "execute", "id": ..., "code": ...}
-           {"type": "interrupt", "reason": "timeout" | "cancel"}
-           {"type": "info"}
-           {"type": "shutdown"}
-Replies:   {"type": "ready", ...} once, after the preloads are imported;
-           {"type": "output", "id": ..., "output": <nbformat output>} per output;
-           {"type": "status", "id": ..., "status": "ok"|"error"|"interrupted", ...}
-           {"type": "info", "id": ..., "versions": {...}}
-           {"type": "file", "id": ..., "path": ..., "offset": ..., "data": <base64>, "eof": ...}
-           per chunk of a file new or changed under /output, after each cell
+The first line is the configuration (DEFAULT_CONFIG's keys); then requests
+and replies with the fields REQUEST_FIELDS and REPLY_FIELDS name. The Go side
+declares the same messages as structs in kernel/protocol.go, where each field
+is explained; a Go test checks that the two agree.
 
 The user's code never sees the protocol: stdin is /dev/null to it, and file
 descriptors 1 and 2 are pipes whose text becomes stream outputs.
@@ -57,6 +51,34 @@ _proto_lock = threading.Lock()
 _devnull = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_devnull, 0)
 os.close(_devnull)
+
+
+# ---- protocol (kernel/protocol.go is the Go side) -------------------------
+
+REQUEST_FIELDS = {
+    "execute": ("id", "code"),
+    "interrupt": ("reason",),
+    "info": ("id",),
+    "shutdown": (),
+}
+REPLY_FIELDS = {
+    "ready": ("pid", "uid", "python", "rlimits", "preload_ms"),
+    "output": ("id", "output"),
+    "file": ("id", "path", "offset", "data", "eof"),
+    "status": ("id", "status", "reason", "execution_count", "duration_ms", "killed_processes"),
+    "info": ("id", "versions"),
+    "protocol_error": ("id", "error"),
+}
+
+
+def reply(kind, **fields):
+    """Sends a reply of the given type; only the fields REPLY_FIELDS names."""
+    unknown = set(fields) - set(REPLY_FIELDS[kind])
+    if unknown:
+        raise ValueError("reply %s has no field %s" % (kind, ", ".join(sorted(unknown))))
+    msg = {"type": kind}
+    msg.update(fields)
+    send(msg)
 
 
 def send(msg):
@@ -465,8 +487,8 @@ def _send_file(req_id, path, rel):
         while True:
             chunk = f.read(FILE_CHUNK)
             eof = len(chunk) < FILE_CHUNK
-            send({"type": "file", "id": req_id, "path": rel, "offset": offset,
-                  "data": base64.b64encode(chunk).decode("ascii"), "eof": eof})
+            reply("file", id=req_id, path=rel, offset=offset,
+                  data=base64.b64encode(chunk).decode("ascii"), eof=eof)
             offset += len(chunk)
             if eof:
                 return
@@ -677,14 +699,13 @@ def execute(req, cfg):
     copy_out(req.get("id"), cfg, cell)
     duration = time.monotonic() - start
     for out in cell.finish():
-        send({"type": "output", "id": req.get("id"), "output": out})
-    reply = {"type": "status", "id": req.get("id"), "status": status,
-             "execution_count": n, "duration_ms": round(duration * 1000, 3)}
+        reply("output", id=req.get("id"), output=out)
+    end = {"status": status, "execution_count": n, "duration_ms": round(duration * 1000, 3)}
     if status == "interrupted" and _interrupt_reason:
-        reply["reason"] = _interrupt_reason
+        end["reason"] = _interrupt_reason
     if strays:
-        reply["killed_processes"] = strays
-    send(reply)
+        end["killed_processes"] = strays
+    reply("status", id=req.get("id"), **end)
 
 
 def package_versions():
@@ -728,7 +749,7 @@ def _reader(q):
         try:
             msg = json.loads(line)
         except ValueError:
-            send({"type": "protocol_error", "error": "not JSON: %r" % line[:200]})
+            reply("protocol_error", error="not JSON: %r" % line[:200])
             continue
         if msg.get("type") == "interrupt":
             if _running:
@@ -841,9 +862,8 @@ def main():
 
     q = queue.Queue()
     threading.Thread(target=_reader, args=(q,), daemon=True).start()
-    send({"type": "ready", "pid": os.getpid(), "uid": os.getuid(),
-          "python": sys.version.split()[0], "rlimits": applied,
-          "preload_ms": round((time.monotonic() - started) * 1000, 3)})
+    reply("ready", pid=os.getpid(), uid=os.getuid(), python=sys.version.split()[0], rlimits=applied,
+          preload_ms=round((time.monotonic() - started) * 1000, 3))
     while True:
         msg = q.get()
         kind = msg.get("type")
@@ -852,10 +872,9 @@ def main():
         if kind == "execute":
             execute(msg, cfg)
         elif kind == "info":
-            send({"type": "info", "id": msg.get("id"), "versions": package_versions()})
+            reply("info", id=msg.get("id"), versions=package_versions())
         else:
-            send({"type": "protocol_error", "id": msg.get("id"),
-                  "error": "unknown request type %r" % kind})
+            reply("protocol_error", id=msg.get("id"), error="unknown request type %r" % kind)
 
 
 if __name__ == "__main__":
