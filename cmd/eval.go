@@ -90,8 +90,8 @@ into one run.`,
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")
-	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
-	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
+	fl.Int("max-turns", 0, fmt.Sprintf("model turns per question (key max-turns; default %d)", agent.DefaultMaxTurns))
+	fl.Int("reflect-rounds", 0, fmt.Sprintf("rounds in which the model checks its charts, 0 for none (key reflect-rounds; default %d)", agent.DefaultReflectRounds))
 	for flag, key := range map[string]string{"base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}

@@ -87,10 +87,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	if m := rec.Model; m != nil && rec.Replies != nil {
 		popts.Model = audit.NewRecorder(audit.NewReplayer(rec.Replies))
 		popts.ModelSpec, popts.MaxTurns, popts.MaxRepairs, popts.Seed = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed
-		popts.ReflectRounds = m.ReflectRounds
-		if m.ReflectRounds == 0 {
-			popts.ReflectRounds = -1 // none
-		}
+		popts.ReflectRounds = &m.ReflectRounds
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"net/http"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/llm"
@@ -118,8 +118,8 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	fl := c.Flags()
 	fl.String("model", "", "model for the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
-	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
-	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
+	fl.Int("max-turns", 0, fmt.Sprintf("model turns per question (key max-turns; default %d)", agent.DefaultMaxTurns))
+	fl.Int("reflect-rounds", 0, fmt.Sprintf("rounds in which the model checks its charts, 0 for none (key reflect-rounds; default %d)", agent.DefaultReflectRounds))
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
 	fl.String("na-values", "", "text values read as missing, separated by commas; replaces the default list, \"\" for none (key na-values; default: "+strings.Join(quoted(eda.DefaultNAValues), " ")+", compared ignoring case and surrounding spaces)")
 	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
@@ -163,10 +163,6 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	versions := setup.versions()
 	progress := newProgress(f, opts.JSON)
-	reflect := cfg.ReflectRounds
-	if reflect == 0 {
-		reflect = -1 // none
-	}
 	popts := pipeline.Options{
 		Data:           opts.Data,
 		Input:          in,
@@ -187,7 +183,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Model:          model,
 		ModelSpec:      cfg.Model,
 		MaxTurns:       cfg.MaxTurns,
-		ReflectRounds:  reflect,
+		ReflectRounds:  &cfg.ReflectRounds,
 		RunTimeout:     cfg.RunTimeout,
 		ModelRetries:   retries.Retries,
 		Load:           eda.LoadOptions{NAValues: cfg.NAValues},

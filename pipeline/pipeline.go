@@ -67,9 +67,9 @@ type Options struct {
 	MaxTurns int
 	// MaxRepairs bounds failed cells in a row; 0: agent.DefaultMaxRepairs.
 	MaxRepairs int
-	// ReflectRounds bounds the reflection rounds per question; 0:
-	// agent.DefaultReflectRounds, negative: no reflection.
-	ReflectRounds int
+	// ReflectRounds bounds the reflection rounds per question; nil:
+	// agent.DefaultReflectRounds, 0: no reflection.
+	ReflectRounds *int
 	// Seed is sent with temperature 0; 0: agent.DefaultSeed.
 	Seed int
 	// RunTimeout bounds the whole run; 0: none.

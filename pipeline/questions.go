@@ -52,13 +52,10 @@ type ManifestModel struct {
 }
 
 func (r *runner) reflectRounds() int {
-	switch {
-	case r.opts.ReflectRounds < 0:
-		return 0
-	case r.opts.ReflectRounds == 0:
+	if r.opts.ReflectRounds == nil {
 		return agent.DefaultReflectRounds
 	}
-	return r.opts.ReflectRounds
+	return max(0, *r.opts.ReflectRounds)
 }
 
 func (r *runner) seed() int {
