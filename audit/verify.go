@@ -113,7 +113,7 @@ func FindImage(cacheDir, recorded string, current image.Recipe, warn bool) (img 
 	cur, curErr := image.Lookup(cacheDir, current)
 	if warn && curErr == nil {
 		return cur, fmt.Sprintf("the recorded image %s is not in %s; re-ran in %s instead (--image-mismatch=warn): outputs may differ with its package versions",
-			recorded, cacheDir, cur.Manifest.RecipeHash[:16]), nil
+			recorded, cacheDir, cur.Manifest.ID()), nil
 	}
 	msg := fmt.Sprintf("the run's kernel image %s is not in %s. Rebuild it with the analyst version that made the run (`analyst kernel build`), "+
 		"or re-run in this analyst's image with --image-mismatch=warn", recorded, filepath.Join(cacheDir, "kernel"))

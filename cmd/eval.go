@@ -150,7 +150,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
 		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
-		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed,
+		ImageID: setup.Image.Manifest.ID(), Seed: agent.DefaultSeed,
 		Progress: func(p evals.Progress) { printEvalProgress(f, p) }}
 	if n := len(evals.SelectCases(suite.Cases, opts.Filter, shard, opts.Limit)); n == 0 {
 		return usageErrorf("no case of %s is selected (check --filter, --shard and --limit)", opts.Suite)
@@ -216,7 +216,7 @@ run before any model.`,
 			defer os.RemoveAll(out)
 			solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
 			sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: jobs,
-				ImageID: setup.Image.Manifest.RecipeHash[:16]})
+				ImageID: setup.Image.Manifest.ID()})
 			if err != nil {
 				return err
 			}

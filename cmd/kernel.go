@@ -69,7 +69,7 @@ nothing; --force rebuilds. An interrupted build leaves no image behind.`,
 				}
 				return withCode(ExitSandbox, err)
 			}
-			fmt.Fprintf(f.IO.Out, "kernel image %s ready in %s: %s (%s)\n", img.Manifest.RecipeHash[:16],
+			fmt.Fprintf(f.IO.Out, "kernel image %s ready in %s: %s (%s)\n", img.Manifest.ID(),
 				time.Since(start).Round(time.Second), img.RootFS, units.Bytes(img.Manifest.SizeBytes))
 			return nil
 		},
@@ -197,7 +197,7 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 			}
 			w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(w, "image:\t%s\n", setup.Image.Dir)
-			fmt.Fprintf(w, "recipe:\t%s (Debian %s, built %s in %.0fs)\n", m.RecipeHash[:16], m.Recipe.Suite, m.BuiltAt.Format(time.RFC3339), m.BuildSeconds)
+			fmt.Fprintf(w, "recipe:\t%s (Debian %s, built %s in %.0fs)\n", m.ID(), m.Recipe.Suite, m.BuiltAt.Format(time.RFC3339), m.BuildSeconds)
 			fmt.Fprintf(w, "size:\t%s\n", units.Bytes(m.SizeBytes))
 			fmt.Fprintf(w, "python:\t%s\n", m.Python)
 			names := make([]string, 0, len(m.Packages))

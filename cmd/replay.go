@@ -77,7 +77,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	popts := pipeline.Options{
 		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),
 		Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout,
-		AnalystVersion: Version, ImageID: img.Manifest.RecipeHash[:16], Versions: versions,
+		AnalystVersion: Version, ImageID: img.Manifest.ID(), Versions: versions,
 		Runtime: setup.Options.Runtime, KaTeXDir: report.KaTeXDirIn(img.RootFS),
 		Progress: progress.Event, RunTimeout: cfg.RunTimeout,
 	}

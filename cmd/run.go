@@ -174,7 +174,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Kernel:         setup.Options,
 		CellTimeout:    cfg.Limits.CellTimeout,
 		AnalystVersion: Version,
-		ImageID:        setup.Image.Manifest.RecipeHash[:16],
+		ImageID:        setup.Image.Manifest.ID(),
 		Versions:       versions,
 		Runtime:        setup.Options.Runtime,
 		KaTeXDir:       report.KaTeXDirIn(setup.Image.RootFS),
