@@ -33,7 +33,9 @@ type EvalOptions struct {
 	MinScore    float64
 }
 
-func newCmdEval(f *Factory) *cobra.Command {
+// newCmdEval: runF, when not nil, replaces runEval (tests see the parsed
+// options without a kernel image).
+func newCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{}
 	c := &cobra.Command{
 		Use:   "eval SUITE",
@@ -75,7 +77,12 @@ into one run.`,
 			opts.Suite = args[0]
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runEval(c.Context(), f, opts) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runEval(c.Context(), f, opts)
+		},
 	}
 	fl := c.Flags()
 	fl.StringArrayVar(&opts.Models, "model", nil, "model to evaluate, provider:name; repeat for several side by side (default: key model)")

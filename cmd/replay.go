@@ -19,7 +19,9 @@ type ReplayOptions struct {
 	JSON   bool
 }
 
-func newCmdReplay(f *Factory) *cobra.Command {
+// newCmdReplay: runF, when not nil, replaces runReplay (tests see the parsed
+// options without a kernel image).
+func newCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{}
 	c := &cobra.Command{
 		Use:   "replay RUN",
@@ -43,6 +45,9 @@ replay asks for more model replies than the run got, it went another way
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runReplay(c.Context(), f, opts)
 		},
 	}

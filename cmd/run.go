@@ -32,6 +32,8 @@ type RunOptions struct {
 	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
 }
 
+// newCmdRun: runF, when not nil, replaces runRun (tests see the parsed
+// options and the configuration without a kernel image).
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	c := &cobra.Command{
