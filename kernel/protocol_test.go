@@ -158,3 +158,11 @@ func TestDriverProtocolMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// The binary carries the driver, not its tests.
+func TestDriverEmbedsNoTests(t *testing.T) {
+	want := []string{"driver/analyst_charts.py", "driver/analyst_driver.py"}
+	if diff := cmp.Diff(want, driverFiles()); diff != "" {
+		t.Errorf("embedded driver files (-want +got):\n%s", diff)
+	}
+}
