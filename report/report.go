@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -220,7 +221,7 @@ func headerFacts(in Input) []fact {
 		f = append(f, fact{Label: "Data", Value: r.DataName})
 	}
 	if r.DataBytes > 0 {
-		f = append(f, fact{Label: "Size", Value: humanBytes(r.DataBytes), Title: groupDigits(r.DataBytes) + " bytes"})
+		f = append(f, fact{Label: "Size", Value: units.Rounded(r.DataBytes), Title: groupDigits(r.DataBytes) + " bytes"})
 	}
 	if in.Profile != nil {
 		f = append(f, fact{Label: "Shape", Value: groupDigits(int64(in.Profile.Rows)) + " rows × " + groupDigits(int64(in.Profile.Columns)) + " columns"})
@@ -326,7 +327,7 @@ func buildOverview(pr *eda.Profile) *overview {
 		fact{Label: "Columns", Value: groupDigits(int64(pr.Columns))},
 	)
 	if pr.MemoryBytes > 0 {
-		o.Facts = append(o.Facts, fact{Label: "In memory", Value: humanBytes(pr.MemoryBytes)})
+		o.Facts = append(o.Facts, fact{Label: "In memory", Value: units.Rounded(pr.MemoryBytes)})
 	}
 	o.Facts = append(o.Facts, fact{Label: "Duplicate rows", Value: groupDigits(int64(pr.DuplicateRows))})
 	for _, a := range pr.Alerts {
