@@ -18,6 +18,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -131,7 +132,7 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 		if e := firstError(c.Outputs); e != nil && failed {
 			fmt.Fprintf(&b, `<span class="summary-error">%s</span>`, html.EscapeString(errorLine(e)))
 		} else {
-			fmt.Fprintf(&b, `<code class="summary-code">%s</code>`, html.EscapeString(clip(firstLine(c.Source), 80)))
+			fmt.Fprintf(&b, `<code class="summary-code">%s</code>`, html.EscapeString(clip.Runes(firstLine(c.Source), 80)))
 		}
 		fmt.Fprintf(&b, ` <span class="cell-meta">%s</span></summary>`+"\n", html.EscapeString(strings.Join(meta, " · ")))
 		b.WriteString(`<div class="source">` + code + "</div>\n")
@@ -173,7 +174,7 @@ func errorLine(o *nbformat.Output) string {
 	if v := plainText(o.EValue); v != "" {
 		s += ": " + v
 	}
-	return clip(s, 160)
+	return clip.Runes(s, 160)
 }
 
 // outputs renders a cell's outputs. Consecutive stream outputs of one name
@@ -369,7 +370,7 @@ func chartAlt(desc json.RawMessage) string {
 	if len(axes) > 0 {
 		s += " (" + strings.Join(axes, ", ") + ")"
 	}
-	return clip(s, 300)
+	return clip.Runes(s, 300)
 }
 
 // prettyJSON lays out JSON for reading, keeping its key order: one member

@@ -69,18 +69,6 @@ func short(s string, n int) string {
 	return s[:n]
 }
 
-// clip cuts text to n runes with an ellipsis.
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // slug makes an id fragment: lowercase letters, digits and dashes.
 func slug(s string) string {
 	var b strings.Builder

@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/nbformat"
 )
@@ -346,7 +347,7 @@ func buildOverview(pr *eda.Profile) *overview {
 				cv.MoreSamples = len(c.Sample) - maxSamples
 				break
 			}
-			cv.Samples = append(cv.Samples, clip(s, 60))
+			cv.Samples = append(cv.Samples, clip.Runes(s, 60))
 		}
 		o.Columns = append(o.Columns, cv)
 	}
