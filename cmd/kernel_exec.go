@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/analyst-cli/analyst/eda"
-	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -282,12 +281,7 @@ func (p *execPrinter) saveCharts(ex *kernel.Execution, w io.Writer) error {
 			continue
 		}
 		base := filepath.Join(p.outDir, fmt.Sprintf("chart-%d", p.charts))
-		if len(c.PNG) > 0 {
-			if err := atomicfile.WriteFile(base+".png", c.PNG); err != nil {
-				return err
-			}
-		}
-		if err := atomicfile.WriteFile(base+".json", c.Description); err != nil {
+		if err := c.WriteFiles(base); err != nil {
 			return err
 		}
 		if w != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -39,6 +40,21 @@ type Chart struct {
 	// Kind and Title are read from Description for convenience.
 	Kind  string
 	Title string
+}
+
+// WriteFiles writes the chart as base+".png" (when it has a PNG) and
+// base+".json" (its description, when it has one, with a final newline):
+// the chart files of a run (NAME_files) and of `kernel exec --out`.
+func (c Chart) WriteFiles(base string) error {
+	if len(c.PNG) > 0 {
+		if err := atomicfile.WriteFile(base+".png", c.PNG); err != nil {
+			return err
+		}
+	}
+	if len(c.Description) > 0 {
+		return atomicfile.WriteFile(base+".json", append(append([]byte(nil), c.Description...), '\n'))
+	}
+	return nil
 }
 
 // Execution is the result of running one cell.
