@@ -102,31 +102,6 @@ func TestRunFlags(t *testing.T) {
 	}
 }
 
-func TestRunUsageErrors(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"run"}, "run takes a DATA file"},
-		{[]string{"run", "sales.csv", " "}, "a question is empty"},
-		{[]string{"run", "--max-turns", "0", "sales.csv"}, "max-turns must be at least 1"},
-		{[]string{"run", "--reflect-rounds", "-1", "sales.csv"}, "reflect-rounds must be 0 or more"},
-		{[]string{"run", "--run-timeout", "-1s", "sales.csv"}, "run-timeout must be a duration"},
-		{[]string{"run", "--memory", "lots", "sales.csv"}, "kernel.memory"},
-		{[]string{"run", "--pids", "3", "sales.csv"}, "kernel.pids must be at least 16"},
-		{[]string{"run", "--output-size", "1KiB", "sales.csv"}, "kernel.output-size must be a size of at least 1MiB"},
-		{[]string{"run", "--frobnicate", "sales.csv"}, "unknown flag: --frobnicate"},
-	} {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			cmdEnv(t, "", nil)
-			swap := func(f *Factory) *cobra.Command {
-				return newCmdRun(f, func(context.Context, *RunOptions) error { _, err := f.Config(); return err })
-			}
-			wantUsage(t, execute(t, testFactory(), swap, tt.args...), tt.want)
-		})
-	}
-}
-
 // The real `analyst run` stops on bad input before it looks for the image.
 func TestRunStopsBeforeTheKernel(t *testing.T) {
 	dir := t.TempDir()
@@ -190,16 +165,9 @@ func TestRunModelSettingsPrecedence(t *testing.T) {
 
 // Kernel limits: flags > environment > config file > defaults.
 func TestKernelLimitsPrecedence(t *testing.T) {
-	cmdEnv(t, "kernel:\n  memory: 3GiB\n  pids: 300\n  cell-timeout: 2m\n", map[string]string{"ANALYST_KERNEL_PIDS": "400"})
-	var cfg *Config
-	swap := func(f *Factory) *cobra.Command {
-		return newCmdVerify(f, func(context.Context, *VerifyOptions) error {
-			var err error
-			cfg, err = f.Config()
-			return err
-		})
-	}
-	if err := execute(t, testFactory(), swap, "verify", "--cell-timeout", "45s", "out/"); err != nil {
+	cfg, err := runConfig(t, "kernel:\n  memory: 3GiB\n  pids: 300\n  cell-timeout: 2m\n", map[string]string{"ANALYST_KERNEL_PIDS": "400"},
+		[]string{"--cell-timeout", "45s"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if l := cfg.Limits; l.MemoryBytes != 3<<30 || l.Pids != 400 || l.CellTimeout != 45*time.Second {
@@ -233,13 +201,26 @@ func TestEvalFlags(t *testing.T) {
 	}
 }
 
-// The real `analyst eval` checks its flags before it reads the suite or
-// looks for the image.
-func TestEvalUsageErrors(t *testing.T) {
+// Bad arguments and flags are usage errors (exit 2) that say what is wrong:
+// run's as it resolves its configuration, and the real `analyst eval`'s
+// before it reads the suite or looks for the image.
+func TestUsageErrors(t *testing.T) {
+	runConfigOnly := func(f *Factory) *cobra.Command {
+		return newCmdRun(f, func(context.Context, *RunOptions) error { _, err := f.Config(); return err })
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"run"}, "run takes a DATA file"},
+		{[]string{"run", "sales.csv", " "}, "a question is empty"},
+		{[]string{"run", "--max-turns", "0", "sales.csv"}, "max-turns must be at least 1"},
+		{[]string{"run", "--reflect-rounds", "-1", "sales.csv"}, "reflect-rounds must be 0 or more"},
+		{[]string{"run", "--run-timeout", "-1s", "sales.csv"}, "run-timeout must be a duration"},
+		{[]string{"run", "--memory", "lots", "sales.csv"}, "kernel.memory"},
+		{[]string{"run", "--pids", "3", "sales.csv"}, "kernel.pids must be at least 16"},
+		{[]string{"run", "--output-size", "1KiB", "sales.csv"}, "kernel.output-size must be a size of at least 1MiB"},
+		{[]string{"run", "--frobnicate", "sales.csv"}, "unknown flag: --frobnicate"},
 		{[]string{"eval"}, "eval takes one SUITE folder"},
 		{[]string{"eval", "a", "b"}, "eval takes one SUITE folder"},
 		{[]string{"eval", "--repeat", "0", "suite/"}, "--repeat must be at least 1"},
@@ -248,7 +229,11 @@ func TestEvalUsageErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			cmdEnv(t, "", nil)
-			wantUsage(t, execute(t, testFactory(), nil, tt.args...), tt.want)
+			var swap func(*Factory) *cobra.Command
+			if tt.args[0] == "run" {
+				swap = runConfigOnly
+			}
+			wantUsage(t, execute(t, testFactory(), swap, tt.args...), tt.want)
 		})
 	}
 }
