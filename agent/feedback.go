@@ -53,7 +53,7 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		b.WriteString("stderr:\n" + headTail(s, feedbackStream/4) + "\n")
 	}
 	for _, o := range ex.Outputs {
-		if o.OutputType != "execute_result" && o.OutputType != "display_data" {
+		if o.OutputType != nbformat.OutputExecuteResult && o.OutputType != nbformat.OutputDisplayData {
 			continue
 		}
 		if _, chart := o.Data[nbformat.MimeChart]; chart {
@@ -64,7 +64,7 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		}
 		if s, ok := o.DataString(nbformat.MimePlain); ok && s != "" {
 			label := "result"
-			if o.OutputType == "display_data" {
+			if o.OutputType == nbformat.OutputDisplayData {
 				label = "displayed"
 			}
 			b.WriteString(label + ":\n" + headTail(s, feedbackResult) + "\n")

@@ -245,20 +245,20 @@ func (p *execPrinter) print(cell int, ex *kernel.Execution) error {
 	}
 	for _, o := range ex.Outputs {
 		switch o.OutputType {
-		case "stream":
+		case nbformat.OutputStream:
 			w := out
 			if o.Name == "stderr" {
 				w = errOut
 			}
 			fmt.Fprint(w, o.Text)
-		case "execute_result", "display_data":
+		case nbformat.OutputExecuteResult, nbformat.OutputDisplayData:
 			if _, ok := o.Data[nbformat.MimeChart]; ok {
 				continue // charts are listed below
 			}
 			if s, ok := o.DataString(nbformat.MimePlain); ok {
 				fmt.Fprintln(out, s)
 			}
-		case "error":
+		case nbformat.OutputError:
 			fmt.Fprintln(errOut, strings.Join(o.Traceback, "\n"))
 		}
 	}

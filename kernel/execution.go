@@ -85,7 +85,7 @@ func (e *Execution) Stderr() string { return e.stream("stderr") }
 func (e *Execution) stream(name string) string {
 	var b strings.Builder
 	for _, o := range e.Outputs {
-		if o.OutputType == "stream" && o.Name == name {
+		if o.OutputType == nbformat.OutputStream && o.Name == name {
 			b.WriteString(o.Text)
 		}
 	}
@@ -95,7 +95,7 @@ func (e *Execution) stream(name string) string {
 // Text is the text/plain of the cell's last expression, "" if none.
 func (e *Execution) Text() string {
 	for _, o := range e.Outputs {
-		if o.OutputType == "execute_result" {
+		if o.OutputType == nbformat.OutputExecuteResult {
 			s, _ := o.DataString(nbformat.MimePlain)
 			return s
 		}

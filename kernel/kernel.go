@@ -291,7 +291,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 				var o nbformat.Output
 				if err := json.Unmarshal(m.Output, &o); err == nil {
 					ex.Outputs = append(ex.Outputs, o)
-					if o.OutputType == "error" {
+					if o.OutputType == nbformat.OutputError {
 						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
 					}
 				}
@@ -350,7 +350,7 @@ func (k *Kernel) notCopied(ex *Execution) {
 	if len(why) == 0 {
 		return
 	}
-	o := nbformat.Output{OutputType: "error", EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
+	o := nbformat.Output{OutputType: nbformat.OutputError, EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
 		Traceback: append([]string{"OutputNotCopied: files written to /output were not copied to the output folder:"}, why...)}
 	ex.Outputs = append(ex.Outputs, o)
 	if ex.Error == nil {
