@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
@@ -174,7 +175,7 @@ func (r *runner) addSteps(phase string, a *agent.Answer) {
 		tags := []string{nbformat.StageTag(phase), nbformat.TagModel, nbformat.TurnTag(s.Turn)}
 		if s.Failed {
 			tags = append(tags, nbformat.TagFailedAttempt)
-			if s.Status != "error" {
+			if s.Status != string(kernel.StatusError) {
 				tags = append(tags, s.Status)
 			}
 		}
