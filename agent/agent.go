@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
@@ -574,7 +575,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 					"or VERDICT: REVISE (then what is wrong), followed by the ```python code that fixes it."
 			}
 		case c.reflect && v == "":
-			return outcome{stop: "no clear verdict after a request to restate: " + clip(strings.TrimSpace(text), 300)}, nil
+			return outcome{stop: "no clear verdict after a request to restate: " + clip.Bytes(strings.TrimSpace(text), 300)}, nil
 		case a.tools():
 			nudge = "Continue: call run_python to compute what you need, or final_answer with the named values and a summary."
 		default:

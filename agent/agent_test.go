@@ -64,7 +64,7 @@ func TestAgentAnswerWithChartOpenAI(t *testing.T) {
 	f := newFakeModel(t, "openai",
 		turn{Calls: []call{code(monthlyChart)}},
 		turn{Calls: []call{final(map[string]any{"peak_month": "2024-03", "peak_revenue": 1234.5}, "March 2024 had the most revenue.")}},
-		turn{Calls: []call{{"accept", `{"reason": "the chart is titled, labelled and shows the peak"}`}}},
+		turn{Calls: []call{{Name: "accept", Args: `{"reason": "the chart is titled, labelled and shows the peak"}`}}},
 	)
 	a := newAgent(t, f, k, true)
 	ans := ask(t, a, "question-1", "Plot revenue by month; which month peaks?")
@@ -150,7 +150,7 @@ func TestAgentRepairOllama(t *testing.T) {
 func TestAgentMalformedArguments(t *testing.T) {
 	k := agentKernel(t)
 	f := newFakeModel(t, "openai",
-		turn{Calls: []call{{"run_python", `{"code": "print(1)`}, {"final_answer", `{"answers": "nothing"}`}}},
+		turn{Calls: []call{{Name: "run_python", Args: `{"code": "print(1)`}, {Name: "final_answer", Args: `{"answers": "nothing"}`}}},
 		turn{Calls: []call{code("print(len(df))")}},
 		turn{Calls: []call{final(map[string]any{"rows": 500}, "500 rows.")}},
 	)
@@ -217,7 +217,7 @@ func TestAgentCodeBlocks(t *testing.T) {
 		turn{Text: "Let me count.\n```python\nregions = df['region'].nunique()\nprint('regions =', regions)\n```\n```python\nprint(regions - regions + 8)\n```"},
 		turn{Text: "@regions[4] There are four regions, counted with nunique()."},
 	)
-	f.caps = `["completion"]`
+	f.Caps = `["completion"]`
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "How many regions?")
 	if !ans.Answered || agent.FormatAnswers(ans.Values) != "@regions[4]" || !strings.Contains(ans.Summary, "four regions") {
@@ -267,7 +267,7 @@ func TestAgentReflectionRevises(t *testing.T) {
 		turn{Text: "The chart has no title or axis labels; redrawing.", Calls: []call{code(
 			"ax = df.groupby('region')['units'].sum().plot.bar()\nax.set(title='Units by region', xlabel='Region', ylabel='Units')")}},
 		turn{Calls: []call{final(map[string]any{"top_region": "West"}, "West, on the labelled chart.")}},
-		turn{Calls: []call{{"accept", `{"reason": "labelled and consistent"}`}}},
+		turn{Calls: []call{{Name: "accept", Args: `{"reason": "labelled and consistent"}`}}},
 	)
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "Which region sells most units?")

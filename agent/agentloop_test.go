@@ -36,9 +36,9 @@ func TestAgentReflectionRejectionTools(t *testing.T) {
 			turn{Calls: []call{code(monthlyChart)}},
 			turn{Calls: []call{final(map[string]any{"peak_month": "2024-03"}, "March peaks.")}},
 			turn{Text: rejection},
-			turn{Calls: []call{{"revise", argsOf(map[string]any{"reason": "the month labels overlap"})}, code(redraw)}},
+			turn{Calls: []call{{Name: "revise", Args: argsOf(map[string]any{"reason": "the month labels overlap"})}, code(redraw)}},
 			turn{Calls: []call{final(map[string]any{"peak_month": "2024-03"}, "March peaks; labels rotated.")}},
-			turn{Calls: []call{{"accept", argsOf(map[string]any{"reason": "readable now"})}}},
+			turn{Calls: []call{{Name: "accept", Args: argsOf(map[string]any{"reason": "readable now"})}}},
 		)
 		a := newAgent(t, f, k, false)
 		ans := ask(t, a, "question-1", "Plot revenue by month; which month peaks?")
@@ -82,7 +82,7 @@ func TestAgentReflectionVerdictCodeBlocks(t *testing.T) {
 			turn{Text: "@peak_month[2024-03] March peaks; labels rotated."},
 			turn{Text: "**VERDICT: ACCEPT**\nReadable now."},
 		)
-		f.caps = `["completion"]`
+		f.Caps = `["completion"]`
 		a := newAgent(t, f, k, false)
 		a.Info.Capabilities.Tools = false
 		ans := ask(t, a, "question-1", "Plot revenue by month; which month peaks?")
@@ -161,7 +161,7 @@ func TestAgentToolsRefused(t *testing.T) {
 			turn{Text: "```python\nprint(df['region'].nunique())\n```"},
 			turn{Text: "@regions[4] Four regions."},
 		)
-		f.refuseTools = true
+		f.RefuseTools = true
 		a := newAgent(t, f, k, false)
 		var notices []string
 		a.OnTurn = func(e agent.TurnEvent) {
@@ -174,8 +174,8 @@ func TestAgentToolsRefused(t *testing.T) {
 		if !ans.Answered || ans.Values[0].Value != "500" || !ans2.Answered || a.Mode() != agent.ModeCodeBlocks || a.ToolsRefused == "" {
 			t.Fatalf("answers %+v %+v mode %s", ans, ans2, a.Mode())
 		}
-		if f.refused != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") {
-			t.Errorf("refused %d times; notices %q", f.refused, notices)
+		if f.Refused() != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") {
+			t.Errorf("refused %d times; notices %q", f.Refused(), notices)
 		}
 		msgs := f.messages(t, 0)
 		if last := contentText(msgs[len(msgs)-1]["content"]); !strings.Contains(last, "Tool calling is not available") || !strings.Contains(last, "```python") {
@@ -219,7 +219,7 @@ func TestAgentAnswerBeforeCodeBlocks(t *testing.T) {
 		turn{Text: "```python\nprint(df['region'].nunique())\n```"},
 		turn{Text: "The data has @regions[4] regions."},
 	)
-	f.caps = `["completion"]`
+	f.Caps = `["completion"]`
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "How many regions?")
 	if !ans.Answered || ans.Unverified || len(ans.Steps) != 1 {
@@ -280,7 +280,7 @@ func TestAgentContextWindow(t *testing.T) {
 	}
 	turns = append(turns, turn{Calls: []call{final(map[string]any{"peak_month": "2024-03"}, "March.")}})
 	f := newFakeModel(t, "ollama", turns...)
-	f.caps = `["completion","tools","vision"]`
+	f.Caps = `["completion","tools","vision"]`
 	a := newAgent(t, f, k, true)
 	a.MaxTurns = 20
 	a.System = "You are a test analyst. " + strings.Repeat("Rules. ", 100)

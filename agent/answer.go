@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/analyst-cli/analyst/internal/clip"
 )
 
 // NamedValue is one named part of an answer, written @name[value] as DABench
@@ -100,7 +102,7 @@ func parseFinalAnswer(args string) ([]NamedValue, string, error) {
 				return vs, summaryOf(raw.Summary), nil
 			}
 		}
-		return nil, "", fmt.Errorf(`final_answer: "answers" must be an object of name to value, like {"peak_month": "2024-03", "total": 1234.5}; got %s`, clip(string(raw.Answers), 120))
+		return nil, "", fmt.Errorf(`final_answer: "answers" must be an object of name to value, like {"peak_month": "2024-03", "total": 1234.5}; got %s`, clip.Bytes(string(raw.Answers), 120))
 	}
 	if len(obj) == 0 {
 		return nil, "", errors.New(`final_answer: "answers" is empty; give at least one named value`)
@@ -158,17 +160,3 @@ func shortErr(err error) string {
 	}
 	return err.Error()
 }
-
-// clip shortens s to at most n bytes (on a rune boundary), marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… [%d more characters]", len(s)-cut)
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

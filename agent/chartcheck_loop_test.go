@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/analyst-cli/analyst/nbformat"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +13,8 @@ import (
 )
 
 // chartOutput is a cell output holding a chart description (no PNG).
-func chartOutput(desc string) kernel.Output {
-	return kernel.Output{OutputType: "display_data", Data: map[string]json.RawMessage{kernel.MimeChart: json.RawMessage(desc)}}
+func chartOutput(desc string) nbformat.Output {
+	return nbformat.Output{OutputType: "display_data", Data: map[string]json.RawMessage{nbformat.MimeChart: json.RawMessage(desc)}}
 }
 
 // scriptedAgent is an agent of the fake model f running its code in k,
@@ -37,7 +38,7 @@ func TestChartChecksGoBackBounded(t *testing.T) {
 	both(t, func(t *testing.T, provider string) {
 		untitled := `{"kind":"bar","title":"","x_label":"region","y_label":"revenue","axes":[{"kind":"bar","title":"","x_label":"region","y_label":"revenue",` +
 			`"x_tick_labels":["East","West"],"series":[{"label":"","categories":["East","West"],"values":[1,2],"orientation":"vertical"}]}],"truncated":false}`
-		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{chartOutput(untitled)}}}}
+		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []nbformat.Output{chartOutput(untitled)}}}}
 		f := newFakeModel(t, provider,
 			turn{Calls: []call{code("draw()")}}, turn{Calls: []call{code("draw()")}}, turn{Calls: []call{code("draw()")}},
 			turn{Calls: []call{final(map[string]any{"top": "West"}, "West sells most.")}},

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/analyst-cli/analyst/llm"
 )
@@ -164,7 +165,7 @@ func (a *Agent) condense(msgs []llm.Message, limit int) ([]llm.Message, int) {
 
 // cutAt is the largest rune boundary at or below n.
 func cutAt(s string, n int) int {
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return n

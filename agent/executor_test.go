@@ -31,8 +31,8 @@ func (s *scriptedKernel) Execute(_ context.Context, code string, _ kernel.ExecOp
 	return &ex, nil
 }
 
-func stdout(text string) kernel.Output {
-	return kernel.Output{OutputType: "stream", Name: "stdout", Text: text}
+func stdout(text string) nbformat.Output {
+	return nbformat.Output{OutputType: "stream", Name: "stdout", Text: text}
 }
 
 // A KeyError on a misspelt column goes back to the model with the closest
@@ -43,7 +43,7 @@ func TestAgentLoopWithScriptedKernel(t *testing.T) {
 		k := &scriptedKernel{execs: []*kernel.Execution{
 			{Status: kernel.StatusError, Error: &kernel.ExecError{Name: "KeyError", Value: "'Revenue'",
 				Traceback: []string{"KeyError: 'Revenue'"}}},
-			{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("total revenue: 1234.5\n")}},
+			{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("total revenue: 1234.5\n")}},
 		}}
 		f := newFakeModel(t, provider,
 			turn{Calls: []call{code("print(df['Revenue'].sum())")}},
@@ -90,7 +90,7 @@ func traceHook(a *agent.Answer, values []agent.NamedValue, narrative string) []s
 	var src []numtrace.Source
 	for _, s := range a.Steps {
 		if !s.Failed {
-			src = append(src, numtrace.Source{ID: "c", Texts: numtrace.OutputTexts(nbformat.FromKernel(s.Exec.Outputs))})
+			src = append(src, numtrace.Source{ID: "c", Texts: numtrace.OutputTexts(nbformat.CopyOutputs(s.Exec.Outputs))})
 		}
 	}
 	nums := numtrace.Extract(agent.FormatAnswers(values)+"\n"+narrative, a.Question)
@@ -102,7 +102,7 @@ func traceHook(a *agent.Answer, values []agent.NamedValue, narrative string) []s
 // the turn bound ends before the model answers again. No kernel.
 func TestAgentToldOnceOfUntracedNumbers(t *testing.T) {
 	both(t, func(t *testing.T, provider string) {
-		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("rows: 10\n")}}}}
+		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("rows: 10\n")}}}}
 		untraced := final(map[string]any{"rows": 10}, "10 rows, and 99 of something.")
 		f := newFakeModel(t, provider, turn{Calls: []call{code("print('rows:', len(df))")}}, turn{Calls: []call{untraced}})
 		c := f.client(t, false)
@@ -137,7 +137,7 @@ func TestAgentToldOnceOfUntracedNumbers(t *testing.T) {
 		}
 
 		// The bound ends after the model is told: its answer stands.
-		k2 := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("rows: 10\n")}}}}
+		k2 := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("rows: 10\n")}}}}
 		f2 := newFakeModel(t, provider, turn{Calls: []call{code("print('rows:', len(df))")}}, turn{Calls: []call{untraced}},
 			turn{Calls: []call{code("x = 1")}})
 		c2 := f2.client(t, false)

@@ -7,8 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Bounds of what goes back to the model after a cell.
@@ -50,25 +53,25 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		b.WriteString("stderr:\n" + headTail(s, feedbackStream/4) + "\n")
 	}
 	for _, o := range ex.Outputs {
-		if o.OutputType != "execute_result" && o.OutputType != "display_data" {
+		if o.OutputType != nbformat.OutputExecuteResult && o.OutputType != nbformat.OutputDisplayData {
 			continue
 		}
-		if _, chart := o.Data[kernel.MimeChart]; chart {
+		if _, chart := o.Data[nbformat.MimeChart]; chart {
 			continue
 		}
-		if _, png := o.Data[kernel.MimePNG]; png {
+		if _, png := o.Data[nbformat.MimePNG]; png {
 			continue
 		}
-		if s, ok := o.DataString("text/plain"); ok && s != "" {
+		if s, ok := o.DataString(nbformat.MimePlain); ok && s != "" {
 			label := "result"
-			if o.OutputType == "display_data" {
+			if o.OutputType == nbformat.OutputDisplayData {
 				label = "displayed"
 			}
 			b.WriteString(label + ":\n" + headTail(s, feedbackResult) + "\n")
 		}
 	}
 	if ex.Error != nil && ex.Status != kernel.StatusTimeout {
-		b.WriteString("error: " + ex.Error.Name + ": " + clip(ex.Error.Value, 500) + "\n")
+		b.WriteString("error: " + ex.Error.Name + ": " + clip.Bytes(ex.Error.Value, 500) + "\n")
 		if tb := trimTraceback(ex.Error.Traceback); tb != "" {
 			b.WriteString("traceback (end):\n" + tb + "\n")
 		}
@@ -79,13 +82,13 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 	for i, c := range ex.Charts() {
 		fmt.Fprintf(&b, "chart %d: %s\n", i+1, chartLabel(c))
 		if !vision {
-			b.WriteString("description: " + clip(compactJSON(c.Description), feedbackDesc) + "\n")
+			b.WriteString("description: " + clip.Bytes(compactJSON(c.Description), feedbackDesc) + "\n")
 		}
 	}
 	if n := len(ex.Charts()); n > 0 && vision {
 		fmt.Fprintf(&b, "(the %d chart image(s) follow in the next user message)\n", n)
 	}
-	return clip(strings.TrimRight(b.String(), "\n"), feedbackMax)
+	return clip.Bytes(strings.TrimRight(b.String(), "\n"), feedbackMax)
 }
 
 // chartLabel names a chart by its kind, title and axes.
@@ -134,7 +137,7 @@ func trimTraceback(tb []string) string {
 		lines = append([]string{fmt.Sprintf("… %d lines above left out", len(lines)-feedbackTrace)}, lines[len(lines)-feedbackTrace:]...)
 	}
 	for i, l := range lines {
-		lines[i] = clip(l, 300)
+		lines[i] = clip.Bytes(l, 300)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -146,11 +149,11 @@ func headTail(s string, n int) string {
 		return s
 	}
 	head, tail := n*2/3, n/3
-	for head > 0 && !utf8RuneStart(s[head]) {
+	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}
 	start := len(s) - tail
-	for start < len(s) && !utf8RuneStart(s[start]) {
+	for start < len(s) && !utf8.RuneStart(s[start]) {
 		start++
 	}
 	return s[:head] + fmt.Sprintf("\n… [%d characters left out] …\n", start-head) + s[start:]

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/analyst-cli/analyst/internal/clip"
 	"regexp"
 	"slices"
 	"strconv"
@@ -101,7 +102,7 @@ func GoalSystemPrompt(req GoalRequest) string {
 			fmt.Fprintf(&b, "- %s of %s\n", c.Kind, quoteAll(c.Columns))
 		}
 	}
-	return clip(b.String(), promptMaxChars)
+	return clip.Bytes(b.String(), promptMaxChars)
 }
 
 // distributionLines are the numeric columns' spread, skew and strongest

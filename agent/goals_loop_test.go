@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"github.com/analyst-cli/analyst/nbformat"
 	"strings"
 	"testing"
 
@@ -15,13 +16,13 @@ import (
 // Both wire formats, no kernel.
 func TestProposeGoalsToolsRefused(t *testing.T) {
 	both(t, func(t *testing.T, provider string) {
-		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []kernel.Output{stdout("West 12\n")}}}}
+		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("West 12\n")}}}}
 		f := newFakeModel(t, provider,
 			turn{Text: "Goals:\n```json\n{\"goals\": [{\"question\": \"Which region sells most?\", \"chart\": \"bar\", \"columns\": [\"region\", \"revenue\"]}]}\n```"},
 			turn{Text: "```python\nprint(df.groupby('region')['revenue'].sum())\n```"},
 			turn{Text: "@top[West] West sells most: 12."},
 		)
-		f.refuseTools = true
+		f.RefuseTools = true
 		a, ctx := scriptedAgent(t, f, k, "You are a test analyst. Call run_python.")
 		p := &eda.Profile{ColumnInfo: []eda.Column{{Name: "region", Kind: eda.KindCategorical}, {Name: "revenue", Kind: eda.KindNumeric}}}
 		set, err := a.ProposeGoals(ctx, "goals", agent.GoalRequest{DataName: "sales.csv", Profile: p, N: 1})
@@ -32,8 +33,8 @@ func TestProposeGoalsToolsRefused(t *testing.T) {
 		if err != nil || !ans.Answered || agent.FormatAnswers(ans.Values) != "@top[West]" {
 			t.Fatalf("answer %+v, err %v", ans, err)
 		}
-		if f.refused != 1 || len(f.requests()) != 3 {
-			t.Errorf("%d refusals, %d requests", f.refused, len(f.requests()))
+		if f.Refused() != 1 || len(f.requests()) != 3 {
+			t.Errorf("%d refusals, %d requests", f.Refused(), len(f.requests()))
 		}
 		msgs := f.messages(t, 1)
 		if len(msgs) < 3 || !strings.Contains(contentText(msgs[1]["content"]), "Tool calling is not available") ||

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/internal/units"
 )
 
@@ -79,7 +80,7 @@ func SystemPrompt(in PromptInput) string {
 	b.WriteString("\n" + profileSummary(in.Profile))
 	s := b.String()
 	if len(s) > promptMaxChars {
-		s = clip(s, promptMaxChars)
+		s = clip.Bytes(s, promptMaxChars)
 	}
 	return s
 }
@@ -150,7 +151,7 @@ func profileSummary(p *eda.Profile) string {
 			fmt.Fprintf(&b, "(%d more load notes)\n", len(p.Load.Notes)-5)
 			break
 		}
-		b.WriteString("Load note: " + clip(n, 200) + "\n")
+		b.WriteString("Load note: " + clip.Bytes(n, 200) + "\n")
 	}
 	b.WriteString("\nColumns (sample values are quoted data):\n")
 	for i, c := range p.ColumnInfo {
@@ -263,7 +264,7 @@ func alertLines(alerts []eda.Alert) string {
 				if lines == promptMaxAlerts {
 					break
 				}
-				b.WriteString("- " + a.Type + ": " + clip(a.Message, 200) + "\n")
+				b.WriteString("- " + a.Type + ": " + clip.Bytes(a.Message, 200) + "\n")
 				lines++
 			}
 			continue
@@ -286,7 +287,7 @@ func alertLines(alerts []eda.Alert) string {
 			more = fmt.Sprintf(" and %d more", len(cols)-promptAlertColumns)
 			cols = cols[:promptAlertColumns]
 		}
-		fmt.Fprintf(&b, "- %s, %d alerts (e.g. %s): %s%s\n", t, len(as), clip(as[0].Message, 160), strings.Join(cols, ", "), more)
+		fmt.Fprintf(&b, "- %s, %d alerts (e.g. %s): %s%s\n", t, len(as), clip.Bytes(as[0].Message, 160), strings.Join(cols, ", "), more)
 		lines++
 	}
 	if n := len(alerts); lines == promptMaxAlerts && n > lines {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 )
@@ -41,7 +42,7 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 			if a.vision() && len(c.PNG) > 0 {
 				imgs = append(imgs, c.PNG)
 			} else {
-				b.WriteString("   description: " + clip(compactJSON(c.Description), feedbackDesc) + "\n")
+				b.WriteString("   description: " + clip.Bytes(compactJSON(c.Description), feedbackDesc) + "\n")
 			}
 		}
 		b.WriteString("For each chart: does it have a title and labelled axes, can it be read (no overlapping labels, sensible scale), " +

@@ -7,7 +7,6 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // ValueMethod says how a replay on new data finds the new value of a named
@@ -53,7 +52,7 @@ func (r *Rerun) Relocate(q int, vs []agent.NamedValue, nb *nbformat.Notebook) []
 		}
 	} else {
 		oldCells, newCells := modelCells(r.oldNB), modelCells(nb)
-		phases := map[string]bool{report.StageTag(fmt.Sprintf("question-%d", q)): true, report.StageTag(fmt.Sprintf("reflection-%d", q)): true}
+		phases := map[string]bool{nbformat.StageTag(fmt.Sprintf("question-%d", q)): true, nbformat.StageTag(fmt.Sprintf("reflection-%d", q)): true}
 		for _, v := range vs {
 			out = append(out, relocate(v, oldCells, newCells, phases))
 		}
@@ -70,13 +69,10 @@ type modelCell struct {
 	cell  *nbformat.Cell
 }
 
-// tagModel marks the cells the model wrote (pipeline.TagModel).
-const tagModel = "model"
-
 func modelCells(nb *nbformat.Notebook) []modelCell {
 	var out []modelCell
 	for i, c := range nb.Cells {
-		if c.CellType == nbformat.Code && c.HasTag(tagModel) {
+		if c.CellType == nbformat.Code && c.HasTag(nbformat.TagModel) {
 			out = append(out, modelCell{i, c})
 		}
 	}
@@ -158,13 +154,11 @@ func failed(c *nbformat.Cell) bool {
 // cells from 1, as analyst verify does.
 func cellName(mc modelCell) string {
 	var parts []string
-	for _, t := range mc.cell.Metadata.Tags {
-		if s, ok := strings.CutPrefix(t, "stage:"); ok {
-			parts = append(parts, s)
-		}
-		if s, ok := strings.CutPrefix(t, "turn-"); ok {
-			parts = append(parts, "turn "+s)
-		}
+	if s, ok := mc.cell.Stage(); ok {
+		parts = append(parts, s)
+	}
+	if n, ok := mc.cell.Turn(); ok {
+		parts = append(parts, fmt.Sprintf("turn %d", n))
 	}
 	return fmt.Sprintf("cell %d (%s)", mc.index+1, strings.Join(parts, ", "))
 }
@@ -178,7 +172,7 @@ func outputTexts(c *nbformat.Cell) []string {
 		case "stream":
 			out = append(out, o.Text)
 		case "execute_result", "display_data":
-			s, _ := o.DataString("text/plain")
+			s, _ := o.DataString(nbformat.MimePlain)
 			out = append(out, s)
 		}
 	}

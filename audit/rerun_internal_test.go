@@ -7,7 +7,6 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // modelNotebook is a notebook with one model cell of question-1 per output
@@ -20,13 +19,13 @@ func modelNotebook(texts ...string) *nbformat.Notebook {
 		if text == "" {
 			outs = []nbformat.Output{nbformat.Error("KeyError", "'revenue'", nil)}
 		}
-		nb.AddCode("x", outs, i+1, report.StageTag("question-1"), tagModel, "turn-1")
+		nb.AddCode("x", outs, i+1, nbformat.StageTag("question-1"), nbformat.TagModel, nbformat.TurnTag(1))
 	}
 	return nb
 }
 
 func TestRelocate(t *testing.T) {
-	phases := map[string]bool{report.StageTag("question-1"): true}
+	phases := map[string]bool{nbformat.StageTag("question-1"): true}
 	tests := []struct {
 		name     string
 		old, new []string

@@ -118,7 +118,7 @@ func FindImage(cacheDir, recorded string, current image.Recipe, warn bool) (img 
 	cur, curErr := image.Lookup(cacheDir, current)
 	if warn && curErr == nil {
 		return cur, fmt.Sprintf("the recorded image %s is not in %s; re-ran in %s instead (--image-mismatch=warn): outputs may differ with its package versions",
-			recorded, cacheDir, cur.Manifest.RecipeHash[:16]), nil
+			recorded, cacheDir, cur.Manifest.ID()), nil
 	}
 	msg := fmt.Sprintf("the run's kernel image %s is not in %s. Rebuild it with the analyst version that made the run (`analyst kernel build`), "+
 		"or re-run in this analyst's image with --image-mismatch=warn", recorded, filepath.Join(cacheDir, "kernel"))
@@ -298,7 +298,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 		}
 		cc := byIndex[i+1]
 		switch {
-		case c.HasTag("not-run"):
+		case c.HasTag(nbformat.TagNotRun):
 			cc.Status = CellSkipped
 		case dead != "":
 			cc.Status, cc.Diffs = CellNotRun, []string{dead}
@@ -340,7 +340,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 // so they are in the form the recorded outputs were read in.
 func readBack(ex *kernel.Execution) ([]nbformat.Output, error) {
 	nb := nbformat.New()
-	nb.AddCode(ex.Code, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount)
+	ex.AddToNotebook(nb)
 	b, err := nbformat.Marshal(nb)
 	if err != nil {
 		return nil, fmt.Errorf("writing a re-run's outputs: %w", err)

@@ -98,9 +98,9 @@ func doctor(ctx context.Context, f *Factory) []check {
 	}
 
 	if imgErr != nil {
-		add("FAIL", "kernel image not built ("+image.DefaultRecipe().Hash()[:16]+")", "analyst kernel build")
+		add("FAIL", "kernel image not built ("+image.DefaultRecipe().ID()+")", "analyst kernel build")
 	} else {
-		add("ok", fmt.Sprintf("kernel image %s, %s, Python %s, pandas %s", img.Manifest.RecipeHash[:16],
+		add("ok", fmt.Sprintf("kernel image %s, %s, Python %s, pandas %s", img.Manifest.ID(),
 			units.Bytes(img.Manifest.SizeBytes), img.Manifest.Python, img.Manifest.Packages["pandas"]), "")
 	}
 

@@ -34,7 +34,9 @@ type EvalOptions struct {
 	MinScore    float64
 }
 
-func newCmdEval(f *Factory) *cobra.Command {
+// newCmdEval: runF, when not nil, replaces runEval (tests see the parsed
+// options without a kernel image).
+func newCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{}
 	c := &cobra.Command{
 		Use:   "eval SUITE",
@@ -84,7 +86,12 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 			opts.Suite = args[0]
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runEval(c.Context(), f, opts) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runEval(c.Context(), f, opts)
+		},
 	}
 	fl := c.Flags()
 	fl.StringArrayVar(&opts.Models, "model", nil, "model to evaluate, provider:name; repeat for several side by side (default: key model)")
@@ -99,8 +106,8 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")
-	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
-	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
+	fl.Int("max-turns", 0, fmt.Sprintf("model turns per question (key max-turns; default %d)", agent.DefaultMaxTurns))
+	fl.Int("reflect-rounds", 0, fmt.Sprintf("rounds in which the model checks its charts, 0 for none (key reflect-rounds; default %d)", agent.DefaultReflectRounds))
 	for flag, key := range map[string]string{"base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
@@ -159,7 +166,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
 		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
-		ImageID: setup.Image.Manifest.RecipeHash[:16], Seed: agent.DefaultSeed, KaTeXDir: report.KaTeXDirIn(setup.Image.RootFS),
+		ImageID: setup.Image.Manifest.ID(), Seed: agent.DefaultSeed, KaTeXDir: report.KaTeXDirIn(setup.Image.RootFS),
 	}
 	if n := len(evals.SelectCases(suite.Cases, opts.Filter, shard, opts.Limit)); n == 0 {
 		return usageErrorf("no case of %s is selected (check --filter, --shard and --limit)", opts.Suite)
@@ -228,7 +235,7 @@ run before any model.`,
 			defer os.RemoveAll(out)
 			solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
 			sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: jobs,
-				ImageID: setup.Image.Manifest.RecipeHash[:16]})
+				ImageID: setup.Image.Manifest.ID()})
 			if err != nil {
 				return err
 			}

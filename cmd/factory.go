@@ -141,8 +141,8 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyOutputSize, units.Bytes(d.OutputBytes))
 	v.SetDefault(keyRequireLims, false)
 	v.SetDefault(keyCellTimeout, d.CellTimeout.String())
-	v.SetDefault(keyMaxTurns, 10)
-	v.SetDefault(keyReflectRounds, 1)
+	v.SetDefault(keyMaxTurns, agent.DefaultMaxTurns)
+	v.SetDefault(keyReflectRounds, agent.DefaultReflectRounds)
 	v.SetDefault(keyRunTimeout, "0s")
 	v.SetDefault(keyExplore, true)
 	v.SetDefault(keyGoals, agent.DefaultGoals)
@@ -266,8 +266,8 @@ func (f *Factory) readConfig() (*Config, error) {
 // a model.
 func addModelFlags(c *cobra.Command) {
 	fl := c.Flags()
-	fl.Duration("model-first-token-timeout", 0, "longest wait for a model reply to start, loading included; 0 for none (key model-first-token-timeout; default 10m)")
-	fl.Duration("model-idle-timeout", 0, "longest pause inside a streamed model reply; 0 for none (key model-idle-timeout; default 2m)")
+	fl.Duration("model-first-token-timeout", 0, "longest wait for a model reply to start, loading included; 0 for none (key model-first-token-timeout; default "+shortDuration(llm.DefaultFirstTokenTimeout)+")")
+	fl.Duration("model-idle-timeout", 0, "longest pause inside a streamed model reply; 0 for none (key model-idle-timeout; default "+shortDuration(llm.DefaultIdleTimeout)+")")
 	fl.String("vision", "", "whether the model reads images: auto, true or false; auto asks Ollama, and on OpenAI-compatible servers is true only for OpenAI's vision models (key vision)")
 	fl.Int("context-length", 0, "the model's context window in tokens, overriding what the server reports (key context-length; default: as the server says)")
 	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength} {
@@ -293,4 +293,16 @@ func naValues(v *viper.Viper) []string {
 		}
 	}
 	return out
+}
+
+// shortDuration is d as a person writes it: 10m, not 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -2,13 +2,12 @@ package cmd
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/analyst-cli/analyst/internal/iostreams"
+	"github.com/spf13/cobra"
+
 	"github.com/analyst-cli/analyst/llm"
 )
 
@@ -79,32 +78,16 @@ func TestModelOptionsBadValues(t *testing.T) {
 // returns the configuration it resolved.
 func runConfig(t *testing.T, file string, env map[string]string, flags []string) (*Config, error) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", home)
-	for _, k := range []string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT", "ANALYST_MODEL_IDLE_TIMEOUT", "ANALYST_VISION", "ANALYST_CONTEXT_LENGTH", "ANALYST_BASE_URL"} {
-		t.Setenv(k, env[k])
-	}
-	if file != "" {
-		if err := os.MkdirAll(filepath.Join(home, "analyst"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(home, "analyst", "config.yaml"), []byte(file), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	io, _, _, _ := iostreams.Test()
-	f := NewFactory(io)
-	root := NewCmdRoot(f)
-	run, _, _ := root.Find([]string{"run"})
-	root.RemoveCommand(run)
+	cmdEnv(t, file, env)
 	var cfg *Config
-	root.AddCommand(newCmdRun(f, func(context.Context, *RunOptions) error {
-		var err error
-		cfg, err = f.Config()
-		return err
-	}))
-	root.SetArgs(append(append([]string{"run"}, flags...), "data.csv"))
-	err := root.ExecuteContext(context.Background())
+	swap := func(f *Factory) *cobra.Command {
+		return newCmdRun(f, func(context.Context, *RunOptions) error {
+			var err error
+			cfg, err = f.Config()
+			return err
+		})
+	}
+	err := execute(t, testFactory(), swap, append(append([]string{"run"}, flags...), "data.csv")...)
 	return cfg, err
 }
 

@@ -2,16 +2,17 @@ package cmd_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/analyst-cli/analyst/llm/llmtest"
 )
 
 // fakeOllama is a model server for the CLI scripts: it speaks Ollama's
-// /api/show, /api/tags and NDJSON /api/chat, and plays an analyst that runs
+// /api/show, /api/tags and NDJSON /api/chat (llmtest's writers), and plays an analyst that runs
 // one cell, then answers, then accepts its chart when asked to reflect. A
 // model whose name starts with "slow" never answers /api/show. Markers in
 // the question change the play: "[loop]" runs cells and never answers;
@@ -46,10 +47,10 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 			<-r.Context().Done()
 			return
 		}
-		io.WriteString(w, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":["completion","tools"]}`)
+		llmtest.OllamaShow(w, `["completion","tools"]`)
 		return
 	case "/api/tags":
-		io.WriteString(w, `{"models":[{"name":"qwen2.5-coder:7b","model":"qwen2.5-coder:7b","size":1,"digest":"sha256:c0ffee"}]}`)
+		llmtest.OllamaTags(w, "qwen2.5-coder:7b", "sha256:c0ffee")
 		return
 	case "/api/chat":
 	default:
@@ -81,8 +82,7 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.Tools) > 0 && strings.Contains(question, "[notools]") {
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"error":"registry.ollama.ai/library/qwen2.5-coder:7b does not support tools"}`)
+		llmtest.RefuseTools(w, "ollama")
 		return
 	}
 	msg := map[string]any{"role": "assistant", "content": ""}
@@ -117,8 +117,5 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
 			"arguments": map[string]any{"answers": map[string]any{"top_region": "East"}, "summary": "East has the most revenue (@top_region[East], 40)."}}}}
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	line, _ := json.Marshal(map[string]any{"model": "qwen2.5-coder:7b", "created_at": "2026-01-01T00:00:00Z", "message": msg, "done": false})
-	fmt.Fprintf(w, "%s\n", line)
-	fmt.Fprintln(w, `{"model":"qwen2.5-coder:7b","created_at":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":100,"eval_count":20}`)
+	llmtest.OllamaChat(w, "qwen2.5-coder:7b", msg, "")
 }

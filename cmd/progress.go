@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // progress shows a run as it goes: JSON events on stdout with --json; on a
@@ -109,35 +110,35 @@ func (p *progress) Event(e pipeline.Event) {
 		return
 	}
 	switch e.Type {
-	case "stage-start":
+	case pipeline.EventStageStart:
 		p.stage, p.turn, p.detail = e.Stage, 0, ""
 		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
 		}
-	case "model-turn":
+	case pipeline.EventModelTurn:
 		p.turn, p.tokens, p.retries = e.Turn, e.Tokens, e.Retries
 		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s turn %d, %d tokens so far%s, %s\n", e.Stage, e.Turn, e.Tokens, retryText(e.Retries, ", "), p.elapsed())
 		}
-	case "progress":
+	case pipeline.EventProgress:
 		p.detail = printable(e.Message)
 		if p.live == nil && time.Since(p.plainAt) >= plainProgressEvery {
 			p.plainAt = time.Now()
 			fmt.Fprintf(p.w, "%-14s %s, %s\n", e.Stage, p.detail, p.elapsed())
 		}
-	case "cell":
+	case pipeline.EventCell:
 		p.detail = ""
-	case "notice":
+	case pipeline.EventNotice:
 		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, e.Message))
-	case "stage-end":
+	case pipeline.EventStageEnd:
 		var note string
 		if e.Message != "" {
 			note = " (" + printable(e.Message) + ")"
 		}
 		p.line(fmt.Sprintf("%-14s %s in %s%s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond), note))
 		p.stage = ""
-	case "run-end":
-		if e.Status != "ok" {
+	case pipeline.EventRunEnd:
+		if e.Status != string(report.StatusOK) {
 			p.line(fmt.Sprintf("run failed after %s: %s", e.Duration.Round(10*time.Millisecond), e.Message))
 		} else {
 			p.line(fmt.Sprintf("run finished in %s", e.Duration.Round(10*time.Millisecond)))

@@ -25,7 +25,9 @@ type ReplayOptions struct {
 	Model string
 }
 
-func newCmdReplay(f *Factory) *cobra.Command {
+// newCmdReplay: runF, when not nil, replaces runReplay (tests see the parsed
+// options without a kernel image).
+func newCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{}
 	c := &cobra.Command{
 		Use:   "replay RUN",
@@ -66,6 +68,9 @@ replayed and which are the model's.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runReplay(c.Context(), f, opts)
 		},
 	}
@@ -102,7 +107,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	popts := pipeline.Options{
 		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),
 		Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout,
-		AnalystVersion: Version, ImageID: img.Manifest.RecipeHash[:16], Versions: setup.versions(),
+		AnalystVersion: Version, ImageID: img.Manifest.ID(), Versions: setup.versions(),
 		Runtime: setup.Options.Runtime, KaTeXDir: report.KaTeXDirIn(img.RootFS),
 		Progress: progress.Event, RunTimeout: cfg.RunTimeout,
 	}
@@ -112,11 +117,8 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	if m := rec.Model; m != nil && rec.Replies != nil {
 		popts.Model = audit.NewRecorder(audit.NewReplayer(rec.Replies))
 		popts.ModelSpec, popts.MaxTurns, popts.MaxRepairs, popts.Seed = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed
-		popts.ReflectRounds = m.ReflectRounds
+		popts.ReflectRounds = &m.ReflectRounds
 		popts.NoExplore, popts.Goals = !m.Explore, m.Goals // explored as the run did
-		if m.ReflectRounds == 0 {
-			popts.ReflectRounds = -1 // none
-		}
 	}
 	if opts.Data != "" {
 		if err := replayOnData(&popts, run, opts, cfg); err != nil {

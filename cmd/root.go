@@ -95,9 +95,9 @@ ANALYST_KERNEL_CELL_TIMEOUT in the environment.`,
 	root.AddCommand(newCmdDoctor(f))
 	root.AddCommand(newCmdRun(f, nil))
 	root.AddCommand(newCmdKernel(f))
-	root.AddCommand(newCmdEval(f))
-	root.AddCommand(newCmdVerify(f))
-	root.AddCommand(newCmdReplay(f))
+	root.AddCommand(newCmdEval(f, nil))
+	root.AddCommand(newCmdVerify(f, nil))
+	root.AddCommand(newCmdReplay(f, nil))
 	return root
 }
 

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"net/http"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
@@ -33,6 +33,8 @@ type RunOptions struct {
 	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
 }
 
+// newCmdRun: runF, when not nil, replaces runRun (tests see the parsed
+// options and the configuration without a kernel image).
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	c := &cobra.Command{
@@ -138,8 +140,8 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	fl := c.Flags()
 	fl.String("model", "", "model that explores the data and answers the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url; default $OPENAI_BASE_URL or api.openai.com)")
-	fl.Int("max-turns", 0, "model turns per question (key max-turns; default 10)")
-	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
+	fl.Int("max-turns", 0, fmt.Sprintf("model turns per question (key max-turns; default %d)", agent.DefaultMaxTurns))
+	fl.Int("reflect-rounds", 0, fmt.Sprintf("rounds in which the model checks its charts, 0 for none (key reflect-rounds; default %d)", agent.DefaultReflectRounds))
 	fl.Bool("explore", true, "with a model, explore the data before any question: goals, a chart and a finding each (key explore)")
 	fl.Int("goals", agent.DefaultGoals, "analysis goals the model is asked for when it explores (key goals)")
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
@@ -188,10 +190,6 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	versions := setup.versions()
 	progress := newProgress(f, opts.JSON)
-	reflect := cfg.ReflectRounds
-	if reflect == 0 {
-		reflect = -1 // none
-	}
 	popts := pipeline.Options{
 		Data:           opts.Data,
 		Input:          in,
@@ -203,7 +201,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Kernel:         setup.Options,
 		CellTimeout:    cfg.Limits.CellTimeout,
 		AnalystVersion: Version,
-		ImageID:        setup.Image.Manifest.RecipeHash[:16],
+		ImageID:        setup.Image.Manifest.ID(),
 		Versions:       versions,
 		Runtime:        setup.Options.Runtime,
 		KaTeXDir:       report.KaTeXDirIn(setup.Image.RootFS),
@@ -212,7 +210,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Model:          model,
 		ModelSpec:      cfg.Model,
 		MaxTurns:       cfg.MaxTurns,
-		ReflectRounds:  reflect,
+		ReflectRounds:  &cfg.ReflectRounds,
 		NoExplore:      !cfg.Explore,
 		Goals:          cfg.Goals,
 		RunTimeout:     cfg.RunTimeout,

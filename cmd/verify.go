@@ -22,7 +22,9 @@ type VerifyOptions struct {
 	JSON           bool
 }
 
-func newCmdVerify(f *Factory) *cobra.Command {
+// newCmdVerify: runF, when not nil, replaces runVerify (tests see the parsed
+// options without a kernel image).
+func newCmdVerify(f *Factory, runF func(context.Context, *VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{}
 	c := &cobra.Command{
 		Use:   "verify RUN",
@@ -68,6 +70,9 @@ signature covers the whole run.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
 			return runVerify(c.Context(), f, opts)
 		},
 	}

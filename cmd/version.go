@@ -61,10 +61,10 @@ func newCmdVersion(f *Factory) *cobra.Command {
 			recipe := image.DefaultRecipe()
 			img, err := image.Lookup(cfg.CacheDir, recipe)
 			if err != nil {
-				fmt.Fprintf(out, "image:   %s (not built; run: analyst kernel build)\n", recipe.Hash()[:16])
+				fmt.Fprintf(out, "image:   %s (not built; run: analyst kernel build)\n", recipe.ID())
 				return nil
 			}
-			fmt.Fprintf(out, "image:   %s (%s)\n", img.Manifest.RecipeHash[:16], img.Dir)
+			fmt.Fprintf(out, "image:   %s (%s)\n", img.Manifest.ID(), img.Dir)
 			return nil
 		},
 	}

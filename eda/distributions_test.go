@@ -2,7 +2,6 @@ package eda
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -101,8 +100,6 @@ func TestFrequency(t *testing.T) {
 		}
 	}
 }
-
-var placeholder = regexp.MustCompile(`\{\{[A-Z_]+\}\}`)
 
 func TestTemplatesFilled(t *testing.T) {
 	stages := []Stage{Setup(), Load("/data/x.csv"), ProfileStage(), Distributions(wideProfile(40), Options{})}

@@ -2,6 +2,7 @@ package eda
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -120,7 +121,29 @@ func mdList(names []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// fill replaces each {{KEY}} of a template (pairs: "{{KEY}}", value).
+// placeholder is a template's {{KEY}}.
+var placeholder = regexp.MustCompile(`\{\{[A-Z][A-Z0-9_]*\}\}`)
+
+// fill renders a template of generated Python: each {{KEY}} is replaced by
+// its value (pairs: "{{KEY}}", value). A key the template does not have, or
+// a {{KEY}} of the template left without a value, is a mistake in analyst,
+// not in the data: fill panics, and the stages' tests render every
+// template. Values are not scanned (a column may be named "{{X}}").
 func fill(tmpl string, kv ...string) string {
+	if len(kv)%2 != 0 {
+		panic(fmt.Sprintf("eda: fill: %d arguments, want key-value pairs", len(kv)))
+	}
+	given := map[string]bool{}
+	for i := 0; i < len(kv); i += 2 {
+		if !placeholder.MatchString(kv[i]) || !strings.Contains(tmpl, kv[i]) {
+			panic(fmt.Sprintf("eda: fill: the template has no %s", kv[i]))
+		}
+		given[kv[i]] = true
+	}
+	for _, key := range placeholder.FindAllString(tmpl, -1) {
+		if !given[key] {
+			panic(fmt.Sprintf("eda: fill: %s of the template has no value", key))
+		}
+	}
 	return strings.NewReplacer(kv...).Replace(tmpl)
 }

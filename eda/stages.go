@@ -6,8 +6,15 @@ import (
 	"strings"
 )
 
-// ProfileTag tags the cell whose output holds the profile (mime MimeProfile).
-const ProfileTag = "profile-json"
+// Tags of the cells other layers look for.
+const (
+	// ProfileTag tags the cell whose output holds the profile (mime MimeProfile).
+	ProfileTag = "profile-json"
+	// TagSetup and TagLoadData tag the cells that import the libraries and
+	// load the data (`kernel exec --load` runs them).
+	TagSetup    = "setup"
+	TagLoadData = "load-data"
+)
 
 // Stage names, as the notebook tags them ("stage:NAME").
 const (
@@ -103,7 +110,7 @@ func Setup() Stage {
 		Markdown("Imports the libraries the analysis uses and sets how pandas shows tables: floats with six " +
 			"significant digits (the data keeps full precision). Matplotlib keeps its default settings, so charts " +
 			"look the same when this notebook is re-run in Jupyter."),
-		Code(setupPy, "setup"),
+		Code(setupPy, TagSetup),
 	}}
 }
 
@@ -176,7 +183,7 @@ func LoadFrom(src Source) Stage {
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
 		Code(fill(loadPy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na)), "load-data"),
+			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na)), TagLoadData),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}

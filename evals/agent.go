@@ -190,9 +190,9 @@ func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *At
 func runStage(ctx context.Context, k *kernel.Kernel, ck caseKernel, st eda.Stage, a *Attempt) (*eda.Profile, error) {
 	var profile *eda.Profile
 	nb := a.Record.Notebook
-	nb.AddMarkdown("## "+st.Title, report.StageTag(st.Name), report.TagNotebookOnly)
+	nb.AddMarkdown("## "+st.Title, nbformat.StageTag(st.Name), nbformat.TagNotebookOnly)
 	for _, cell := range st.Cells {
-		tags := append([]string{report.StageTag(st.Name)}, cell.Tags...)
+		tags := append([]string{nbformat.StageTag(st.Name)}, cell.Tags...)
 		if cell.Markdown {
 			nb.AddMarkdown(cell.Source, tags...)
 			continue
@@ -200,7 +200,7 @@ func runStage(ctx context.Context, k *kernel.Kernel, ck caseKernel, st eda.Stage
 		ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
 		if ex != nil {
 			a.KernelMS += ms(ex.Duration)
-			nb.AddCode(cell.Source, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
+			nb.AddCode(cell.Source, nbformat.CopyOutputs(ex.Outputs), ex.ExecutionCount, tags...)
 		}
 		if err != nil || ex == nil {
 			return nil, classify(ctx, fmt.Errorf("stage %s: %w", st.Name, err))

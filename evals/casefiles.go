@@ -40,13 +40,13 @@ type CaseRecord struct {
 func newCaseRecord(c Case) *CaseRecord {
 	nb := nbformat.New()
 	nb.AddMarkdown(fmt.Sprintf("# Eval case `%s`\n\nThe cells `analyst eval` ran for this case, in a fresh kernel on `%s`: "+
-		"setup, load and profile, then the model's.", c.ID, filepath.Base(c.Dataset)), report.TagNotebookOnly)
+		"setup, load and profile, then the model's.", c.ID, filepath.Base(c.Dataset)), nbformat.TagNotebookOnly)
 	return &CaseRecord{Notebook: nb, DataName: filepath.Base(c.Dataset)}
 }
 
 // addStage records a stage the kernel ran before the model was asked.
 func (rec *CaseRecord) addStage(st eda.Stage, status string) {
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: status})
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StageStatus(status)})
 }
 
 // addQuestion records the i-th question (1-based), its answer and its
@@ -55,11 +55,11 @@ func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected b
 	phase := pipeline.StageQuestion(i)
 	rec.Questions = append(rec.Questions, q)
 	rec.Answers = append(rec.Answers, a)
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: status, Lead: true})
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: report.StageStatus(status), Lead: true})
 	pipeline.AddQuestion(rec.Notebook, phase, q, a)
 	if reflected {
 		rphase := pipeline.StageReflection(i)
-		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: status, Lead: true})
+		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: report.StageStatus(status), Lead: true})
 		pipeline.AddReflection(rec.Notebook, rphase, a, before)
 	}
 }

@@ -25,7 +25,7 @@ func TestCaseReportInlinesKaTeXOnlyForFormulas(t *testing.T) {
 		{"parens", "The mean is \\(\\bar{x}\\).", true},
 	} {
 		nb := nbformat.New()
-		nb.AddMarkdown(tt.markdown, report.StageTag("question-1"))
+		nb.AddMarkdown(tt.markdown, nbformat.StageTag("question-1"))
 		r := &Result{Case: tt.id, Model: "ollama:m", Status: StatusPass}
 		if err := writeCaseFiles(dir, r, &CaseRecord{Notebook: nb, DataName: "t.csv"}, katex); err != nil {
 			t.Fatal(err)

@@ -43,8 +43,8 @@ func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 		return a, classify(ctx, err)
 	}
 	a.KernelMS += ms(ex.Duration)
-	a.Record.Notebook.AddCode(c.Reference, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, report.StageTag("reference"))
-	a.Record.Stages = append(a.Record.Stages, report.StageInfo{Name: "reference", Title: "Reference code", Status: string(ex.Status), Lead: true})
+	a.Record.Notebook.AddCode(c.Reference, nbformat.CopyOutputs(ex.Outputs), ex.ExecutionCount, nbformat.StageTag("reference"))
+	a.Record.Stages = append(a.Record.Stages, report.StageInfo{Name: "reference", Title: "Reference code", Status: report.StageStatus(ex.Status), Lead: true})
 	a.Response = ex.Stdout()
 	st := TraceStep{Status: string(ex.Status)}
 	if ex.Error != nil {

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Status is how a cell ended.
@@ -18,41 +21,6 @@ const (
 	StatusInterrupted Status = "interrupted"
 	// StatusDied: the kernel process ended (out of memory, crash, killed).
 	StatusDied Status = "died"
-)
-
-// Output is one cell output in nbformat 4 shape: stream, display_data,
-// execute_result or error. Data values are kept as raw JSON so that the
-// notebook gets exactly what the kernel produced.
-type Output struct {
-	OutputType     string                     `json:"output_type"`
-	Name           string                     `json:"name,omitempty"`
-	Text           string                     `json:"text,omitempty"`
-	Data           map[string]json.RawMessage `json:"data,omitempty"`
-	Metadata       map[string]json.RawMessage `json:"metadata,omitempty"`
-	ExecutionCount *int                       `json:"execution_count,omitempty"`
-	EName          string                     `json:"ename,omitempty"`
-	EValue         string                     `json:"evalue,omitempty"`
-	Traceback      []string                   `json:"traceback,omitempty"`
-}
-
-// DataString returns a string-valued mime entry ("text/plain", "image/png").
-func (o Output) DataString(mime string) (string, bool) {
-	raw, ok := o.Data[mime]
-	if !ok {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// Mime types the driver produces beyond Jupyter's usual ones.
-const (
-	MimeChart  = "application/vnd.analyst.chart+json"
-	MimePlotly = "application/vnd.plotly.v1+json"
-	MimePNG    = "image/png"
 )
 
 // ExecError is the exception a cell raised.
@@ -74,12 +42,27 @@ type Chart struct {
 	Title string
 }
 
+// WriteFiles writes the chart as base+".png" (when it has a PNG) and
+// base+".json" (its description, when it has one, with a final newline):
+// the chart files of a run (NAME_files) and of `kernel exec --out`.
+func (c Chart) WriteFiles(base string) error {
+	if len(c.PNG) > 0 {
+		if err := atomicfile.WriteFile(base+".png", c.PNG); err != nil {
+			return err
+		}
+	}
+	if len(c.Description) > 0 {
+		return atomicfile.WriteFile(base+".json", append(append([]byte(nil), c.Description...), '\n'))
+	}
+	return nil
+}
+
 // Execution is the result of running one cell.
 type Execution struct {
 	Code           string
 	Status         Status
 	ExecutionCount int
-	Outputs        []Output
+	Outputs        []nbformat.Output
 	Duration       time.Duration
 	// Error is set when the cell raised (also for timeouts: KeyboardInterrupt).
 	Error *ExecError
@@ -105,7 +88,7 @@ func (e *Execution) Stderr() string { return e.stream("stderr") }
 func (e *Execution) stream(name string) string {
 	var b strings.Builder
 	for _, o := range e.Outputs {
-		if o.OutputType == "stream" && o.Name == name {
+		if o.OutputType == nbformat.OutputStream && o.Name == name {
 			b.WriteString(o.Text)
 		}
 	}
@@ -115,8 +98,8 @@ func (e *Execution) stream(name string) string {
 // Text is the text/plain of the cell's last expression, "" if none.
 func (e *Execution) Text() string {
 	for _, o := range e.Outputs {
-		if o.OutputType == "execute_result" {
-			s, _ := o.DataString("text/plain")
+		if o.OutputType == nbformat.OutputExecuteResult {
+			s, _ := o.DataString(nbformat.MimePlain)
 			return s
 		}
 	}
@@ -127,12 +110,12 @@ func (e *Execution) Text() string {
 func (e *Execution) Charts() []Chart {
 	var charts []Chart
 	for _, o := range e.Outputs {
-		desc, ok := o.Data[MimeChart]
+		desc, ok := o.Data[nbformat.MimeChart]
 		if !ok {
 			continue
 		}
 		c := Chart{Description: desc}
-		if s, ok := o.DataString(MimePNG); ok {
+		if s, ok := o.DataString(nbformat.MimePNG); ok {
 			c.PNG, _ = base64.StdEncoding.DecodeString(s)
 		}
 		var head struct{ Kind, Title string }
@@ -142,4 +125,11 @@ func (e *Execution) Charts() []Chart {
 		charts = append(charts, c)
 	}
 	return charts
+}
+
+// AddToNotebook appends the execution to nb as a code cell: its code, a copy
+// of its outputs (the notebook does not share memory with the execution) and
+// its execution count.
+func (e *Execution) AddToNotebook(nb *nbformat.Notebook, tags ...string) *nbformat.Cell {
+	return nb.AddCode(e.Code, nbformat.CopyOutputs(e.Outputs), e.ExecutionCount, tags...)
 }

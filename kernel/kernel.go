@@ -24,6 +24,7 @@ import (
 
 	"github.com/analyst-cli/analyst/internal/command"
 	"github.com/analyst-cli/analyst/internal/units"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Labels put on every kernel container, so leftovers can be found (Prune).
@@ -60,7 +61,7 @@ type Kernel struct {
 	exited  chan struct{} // closed when the podman process has exited
 	waitErr error
 
-	ready readyMsg
+	ready readyReply
 
 	mu      sync.Mutex // one cell at a time
 	deadMu  sync.Mutex
@@ -68,38 +69,6 @@ type Kernel struct {
 	closeMu sync.Mutex
 	closed  bool
 	seq     int
-}
-
-type readyMsg struct {
-	PID       int            `json:"pid"`
-	UID       int            `json:"uid"`
-	Python    string         `json:"python"`
-	RLimits   map[string]any `json:"rlimits"`
-	PreloadMS float64        `json:"preload_ms"`
-}
-
-// message is any line the driver sends.
-type message struct {
-	Type            string          `json:"type"`
-	ID              string          `json:"id"`
-	Output          json.RawMessage `json:"output"`
-	Status          string          `json:"status"`
-	Reason          string          `json:"reason"`
-	ExecutionCount  int             `json:"execution_count"`
-	DurationMS      float64         `json:"duration_ms"`
-	KilledProcesses int             `json:"killed_processes"`
-	Versions        map[string]any  `json:"versions"`
-	Error           string          `json:"error"`
-	// A "progress" line: how far the running cell has got.
-	Message string `json:"message"`
-	Done    *int64 `json:"done"`
-	Total   *int64 `json:"total"`
-	Unit    string `json:"unit"`
-	// A "file" line: one chunk of a file copied out of /output.
-	Path   string `json:"path"`
-	Offset int64  `json:"offset"`
-	Data   string `json:"data"`
-	EOF    bool   `json:"eof"`
 }
 
 // Start starts a kernel and waits until the driver has imported pandas and
@@ -179,19 +148,19 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 		close(k.exited)
 	}()
 
-	cfg := map[string]any{
-		"preload":           !opts.NoPreload,
-		"stream_limit":      k.limits.StreamBytes,
-		"stream_stop_limit": k.limits.StreamStopBytes,
-		"image_limit":       k.limits.ImageBytes,
-		"html_limit":        k.limits.HTMLBytes,
-		"max_displays":      k.limits.MaxDisplays,
-		"rlimits":           k.rlimits(),
+	cfg := driverConfig{
+		Preload:         !opts.NoPreload,
+		StreamLimit:     k.limits.StreamBytes,
+		StreamStopLimit: k.limits.StreamStopBytes,
+		ImageLimit:      k.limits.ImageBytes,
+		HTMLLimit:       k.limits.HTMLBytes,
+		MaxDisplays:     k.limits.MaxDisplays,
+		RLimits:         k.rlimits(),
 	}
 	if opts.OutputDir != "" {
-		cfg["output_dir"] = OutputMount
-		cfg["output_limit"] = units.Bytes(k.limits.OutputBytes)
-		cfg["output_max_files"] = maxOutputFiles
+		cfg.OutputDir = OutputMount
+		cfg.OutputLimit = units.Bytes(k.limits.OutputBytes)
+		cfg.OutputMaxFiles = maxOutputFiles
 	}
 	if err := k.send(cfg); err != nil {
 		k.Close()
@@ -207,8 +176,8 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 				k.Close()
 				return nil, k.startError(errors.New("the kernel exited before it was ready"))
 			}
-			var m message
-			if err := json.Unmarshal(line, &m); err != nil || m.Type != "ready" {
+			var m reply
+			if err := json.Unmarshal(line, &m); err != nil || m.Type != replyReady {
 				continue
 			}
 			if err := json.Unmarshal(line, &k.ready); err != nil {
@@ -291,7 +260,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 	start := time.Now()
 	defer func() { ex.Duration = time.Since(start) }()
 
-	if err := k.send(map[string]any{"type": "execute", "id": id, "code": code}); err != nil {
+	if err := k.send(executeRequest{Type: reqExecute, ID: id, Code: code}); err != nil {
 		return k.died(ex, fmt.Errorf("sending cell: %w", err)), nil
 	}
 	cellTimer := time.NewTimer(timeout)
@@ -307,7 +276,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 	}
 	interrupt := func(why Status, reason string) {
 		interrupted = why
-		_ = k.send(map[string]any{"type": "interrupt", "reason": reason})
+		_ = k.send(interruptRequest{Type: reqInterrupt, Reason: reason})
 		graceC = time.After(grace)
 	}
 
@@ -322,7 +291,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 				}
 				return ex, ctxErr
 			}
-			var m message
+			var m reply
 			if err := json.Unmarshal(line, &m); err != nil {
 				continue
 			}
@@ -330,15 +299,15 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 				continue
 			}
 			switch m.Type {
-			case "output":
-				var o Output
+			case replyOutput:
+				var o nbformat.Output
 				if err := json.Unmarshal(m.Output, &o); err == nil {
 					ex.Outputs = append(ex.Outputs, o)
-					if o.OutputType == "error" {
+					if o.OutputType == nbformat.OutputError {
 						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
 					}
 				}
-			case "progress":
+			case replyProgress:
 				if eo.Progress != nil {
 					p := Progress{Message: m.Message, Unit: m.Unit}
 					if m.Done != nil {
@@ -349,16 +318,16 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 					}
 					eo.Progress(p)
 				}
-			case "file":
+			case replyFile:
 				if k.out != nil {
-					k.out.receive(fileMsg{Path: m.Path, Offset: m.Offset, Data: m.Data, EOF: m.EOF})
+					k.out.receive(m.fileReply)
 				}
 				if graceC != nil {
 					// The cell has ended and its files are coming: progress,
 					// not a cell that ignores the interrupt.
 					graceC = time.After(grace)
 				}
-			case "status":
+			case replyStatus:
 				k.notCopied(ex)
 				ex.Status = Status(m.Status)
 				ex.ExecutionCount = m.ExecutionCount
@@ -404,7 +373,7 @@ func (k *Kernel) notCopied(ex *Execution) {
 	if len(why) == 0 {
 		return
 	}
-	o := Output{OutputType: "error", EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
+	o := nbformat.Output{OutputType: nbformat.OutputError, EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
 		Traceback: append([]string{"OutputNotCopied: files written to /output were not copied to the output folder:"}, why...)}
 	ex.Outputs = append(ex.Outputs, o)
 	if ex.Error == nil {
@@ -488,7 +457,7 @@ func (k *Kernel) Versions(ctx context.Context) (map[string]string, error) {
 	}
 	k.seq++
 	id := strconv.Itoa(k.seq)
-	if err := k.send(map[string]any{"type": "info", "id": id}); err != nil {
+	if err := k.send(infoRequest{Type: reqInfo, ID: id}); err != nil {
 		return nil, fmt.Errorf("asking kernel for versions: %w", err)
 	}
 	for {
@@ -497,8 +466,8 @@ func (k *Kernel) Versions(ctx context.Context) (map[string]string, error) {
 			if !ok {
 				return nil, fmt.Errorf("asking kernel for versions: %w", ErrDead)
 			}
-			var m message
-			if json.Unmarshal(line, &m) != nil || m.ID != id || m.Type != "info" {
+			var m reply
+			if json.Unmarshal(line, &m) != nil || m.ID != id || m.Type != replyInfo {
 				continue
 			}
 			out := map[string]string{}
@@ -526,7 +495,7 @@ func (k *Kernel) Close() error {
 	k.closed = true
 	k.markDead(fmt.Errorf("%w: closed", ErrDead))
 	if k.cmd != nil {
-		_ = k.send(map[string]any{"type": "shutdown"})
+		_ = k.send(shutdownRequest{Type: reqShutdown})
 		_ = k.stdin.Close()
 		select {
 		case <-k.exited:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 func run(t *testing.T, k *kernel.Kernel, code string) *kernel.Execution {
@@ -142,9 +143,9 @@ func TestOutputShapes(t *testing.T) {
 	}
 }
 
-func only(t *testing.T, ex *kernel.Execution, outputType string) kernel.Output {
+func only(t *testing.T, ex *kernel.Execution, outputType string) nbformat.Output {
 	t.Helper()
-	var found []kernel.Output
+	var found []nbformat.Output
 	for _, o := range ex.Outputs {
 		if o.OutputType == outputType {
 			found = append(found, o)
@@ -207,8 +208,8 @@ func TestChartsAreCapturedWithoutSavefig(t *testing.T) {
 		if len(ex.Outputs) != 1 {
 			t.Fatalf("outputs = %+v", ex.Outputs)
 		}
-		if _, ok := ex.Outputs[0].Data[kernel.MimePlotly]; !ok {
-			t.Errorf("plotly output lacks %s: %v", kernel.MimePlotly, keys(ex.Outputs[0].Data))
+		if _, ok := ex.Outputs[0].Data[nbformat.MimePlotly]; !ok {
+			t.Errorf("plotly output lacks %s: %v", nbformat.MimePlotly, keys(ex.Outputs[0].Data))
 		}
 		if c := ex.Charts(); len(c) != 1 || c[0].Kind != "bar" {
 			t.Errorf("plotly chart description: %s", describe(c))

@@ -25,14 +25,6 @@ import (
 // looking after as many).
 const maxOutputFiles = 10000
 
-// fileMsg is one chunk of a file copied out of /output.
-type fileMsg struct {
-	Path   string `json:"path"`
-	Offset int64  `json:"offset"`
-	Data   string `json:"data"` // base64
-	EOF    bool   `json:"eof"`
-}
-
 // outputSink writes the files a kernel copies out into the host folder.
 type outputSink struct {
 	root    *os.Root
@@ -79,7 +71,7 @@ func validOutputName(name string) bool {
 const partialPrefix = ".analyst-partial-"
 
 // receive handles one chunk.
-func (s *outputSink) receive(m fileMsg) {
+func (s *outputSink) receive(m fileReply) {
 	if s.cur == nil || m.Offset == 0 || m.Path != s.cur.name {
 		s.abort()
 		s.cur = s.begin(m.Path)
@@ -150,7 +142,7 @@ func (s *outputSink) begin(name string) *partialFile {
 }
 
 // endChunk forgets a refused file once its last chunk has come.
-func (s *outputSink) endChunk(m fileMsg) {
+func (s *outputSink) endChunk(m fileReply) {
 	if m.EOF {
 		s.cur = nil
 	}

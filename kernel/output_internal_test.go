@@ -20,8 +20,8 @@ func TestValidOutputName(t *testing.T) {
 	}
 }
 
-func chunk(path string, off int64, data string, eof bool) fileMsg {
-	return fileMsg{Path: path, Offset: off, Data: base64.StdEncoding.EncodeToString([]byte(data)), EOF: eof}
+func chunk(path string, off int64, data string, eof bool) fileReply {
+	return fileReply{Path: path, Offset: off, Data: base64.StdEncoding.EncodeToString([]byte(data)), EOF: eof}
 }
 
 // The sink is the boundary: whatever the sandbox sends, nothing is written

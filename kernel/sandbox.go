@@ -16,7 +16,10 @@ import (
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 )
 
-//go:embed driver/*.py
+// driverFS is the driver the kernel runs; its tests (driver/test_*.py) are
+// not embedded: charts_test.go reads them from the source tree.
+//
+//go:embed driver/analyst_driver.py driver/analyst_charts.py
 var driverFS embed.FS
 
 // Paths inside the container.
@@ -44,7 +47,7 @@ func DriverHash() string {
 func driverFiles() []string {
 	var names []string
 	_ = fs.WalkDir(driverFS, "driver", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), "test_") {
+		if err == nil && !d.IsDir() {
 			names = append(names, p)
 		}
 		return nil

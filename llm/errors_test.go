@@ -111,7 +111,7 @@ func TestToolsUnsupported(t *testing.T) {
 				t.Fatalf("errors.Is(%v, ErrToolsUnsupported) = %v, want %v", err, got, tt.want)
 			}
 			if tt.want {
-				if n := len(s.requests()); n != 1 {
+				if n := len(s.Requests()); n != 1 {
 					t.Errorf("server saw %d requests, want 1", n)
 				}
 				mustContain(t, err.Error(), "tool", "HTTP 400")

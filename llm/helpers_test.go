@@ -2,134 +2,28 @@ package llm
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/analyst-cli/analyst/llm/llmtest"
 )
 
-// server is an httptest server scripted per request: request i is answered
-// by steps[i] (the last step answers the rest). It keeps what it received.
-type server struct {
-	*httptest.Server
-	mu    sync.Mutex
-	got   []received
-	steps []http.HandlerFunc
-}
+// The scripted server and its handlers are llmtest's; these short names
+// are this package's.
+type server = llmtest.Server
 
-// received is one request as the server saw it.
-type received struct {
-	Method, Path string
-	Header       http.Header
-	Body         []byte
-}
-
-func newServer(t *testing.T, steps ...http.HandlerFunc) *server {
-	t.Helper()
-	s := &server{steps: steps}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.got = append(s.got, received{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		step := s.steps[min(len(s.got), len(s.steps))-1]
-		s.mu.Unlock()
-		step(w, r)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() []received {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]received(nil), s.got...)
-}
-
-// json decodes the body of request i.
-func (s *server) json(t *testing.T, i int) map[string]any {
-	t.Helper()
-	got := s.requests()
-	if i >= len(got) {
-		t.Fatalf("server saw %d requests, want at least %d", len(got), i+1)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(got[i].Body, &m); err != nil {
-		t.Fatalf("request %d body is not JSON: %v\n%s", i, err, got[i].Body)
-	}
-	return m
-}
-
-// route answers by path; unknown paths get 404 page not found.
-func route(routes map[string]http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if h, ok := routes[r.URL.Path]; ok {
-			h(w, r)
-			return
-		}
-		http.NotFound(w, r)
-	}
-}
-
-// ndjson streams lines the way Ollama's /api/chat does.
-func ndjson(lines ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		for _, l := range lines {
-			fmt.Fprintln(w, l)
-			w.(http.Flusher).Flush()
-		}
-	}
-}
-
-// sse streams data events the way OpenAI's /v1/chat/completions does,
-// ending with [DONE].
-func sse(events ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, e := range append(events, "[DONE]") {
-			fmt.Fprintf(w, "data: %s\n\n", e)
-			w.(http.Flusher).Flush()
-		}
-	}
-}
-
-// reply answers with a status, a JSON body and header pairs.
-func reply(status int, body string, header ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i+1 < len(header); i += 2 {
-			w.Header().Set(header[i], header[i+1])
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}
-}
-
-// hangUp closes the connection without a response.
-func hangUp(w http.ResponseWriter, r *http.Request) {
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err != nil {
-		panic(err)
-	}
-	conn.Close()
-}
-
-// dropAfter starts a 200 stream with partial, then closes the connection.
-func dropAfter(contentType, partial string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		io.WriteString(w, partial)
-		w.(http.Flusher).Flush()
-		hangUp(w, r)
-	}
-}
-
-// hang answers only when the client gives up.
-func hang(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+var (
+	newServer = llmtest.NewServer
+	route     = llmtest.Route
+	ndjson    = llmtest.NDJSON
+	sse       = llmtest.SSE
+	reply     = llmtest.Reply
+	dropAfter = llmtest.DropAfter
+	hangUp    = llmtest.HangUp
+	hang      = llmtest.Hang
+)
 
 // testClient returns a client of provider ("ollama" or "openai") for the
 // model at s, with retries that wait a millisecond.

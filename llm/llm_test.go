@@ -116,7 +116,7 @@ func TestInvalidRequestNotSent(t *testing.T) {
 					t.Fatal("Chat succeeded, want an invalid-request error")
 				}
 				mustContain(t, err.Error(), "invalid request", tt.wantErr)
-				if n := len(s.requests()); n != 0 {
+				if n := len(s.Requests()); n != 0 {
 					t.Errorf("server saw %d requests, want none", n)
 				}
 			})
@@ -130,7 +130,7 @@ func TestInvalidRequestNotSent(t *testing.T) {
 		if _, err := c.Chat(context.Background(), req, nil); err == nil {
 			t.Fatal("Chat succeeded, want an error")
 		}
-		if n := len(s.requests()); n != 0 {
+		if n := len(s.Requests()); n != 0 {
 			t.Errorf("server saw %d requests, want none", n)
 		}
 	})

@@ -88,7 +88,7 @@ func TestOllamaChatStream(t *testing.T) {
 			if resp.Duration <= 0 {
 				t.Errorf("Duration = %v, want > 0", resp.Duration)
 			}
-			if got := s.json(t, 0)["stream"]; got != true {
+			if got := s.JSON(t, 0)["stream"]; got != true {
 				t.Errorf("sent stream = %v, want true", got)
 			}
 		})
@@ -120,10 +120,10 @@ func TestOllamaChatRequest(t *testing.T) {
 	if _, err := c.Chat(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.requests(); len(got) != 1 || got[0].Method != "POST" || got[0].Path != "/api/chat" {
+	if got := s.Requests(); len(got) != 1 || got[0].Method != "POST" || got[0].Path != "/api/chat" {
 		t.Fatalf("requests = %+v, want one POST /api/chat", got)
 	}
-	body := s.json(t, 0)
+	body := s.JSON(t, 0)
 	if body["model"] != "qwen2.5-coder:7b" {
 		t.Errorf("model = %v", body["model"])
 	}
@@ -202,7 +202,7 @@ func TestOllamaModel(t *testing.T) {
 			if diff := cmp.Diff(tt.want, *info); diff != "" {
 				t.Errorf("info (-want +got):\n%s", diff)
 			}
-			if got := s.json(t, 0)["model"]; got != tt.model {
+			if got := s.JSON(t, 0)["model"]; got != tt.model {
 				t.Errorf("show asked for model %v, want %s", got, tt.model)
 			}
 		})
@@ -220,7 +220,7 @@ func TestOllamaContextWindow(t *testing.T) {
 		if _, err := c.Chat(context.Background(), req, nil); err != nil {
 			t.Fatal(err)
 		}
-		opts, _ := s.json(t, 0)["options"].(map[string]any)
+		opts, _ := s.JSON(t, 0)["options"].(map[string]any)
 		got, sent := opts["num_ctx"]
 		switch {
 		case window == 0 && sent:
@@ -258,7 +258,7 @@ func TestOllamaHostFromEnv(t *testing.T) {
 	if _, err := c.Chat(context.Background(), hello(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.requests(); len(got) != 1 || got[0].Path != "/api/chat" {
+	if got := s.Requests(); len(got) != 1 || got[0].Path != "/api/chat" {
 		t.Errorf("requests = %+v, want one to /api/chat", got)
 	}
 }
@@ -295,7 +295,7 @@ func TestOllamaToolArgumentsOrder(t *testing.T) {
 	if _, err := c.Chat(context.Background(), history, nil); err != nil {
 		t.Fatal(err)
 	}
-	if sent := string(s.requests()[1].Body); !strings.Contains(sent, `"arguments":`+args+`}`) {
+	if sent := string(s.Requests()[1].Body); !strings.Contains(sent, `"arguments":`+args+`}`) {
 		t.Errorf("the history sent back does not carry the arguments as written:\n%s", sent)
 	}
 }

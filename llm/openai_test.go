@@ -112,14 +112,14 @@ func TestOpenAIChatRequest(t *testing.T) {
 	if _, err := c.Chat(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := s.requests()
+	got := s.Requests()
 	if len(got) != 1 || got[0].Method != "POST" || got[0].Path != "/v1/chat/completions" {
 		t.Fatalf("requests = %+v, want one POST /v1/chat/completions", got)
 	}
 	if auth := got[0].Header.Get("Authorization"); auth != "Bearer sk-abc" {
 		t.Errorf("Authorization = %q", auth)
 	}
-	body := s.json(t, 0)
+	body := s.JSON(t, 0)
 	want := `{
 		"model": "gpt-4o-mini",
 		"stream": true,
@@ -214,7 +214,7 @@ func TestOpenAIModel(t *testing.T) {
 				t.Errorf("info (-want +got):\n%s", diff)
 			}
 			var paths []string
-			for _, r := range s.requests() {
+			for _, r := range s.Requests() {
 				paths = append(paths, r.Method+" "+r.Path)
 			}
 			var wantPaths []string
@@ -294,7 +294,7 @@ func TestOpenAIKey(t *testing.T) {
 				t.Fatalf("err = %v, want ErrUnauthorized", err)
 			}
 			mustContain(t, err.Error(), tt.base, tt.wantHint)
-			got := s.requests()
+			got := s.Requests()
 			if len(got) != 1 {
 				t.Fatalf("server saw %d requests, want 1", len(got))
 			}
@@ -323,7 +323,7 @@ func TestOpenAIMaxTokens(t *testing.T) {
 			if _, err := c.Chat(context.Background(), req, nil); err != nil {
 				t.Fatal(err)
 			}
-			body := s.json(t, 0)
+			body := s.JSON(t, 0)
 			if body[field] != 300.0 {
 				t.Errorf("%s = %v, want 300 (body %v)", field, body[field], body)
 			}
@@ -344,7 +344,7 @@ func TestOpenAIIgnoresContextWindow(t *testing.T) {
 	if _, err := testClient(t, "openai", "m", s, Options{}).Chat(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	body := s.json(t, 0)
+	body := s.JSON(t, 0)
 	for _, key := range []string{"options", "num_ctx", "context_window"} {
 		if v, sent := body[key]; sent {
 			t.Errorf("sent %s = %v", key, v)

@@ -89,7 +89,7 @@ func TestRetries(t *testing.T) {
 				s := newServer(t, tt.steps(provider)...)
 				c := testClient(t, provider, "qwen2.5-coder:7b", s, Options{MaxRetries: 2})
 				resp, err := c.Chat(context.Background(), hello(), nil)
-				if n := len(s.requests()); n != tt.want.requests {
+				if n := len(s.Requests()); n != tt.want.requests {
 					t.Errorf("server saw %d requests, want %d", n, tt.want.requests)
 				}
 				if tt.want.kind == nil && !tt.want.generic {
@@ -165,7 +165,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 			if d := time.Since(start); d > time.Second {
 				t.Errorf("returned after %v", d)
 			}
-			if n := len(s.requests()); n != 1 {
+			if n := len(s.Requests()); n != 1 {
 				t.Errorf("server saw %d requests, want 1", n)
 			}
 			mustContain(t, err.Error(), "while waiting to retry", "503")

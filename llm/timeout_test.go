@@ -66,7 +66,7 @@ func TestFirstTokenTimeout(t *testing.T) {
 				if strings.Contains(err.Error(), "HTTP 200") {
 					t.Errorf("err %q reports the status of a reply that never came", err)
 				}
-				if n := len(s.requests()); n != 1 {
+				if n := len(s.Requests()); n != 1 {
 					t.Errorf("server saw %d requests, want 1 (a slow model stays slow)", n)
 				}
 				waitCancelled(t, seen)
@@ -99,7 +99,7 @@ func TestIdleTimeout(t *testing.T) {
 			if streamed != "hello" {
 				t.Errorf("streamed %q before the stall, want hello", streamed)
 			}
-			if n := len(s.requests()); n != 1 {
+			if n := len(s.Requests()); n != 1 {
 				t.Errorf("server saw %d requests, want 1", n)
 			}
 			waitCancelled(t, seen)

@@ -39,10 +39,10 @@ func sketch(outs []Output) string {
 		case OutputError:
 			b.WriteString(" " + o.EName + ": " + o.EValue)
 		default:
-			s, _ := o.DataString("text/plain")
-			b.WriteString(" text/plain: " + s)
-			if _, ok := o.Data["image/png"]; ok {
-				b.WriteString(" +image/png")
+			s, _ := o.DataString(MimePlain)
+			b.WriteString(" " + MimePlain + ": " + s)
+			if _, ok := o.Data[MimePNG]; ok {
+				b.WriteString(" +" + MimePNG)
 			}
 		}
 		b.WriteString("\n")
@@ -53,7 +53,7 @@ func sketch(outs []Output) string {
 func images(outs []Output) [][]byte {
 	var all [][]byte
 	for _, o := range outs {
-		s, ok := o.DataString("image/png")
+		s, ok := o.DataString(MimePNG)
 		if !ok {
 			continue
 		}

@@ -132,7 +132,7 @@ func TestJupyterReexecutes(t *testing.T) {
 		"plt.bar(df['month'], df['revenue'])\nplt.title('Revenue by month')\nplt.xlabel('month')\nplt.ylabel('revenue')\nplt.show()",
 	}
 	for _, code := range cells {
-		nb.AddExecution(mustRun(t, k, code, time.Minute))
+		mustRun(t, k, code, time.Minute).AddToNotebook(nb)
 	}
 	// Real kernel outputs round-trip too.
 	first := mustMarshal(t, nb)

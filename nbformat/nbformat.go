@@ -1,7 +1,9 @@
 // Package nbformat builds, writes and reads Jupyter notebooks in nbformat 4.5.
 //
 // A run is written as a notebook whose code cells carry the outputs the
-// sandboxed kernel produced (see FromKernel and AddExecution). The writer is
+// sandboxed kernel produced: the kernel decodes its driver's outputs straight
+// into Output, and kernel.Execution.AddToNotebook makes the cell. The
+// package imports nothing of the project. The writer is
 // deterministic and writes what Jupyter itself writes: keys sorted, one-space
 // indentation, multi-line strings as arrays of lines, a trailing newline. The
 // same notebook always gives the same bytes, and cell ids are derived from a
@@ -14,8 +16,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
-
-	"github.com/analyst-cli/analyst/kernel"
 )
 
 // The notebook format version this package writes.
@@ -40,12 +40,6 @@ const (
 	OutputDisplayData   = "display_data"
 	OutputExecuteResult = "execute_result"
 	OutputError         = "error"
-)
-
-// Tags the pipeline puts on cells (cell.metadata.tags).
-const (
-	TagFailedAttempt = "failed-attempt"
-	TagCollapsed     = "collapsed"
 )
 
 // MimeBundle maps a mime type to its value as raw JSON: a JSON string for
@@ -146,24 +140,25 @@ type CellMetadata struct {
 	Extra map[string]json.RawMessage
 }
 
-// Output is one output of a code cell, in nbformat 4 shape. Its fields are
-// those of kernel.Output (see FromKernel). Which fields are written depends
-// on OutputType:
+// Output is one output of a code cell, in nbformat 4 shape; the kernel's
+// driver sends its outputs in this shape too (the JSON tags are the
+// driver's, single strings where a notebook file may split lines). Which
+// fields are written depends on OutputType:
 //
 //	stream:          Name ("stdout" | "stderr"), Text
 //	display_data:    Data, Metadata
 //	execute_result:  Data, Metadata, ExecutionCount (nil is null)
 //	error:           EName, EValue, Traceback
 type Output struct {
-	OutputType     string
-	Name           string
-	Text           string
-	Data           MimeBundle
-	Metadata       map[string]json.RawMessage
-	ExecutionCount *int
-	EName          string
-	EValue         string
-	Traceback      []string
+	OutputType     string                     `json:"output_type"`
+	Name           string                     `json:"name,omitempty"`
+	Text           string                     `json:"text,omitempty"`
+	Data           MimeBundle                 `json:"data,omitempty"`
+	Metadata       map[string]json.RawMessage `json:"metadata,omitempty"`
+	ExecutionCount *int                       `json:"execution_count,omitempty"`
+	EName          string                     `json:"ename,omitempty"`
+	EValue         string                     `json:"evalue,omitempty"`
+	Traceback      []string                   `json:"traceback,omitempty"`
 }
 
 // DataString returns a string-valued mime entry ("text/plain", "image/png").
@@ -223,12 +218,6 @@ func (nb *Notebook) AddCode(src string, outputs []Output, executionCount int, ta
 	return nb.add(c, tags)
 }
 
-// AddExecution appends a code cell for a kernel execution: its code, its
-// outputs and its execution count.
-func (nb *Notebook) AddExecution(ex *kernel.Execution, tags ...string) *Cell {
-	return nb.AddCode(ex.Code, FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
-}
-
 func (nb *Notebook) add(c *Cell, tags []string) *Cell {
 	c.AddTags(tags...)
 	c.ID = CellID(len(nb.Cells), c.CellType, c.Source)
@@ -274,9 +263,9 @@ func CellID(index int, cellType CellType, source string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// FromKernel converts kernel outputs to notebook outputs. Maps and slices
-// are copied, so the notebook does not share memory with the execution.
-func FromKernel(outputs []kernel.Output) []Output {
+// CopyOutputs returns a deep copy of outputs: maps and slices are copied,
+// so a notebook does not share memory with the execution it came from.
+func CopyOutputs(outputs []Output) []Output {
 	out := make([]Output, 0, len(outputs))
 	for _, o := range outputs {
 		n := Output{

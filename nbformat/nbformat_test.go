@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -35,7 +34,7 @@ func sampleNotebook() *nbformat.Notebook {
 	nb.SetProvenance("limits", map[string]any{"memory": "2 GiB", "pids": 256})
 
 	nb.AddMarkdown("# Revenue by month\n\nThe mean is\n\n$$\\bar{x} = \\frac{1}{n}\\sum x_i$$\n\nQuoted \"text\", a tab\there, and non-ASCII: café – ü.")
-	outputs := nbformat.FromKernel([]kernel.Output{
+	outputs := nbformat.CopyOutputs([]nbformat.Output{
 		{OutputType: "stream", Name: "stdout", Text: "rows: 3\ncolumns: 2\n"},
 		{OutputType: "stream", Name: "stderr", Text: "warning: no trailing newline"},
 		{OutputType: "execute_result", ExecutionCount: count(1), Data: map[string]json.RawMessage{
@@ -340,34 +339,25 @@ func TestValidateRejects(t *testing.T) {
 	}
 }
 
-func TestFromKernelCopies(t *testing.T) {
-	ko := []kernel.Output{{
+func TestCopyOutputs(t *testing.T) {
+	ko := []nbformat.Output{{
 		OutputType: "execute_result", ExecutionCount: count(7),
 		Data:     map[string]json.RawMessage{"text/plain": json.RawMessage(`"42"`)},
 		Metadata: map[string]json.RawMessage{},
 	}, {OutputType: "error", EName: "E", EValue: "v", Traceback: []string{"tb"}}}
-	got := nbformat.FromKernel(ko)
+	got := nbformat.CopyOutputs(ko)
 	want := []nbformat.Output{
 		nbformat.ExecuteResult(7, nbformat.MimeBundle{"text/plain": nbformat.Text("42")}, map[string]json.RawMessage{}),
 		nbformat.Error("E", "v", []string{"tb"}),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("FromKernel (-want +got):\n%s", diff)
+		t.Errorf("CopyOutputs (-want +got):\n%s", diff)
 	}
 	ko[0].Data["text/plain"][1] = 'X'
 	*ko[0].ExecutionCount = 8
 	ko[1].Traceback[0] = "changed"
 	if s, _ := got[0].DataString("text/plain"); s != "42" || *got[0].ExecutionCount != 7 || got[1].Traceback[0] != "tb" {
-		t.Errorf("FromKernel shares memory with the kernel outputs")
-	}
-}
-
-func TestAddExecution(t *testing.T) {
-	nb := nbformat.New()
-	ex := &kernel.Execution{Code: "print(1)", ExecutionCount: 4, Outputs: []kernel.Output{{OutputType: "stream", Name: "stdout", Text: "1\n"}}}
-	c := nb.AddExecution(ex, "profile")
-	if c.Source != "print(1)" || *c.ExecutionCount != 4 || c.Outputs[0].Text != "1\n" || !c.HasTag("profile") {
-		t.Errorf("AddExecution gave %+v", c)
+		t.Errorf("CopyOutputs shares memory with the original outputs")
 	}
 }
 

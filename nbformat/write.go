@@ -284,18 +284,18 @@ func bundleTree(b MimeBundle) (object, error) {
 // isJSONMime is nbformat's rule: application/json and application/...+json
 // values are JSON, not strings.
 func isJSONMime(mime string) bool {
-	return mime == "application/json" ||
+	return mime == MimeJSON ||
 		(strings.HasPrefix(mime, "application/") && strings.HasSuffix(mime, "+json"))
 }
 
 // splitMime is nbformat's rule for values written as arrays of lines.
 func splitMime(mime string) bool {
-	return strings.HasPrefix(mime, "text/") || mime == "application/javascript" || mime == "image/svg+xml"
+	return strings.HasPrefix(mime, "text/") || mime == MimeJavaScript || mime == MimeSVG
 }
 
 // isBase64Mime: binary images, stored as base64 text.
 func isBase64Mime(mime string) bool {
-	return strings.HasPrefix(mime, "image/") && mime != "image/svg+xml"
+	return strings.HasPrefix(mime, "image/") && mime != MimeSVG
 }
 
 // joinIfLines turns an array of strings into one string (a multi-line value

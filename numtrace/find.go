@@ -230,7 +230,6 @@ func FindText(text string, sources []Source) (string, bool) {
 
 // Chart descriptions are matched by name so that this package needs only
 // nbformat's types.
-const mimeChart = "application/vnd.analyst.chart+json"
 
 var tagRe = regexp.MustCompile(`<[^>]*>`)
 
@@ -247,15 +246,15 @@ func OutputTexts(outputs []nbformat.Output) []string {
 		if o.Text != "" {
 			out = append(out, o.Text)
 		}
-		for _, m := range []string{"text/plain", "text/markdown"} {
+		for _, m := range []string{nbformat.MimePlain, nbformat.MimeMarkdown} {
 			if s, ok := o.DataString(m); ok {
 				out = append(out, s)
 			}
 		}
-		if s, ok := o.DataString("text/html"); ok {
+		if s, ok := o.DataString(nbformat.MimeHTML); ok {
 			out = append(out, html.UnescapeString(tagRe.ReplaceAllString(s, " ")))
 		}
-		if raw, ok := o.Data[mimeChart]; ok {
+		if raw, ok := o.Data[nbformat.MimeChart]; ok {
 			out = append(out, string(raw))
 		}
 	}

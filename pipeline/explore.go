@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/analyst-cli/analyst/nbformat"
 	"slices"
 	"strings"
 
@@ -85,7 +86,7 @@ func (r *runner) explore(ctx context.Context) error {
 	ag := r.newAgent()
 	ex := &Exploration{GoalsAsked: r.goalsAsked()}
 	r.exploration = ex
-	tag := report.StageTag(StageExploration)
+	tag := nbformat.StageTag(StageExploration)
 	defer func() {
 		// Unlike the questions, the exploration is not shown before the
 		// data: the Key findings at the top of the report link down to it.
@@ -95,7 +96,7 @@ func (r *runner) explore(ctx context.Context) error {
 			}
 		}
 	}()
-	return r.modelStage(StageExploration, "Exploration", func() (string, error) {
+	return r.modelStage(StageExploration, "Exploration", func() (report.StageStatus, error) {
 		set, err := ag.ProposeGoals(ctx, PhaseGoals, agent.GoalRequest{DataName: r.in.Name, Profile: r.profile,
 			N: ex.GoalsAsked, Charts: r.drawnCharts()})
 		ex.Proposal = set
@@ -135,7 +136,7 @@ func (r *runner) explore(ctx context.Context) error {
 // its finding, writing the cells as it goes.
 func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agent.Goal) (*ExploredGoal, error) {
 	phase := PhaseGoal(i)
-	tag := report.StageTag(StageExploration)
+	tag := nbformat.StageTag(StageExploration)
 	r.nb.AddMarkdown(goalHeading(i, g), tag, phase, "goal")
 	ans, err := ag.Ask(ctx, phase, agent.GoalQuestion(i, g))
 	eg := &ExploredGoal{Goal: g, Answer: ans}
@@ -343,7 +344,7 @@ func (r *runner) drawnCharts() []agent.ChartRef {
 			continue
 		}
 		for _, o := range cell.Outputs {
-			raw, ok := o.Data[kernel.MimeChart]
+			raw, ok := o.Data[nbformat.MimeChart]
 			if !ok {
 				continue
 			}

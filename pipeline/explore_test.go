@@ -59,16 +59,16 @@ func exploreScript() []turn {
 		goal("Which product sells the most units?", "bar", "product", "units"),
 	)
 	return []turn{
-		{Calls: []call{{"propose_goals", proposal}}},
+		{Calls: []call{{Name: "propose_goals", Args: proposal}}},
 		{Calls: []call{code(regionChartBad)}},
 		{Calls: []call{code(regionChartFixed)}},
 		{Calls: []call{final(map[string]any{"top_region": "West"}, "West brings the most revenue, @top_region[West], of the four regions.")}},
-		{Calls: []call{{"revise", `{"reason": "the bars are hard to compare; sort them and show the share"}`}, code(regionChartRevised)}},
+		{Calls: []call{{Name: "revise", Args: `{"reason": "the bars are hard to compare; sort them and show the share"}`}, code(regionChartRevised)}},
 		{Calls: []call{final(map[string]any{"top_region": "West"}, "West brings the most revenue (@top_region[West]) of the 400 orders; the share is printed under the chart.")}},
 		{Calls: []call{code(productChart)}},
 		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen], 98765 units in all.")}},
 		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen], 98765 units in all.")}},
-		{Calls: []call{{"accept", `{"reason": "titled, labelled, supports the finding"}`}}},
+		{Calls: []call{{Name: "accept", Args: `{"reason": "titled, labelled, supports the finding"}`}}},
 		{Text: "Here is my ranking:\n```json\n{\"key_findings\": [2, 1]}\n```"},
 	}
 }
@@ -205,7 +205,7 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 		if !c.HasTag("stage:" + pipeline.StageExploration) {
 			continue
 		}
-		if c.HasTag(pipeline.TagModel) {
+		if c.HasTag(nbformat.TagModel) {
 			model++
 		}
 		if c.HasTag("finding") {
@@ -261,7 +261,7 @@ func TestExploreNonsenseGoals(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Model = f.client(t, false)
 	opts.Questions = []string{"Which region has the most rows?"}
-	opts.ReflectRounds = -1
+	opts.ReflectRounds = new(int) // none
 	res := run(t, opts)
 	if res.Failure != "" || len(res.Answers) != 1 || !res.Answers[0].Answered {
 		t.Fatalf("failure %q, answers %+v", res.Failure, res.Answers)
@@ -301,7 +301,7 @@ func TestExploreUnreadableGoals(t *testing.T) {
 	dir := t.TempDir()
 	data := salesCSV(t, dir, 200)
 	f := newFakeModel(t, "ollama", turn{Text: "Revenue by region would be a good start."}, turn{Text: `{"goals": [{"chart": "bar"}]}`})
-	f.caps = `["completion"]`
+	f.Caps = `["completion"]`
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Model = f.client(t, false)
 	res := run(t, opts)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 )
@@ -56,7 +55,7 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 	n := 0
 	for _, c := range nb.Cells {
 		for _, o := range c.Outputs {
-			png, ok := o.DataString(kernel.MimePNG)
+			png, ok := o.DataString(nbformat.MimePNG)
 			if !ok {
 				continue
 			}
@@ -66,13 +65,9 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 			}
 			n++
 			base := fmt.Sprintf("chart-%d", n)
-			if err := atomicfile.WriteFile(filepath.Join(s.filesDir(), base+".png"), b); err != nil {
+			chart := kernel.Chart{PNG: b, Description: o.Data[nbformat.MimeChart]}
+			if err := chart.WriteFiles(filepath.Join(s.filesDir(), base)); err != nil {
 				return nil, err
-			}
-			if desc, ok := o.Data[kernel.MimeChart]; ok {
-				if err := atomicfile.WriteFile(filepath.Join(s.filesDir(), base+".json"), append([]byte(desc), '\n')); err != nil {
-					return nil, err
-				}
 			}
 			charts = append(charts, filepath.Join(name+"_files", base+".png"))
 		}

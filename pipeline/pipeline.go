@@ -80,9 +80,9 @@ type Options struct {
 	MaxTurns int
 	// MaxRepairs bounds failed cells in a row; 0: agent.DefaultMaxRepairs.
 	MaxRepairs int
-	// ReflectRounds bounds the reflection rounds per question; 0:
-	// agent.DefaultReflectRounds, negative: no reflection.
-	ReflectRounds int
+	// ReflectRounds bounds the reflection rounds per question; nil:
+	// agent.DefaultReflectRounds, 0: no reflection.
+	ReflectRounds *int
 	// Seed is sent with temperature 0; 0: agent.DefaultSeed.
 	Seed int
 	// RunTimeout bounds the whole run; 0: none.
@@ -100,13 +100,16 @@ type Options struct {
 
 // Event is a step of a run, for progress displays.
 type Event struct {
-	Time     time.Time     `json:"time"`
-	Type     string        `json:"type"` // stage-start, progress, cell, model-turn, stage-end, run-end
-	Stage    string        `json:"stage,omitempty"`
-	Cell     int           `json:"cell,omitempty"`
-	Turn     int           `json:"turn,omitempty"`    // model-turn, and cells of model stages
-	Tokens   int           `json:"tokens,omitempty"`  // model-turn: the run's tokens so far
-	Retries  int           `json:"retries,omitempty"` // model-turn: model requests retried so far
+	Time    time.Time `json:"time"`
+	Type    EventType `json:"type"`
+	Stage   string    `json:"stage,omitempty"`
+	Cell    int       `json:"cell,omitempty"`
+	Turn    int       `json:"turn,omitempty"`    // model-turn, and cells of model stages
+	Tokens  int       `json:"tokens,omitempty"`  // model-turn: the run's tokens so far
+	Retries int       `json:"retries,omitempty"` // model-turn: model requests retried so far
+	// Status is, for stage-end, a report.StageStatus; for run-end
+	// report.StatusOK or report.StatusFailed; for cell, the kernel.Status of
+	// the cell (or the model's step).
 	Status   string        `json:"status,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	Message  string        `json:"message,omitempty"`
@@ -116,6 +119,19 @@ type Event struct {
 	Total int64  `json:"total,omitempty"`
 	Unit  string `json:"unit,omitempty"`
 }
+
+// EventType is what an Event reports.
+type EventType string
+
+const (
+	EventStageStart EventType = "stage-start"
+	EventProgress   EventType = "progress" // how far a long cell has got
+	EventCell       EventType = "cell"
+	EventModelTurn  EventType = "model-turn"
+	EventNotice     EventType = "notice"
+	EventStageEnd   EventType = "stage-end"
+	EventRunEnd     EventType = "run-end"
+)
 
 // Result is what a run produced, also when it failed.
 type Result struct {
@@ -190,15 +206,6 @@ type StageError struct {
 func (e *StageError) Error() string {
 	return fmt.Sprintf("stage %s failed: %s: %s", e.Stage, e.Err.Name, e.Err.Value)
 }
-
-// Stage names, in order.
-const (
-	StageSetup         = "setup"
-	StageLoad          = "load"
-	StageProfile       = "profile"
-	StageDistributions = "distributions"
-	StageVisualization = eda.StageVisualization
-)
 
 // Run runs the analysis and writes its outputs. The error says why a run
 // failed (an *InputError, *DataError, *SandboxError, *StageError, or the
@@ -360,7 +367,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.nb.AddMarkdown(fmt.Sprintf("# Exploratory analysis of `%s`\n\n"+
 		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
-		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), report.TagNotebookOnly)
+		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
 
 	if len(r.opts.Questions) > 0 || r.exploring() {
 		// Ask the model server first: a bad key or a typo fails in a second,
@@ -400,7 +407,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.profile == nil {
-		return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+		return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
 	}
 	if r.opts.Rerun != nil {
 		r.compareSchema()
@@ -419,19 +426,19 @@ func (r *runner) run(ctx context.Context) error {
 // runStage runs a stage's cells in order and stops at the first failure.
 func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	start := time.Now()
-	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: "ok"}
-	r.emit(Event{Type: "stage-start", Stage: st.Name, Message: st.Title})
+	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StatusOK}
+	r.emit(Event{Type: EventStageStart, Stage: st.Name, Message: st.Title})
 	defer func() {
 		info.Duration = time.Since(start)
 		r.stages = append(r.stages, info)
 		var rate string
-		if st.Name == StageLoad && info.Status == "ok" {
+		if st.Name == eda.StageLoad && info.Status == report.StatusOK {
 			rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, info.Duration))
 		}
-		r.emit(Event{Type: "stage-end", Stage: st.Name, Status: info.Status, Duration: info.Duration, Message: rate})
+		r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(info.Status), Duration: info.Duration, Message: rate})
 	}()
-	stageTag := report.StageTag(st.Name)
-	r.nb.AddMarkdown("## "+st.Title, stageTag, report.TagNotebookOnly)
+	stageTag := nbformat.StageTag(st.Name)
+	r.nb.AddMarkdown("## "+st.Title, stageTag, nbformat.TagNotebookOnly)
 	for i, c := range st.Cells {
 		tags := append([]string{stageTag}, c.Tags...)
 		if c.Markdown {
@@ -439,29 +446,29 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			continue
 		}
 		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.generatedCellTimeout(), Progress: func(p kernel.Progress) {
-			r.emit(Event{Type: "progress", Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
+			r.emit(Event{Type: EventProgress, Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
 		}})
 		if ex == nil {
 			// The kernel cannot run cells any more.
-			info.Status = "error"
-			r.nb.AddCode(c.Source, nil, 0, append(tags, "not-run")...)
+			info.Status = report.StatusError
+			r.nb.AddCode(c.Source, nil, 0, append(tags, nbformat.TagNotRun)...)
 			return &SandboxError{Err: err}
 		}
-		cell := r.nb.AddCode(c.Source, nbformat.FromKernel(ex.Outputs), ex.ExecutionCount, tags...)
-		r.emit(Event{Type: "cell", Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
+		cell := ex.AddToNotebook(r.nb, tags...)
+		r.emit(Event{Type: EventCell, Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
 		if err != nil { // ctx ended mid-cell
-			info.Status = "interrupted"
-			cell.AddTags("interrupted")
+			info.Status = report.StatusInterrupted
+			cell.AddTags(nbformat.TagInterrupted)
 			return err
 		}
 		if ex.Status != kernel.StatusOK {
-			info.Status = "error"
-			cell.AddTags("error")
+			info.Status = report.StatusError
+			cell.AddTags(nbformat.TagError)
 			return cellError(st.Name, r.opts.Data, ex)
 		}
-		if cell.HasTag("profile-json") {
+		if cell.HasTag(eda.ProfileTag) {
 			if err := r.readProfile(ex); err != nil {
-				info.Status = "error"
+				info.Status = report.StatusError
 				return err
 			}
 		}
@@ -487,25 +494,24 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 
 func (r *runner) readProfile(ex *kernel.Execution) error {
 	for _, o := range ex.Outputs {
-		if raw, ok := o.Data[eda.MimeProfile]; ok {
-			p, err := eda.ParseProfile(raw)
+		if p, ok, err := eda.ProfileFromData(o.Data); ok {
 			if err != nil {
-				return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
+				return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
 			}
 			r.profile = p
 			return nil
 		}
 	}
-	return &StageError{Stage: StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
+	return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
 }
 
 // finish writes what the run has, whatever happened, and commits it.
 func (r *runner) finish(runErr error) (*Result, error) {
 	if runErr != nil {
 		r.failure = agent.FailureText(runErr)
-		r.emit(Event{Type: "run-end", Status: "failed", Message: r.failure, Duration: time.Since(r.started)})
+		r.emit(Event{Type: EventRunEnd, Status: string(report.StatusFailed), Message: r.failure, Duration: time.Since(r.started)})
 	} else {
-		r.emit(Event{Type: "run-end", Status: "ok", Duration: time.Since(r.started)})
+		r.emit(Event{Type: EventRunEnd, Status: string(report.StatusOK), Duration: time.Since(r.started)})
 	}
 	if r.nb == nil {
 		return nil, nil
@@ -567,8 +573,8 @@ type ManifestData struct {
 
 // ManifestStage is one stage's outcome and time.
 type ManifestStage struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	Name   string             `json:"name"`
+	Status report.StageStatus `json:"status"`
 }
 
 // ManifestOutputs are the files of the run, relative to the output folder.
@@ -599,7 +605,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
 		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
-		if s.Name == StageLoad && s.Status == "ok" {
+		if s.Name == eda.StageLoad && s.Status == report.StatusOK {
 			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
 			m.Occasion.LoadMBPerS = &rate
 		}

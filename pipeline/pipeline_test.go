@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
@@ -98,7 +99,7 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 			t.Errorf("cell %s failed: %+v", c.ID, c.Outputs)
 		}
 	}
-	for _, s := range []string{pipeline.StageSetup, pipeline.StageLoad, pipeline.StageProfile, pipeline.StageDistributions, pipeline.StageVisualization} {
+	for _, s := range []string{eda.StageSetup, eda.StageLoad, eda.StageProfile, eda.StageDistributions, eda.StageVisualization} {
 		if stages[s] == 0 {
 			t.Errorf("no cells for stage %s (have %v)", s, stages)
 		}
@@ -374,7 +375,7 @@ func TestInterruptedRunWritesWhatItHas(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	o := options(t, data, filepath.Join(dir, "out"))
 	o.Progress = func(e pipeline.Event) {
-		if e.Type == "stage-start" && e.Stage == pipeline.StageDistributions {
+		if e.Type == "stage-start" && e.Stage == eda.StageDistributions {
 			cancel()
 		}
 	}

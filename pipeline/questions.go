@@ -9,6 +9,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
@@ -19,9 +20,6 @@ import (
 // for the i-th question (1-based).
 func StageQuestion(i int) string   { return fmt.Sprintf("question-%d", i) }
 func StageReflection(i int) string { return fmt.Sprintf("reflection-%d", i) }
-
-// TagModel marks the cells the model wrote.
-const TagModel = "model"
 
 // ManifestModel is the model of a run and what it cost.
 type ManifestModel struct {
@@ -66,13 +64,10 @@ type ManifestModel struct {
 }
 
 func (r *runner) reflectRounds() int {
-	switch {
-	case r.opts.ReflectRounds < 0:
-		return 0
-	case r.opts.ReflectRounds == 0:
+	if r.opts.ReflectRounds == nil {
 		return agent.DefaultReflectRounds
 	}
-	return r.opts.ReflectRounds
+	return max(0, *r.opts.ReflectRounds)
 }
 
 func (r *runner) seed() int {
@@ -92,7 +87,7 @@ func (r *runner) ask(ctx context.Context) error {
 	for i, q := range r.opts.Questions {
 		phase := StageQuestion(i + 1)
 		var ans *agent.Answer
-		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (string, error) {
+		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (report.StageStatus, error) {
 			a, err := ag.Ask(ctx, phase, q)
 			ans = a
 			r.answers = append(r.answers, a)
@@ -106,7 +101,7 @@ func (r *runner) ask(ctx context.Context) error {
 			continue
 		}
 		rphase := StageReflection(i + 1)
-		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (string, error) {
+		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (report.StageStatus, error) {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 			addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(i+1, ans) })
@@ -131,15 +126,15 @@ func (r *runner) newAgent() *agent.Agent {
 		Trace: r.untraced,
 		OnTurn: func(e agent.TurnEvent) {
 			if e.Notice != "" {
-				r.emit(Event{Type: "notice", Stage: e.Phase, Message: e.Notice})
+				r.emit(Event{Type: EventNotice, Stage: e.Phase, Message: e.Notice})
 				return
 			}
 			if e.Cell {
-				r.emit(Event{Type: "cell", Stage: e.Phase, Turn: e.Turn, Status: e.Status})
+				r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
 				return
 			}
 			r.tokens += e.Tokens
-			r.emit(Event{Type: "model-turn", Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
+			r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
 		},
 	}
 	turns, repairs := ag.Budgets()
@@ -151,16 +146,16 @@ func (r *runner) newAgent() *agent.Agent {
 	return ag
 }
 
-func stageStatus(answered bool, err error) string {
+func stageStatus(answered bool, err error) report.StageStatus {
 	switch {
 	case err != nil && ctxErr(err):
-		return "interrupted"
+		return report.StatusInterrupted
 	case err != nil:
-		return "error"
+		return report.StatusError
 	case !answered:
-		return "no-answer"
+		return report.StatusNoAnswer
 	}
-	return "ok"
+	return report.StatusOK
 }
 
 func ctxErr(err error) bool {
@@ -169,14 +164,14 @@ func ctxErr(err error) bool {
 
 // modelStage runs a model stage with its heading, events and StageInfo; a
 // model server failure becomes a *ModelError.
-func (r *runner) modelStage(name, title string, body func() (string, error)) error {
+func (r *runner) modelStage(name, title string, body func() (report.StageStatus, error)) error {
 	start := time.Now()
-	r.emit(Event{Type: "stage-start", Stage: name, Message: title})
-	r.nb.AddMarkdown("## "+title, report.StageTag(name), report.TagNotebookOnly)
+	r.emit(Event{Type: EventStageStart, Stage: name, Message: title})
+	r.nb.AddMarkdown("## "+title, nbformat.StageTag(name), nbformat.TagNotebookOnly)
 	status, err := body()
 	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start), Lead: true}
 	r.stages = append(r.stages, info)
-	r.emit(Event{Type: "stage-end", Stage: name, Status: status, Duration: info.Duration})
+	r.emit(Event{Type: EventStageEnd, Stage: name, Status: string(status), Duration: info.Duration})
 	var le *llm.Error
 	if err != nil && !ctxErr(err) && asLLM(err, &le) {
 		return &ModelError{err}
@@ -195,9 +190,9 @@ func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer)
 // called once the model's cells are in nb (a replay on new data reads the
 // new values from them).
 func addQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer, block func() string) {
-	nb.AddMarkdown("**Question:** "+question, report.StageTag(phase))
+	nb.AddMarkdown("**Question:** "+question, nbformat.StageTag(phase))
 	addSteps(nb, phase, phase, a)
-	nb.AddMarkdown(block(), report.StageTag(phase), "answer")
+	nb.AddMarkdown(block(), nbformat.StageTag(phase), "answer")
 }
 
 // AddReflection appends the cells of the reflection phase on answer a: the
@@ -209,10 +204,10 @@ func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before 
 func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int, block func() string) {
 	addSteps(nb, phase, phase, a)
 	for _, v := range a.Verdicts[before:] {
-		nb.AddMarkdown(verdictText(v), report.StageTag(phase), "reflection")
+		nb.AddMarkdown(verdictText(v), nbformat.StageTag(phase), "reflection")
 	}
 	if a.Revised {
-		nb.AddMarkdown("Revised "+block(), report.StageTag(phase), "answer")
+		nb.AddMarkdown("Revised "+block(), nbformat.StageTag(phase), "answer")
 	}
 }
 
@@ -225,17 +220,17 @@ func addSteps(nb *nbformat.Notebook, stage, phase string, a *agent.Answer) map[i
 		if s.Phase != phase || s.Exec == nil {
 			continue
 		}
-		tags := []string{report.StageTag(stage), TagModel, fmt.Sprintf("turn-%d", s.Turn)}
+		tags := []string{nbformat.StageTag(stage), nbformat.TagModel, nbformat.TurnTag(s.Turn)}
 		if phase != stage {
 			tags = append(tags, phase)
 		}
 		if s.Failed {
 			tags = append(tags, nbformat.TagFailedAttempt)
-			if s.Status != "error" {
+			if s.Status != string(kernel.StatusError) {
 				tags = append(tags, s.Status)
 			}
 		}
-		cells[i] = nb.AddCode(s.Code, nbformat.FromKernel(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
+		cells[i] = nb.AddCode(s.Code, nbformat.CopyOutputs(s.Exec.Outputs), s.Exec.ExecutionCount, tags...)
 	}
 	return cells
 }

@@ -35,7 +35,7 @@ func TestRunWithQuestion(t *testing.T) {
 		turn{Calls: []call{code("df['nosuch']")}},
 		turn{Calls: []call{code(monthlyChart)}},
 		turn{Calls: []call{final(map[string]any{"peak_month": "2024-03"}, "The peak month is @peak_month[2024-03], from the monthly sums.")}},
-		turn{Calls: []call{{"accept", `{"reason": "titled and labelled"}`}}},
+		turn{Calls: []call{{Name: "accept", Args: `{"reason": "titled and labelled"}`}}},
 	)
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Plot revenue by month; which month peaks?"}
@@ -51,7 +51,7 @@ func TestRunWithQuestion(t *testing.T) {
 	}
 	var model, failed, answer, verdict int
 	for _, c := range nb.Cells {
-		if c.HasTag(pipeline.TagModel) {
+		if c.HasTag(nbformat.TagModel) {
 			model++
 		}
 		if c.HasTag(nbformat.TagFailedAttempt) {
@@ -146,7 +146,7 @@ func TestRunInterruptedMidQuestion(t *testing.T) {
 	}
 	found := false
 	for _, c := range nb.Cells {
-		if c.HasTag(pipeline.TagModel) && c.HasTag("interrupted") && strings.Contains(c.Source, "sleep(60)") {
+		if c.HasTag(nbformat.TagModel) && c.HasTag("interrupted") && strings.Contains(c.Source, "sleep(60)") {
 			found = true
 		}
 	}
@@ -224,10 +224,10 @@ func TestRunModelServerErrors(t *testing.T) {
 		res, err := pipeline.Run(context.Background(), opts)
 		var me *pipeline.ModelError
 		if !errors.As(err, &me) || !errors.Is(err, tt.want) {
-			t.Errorf("%s: %v", tt.f.provider, err)
+			t.Errorf("%s: %v", tt.f.Provider, err)
 		}
 		if res == nil || res.Files.Notebook == "" {
-			t.Errorf("%s: no outputs written", tt.f.provider)
+			t.Errorf("%s: no outputs written", tt.f.Provider)
 		}
 	}
 	opts := options(t, data, filepath.Join(dir, "out"))

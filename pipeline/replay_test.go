@@ -38,10 +38,7 @@ func replayOptions(t *testing.T, run *audit.Run, data, out string, model llm.Cli
 	}
 	m := run.Record.Model
 	opts.Model = model
-	opts.ModelSpec, opts.MaxTurns, opts.MaxRepairs, opts.Seed, opts.ReflectRounds = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed, m.ReflectRounds
-	if m.ReflectRounds == 0 {
-		opts.ReflectRounds = -1
-	}
+	opts.ModelSpec, opts.MaxTurns, opts.MaxRepairs, opts.Seed, opts.ReflectRounds = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed, &m.ReflectRounds
 	opts.NoExplore, opts.Goals = !m.Explore, m.Goals // explored as the run did
 	return opts
 }
@@ -88,7 +85,7 @@ func TestReplayCodeBlocksIsByteIdentical(t *testing.T) {
 		turn{Text: "```python\nprint(df['revenue'].mean())\n```"},
 		turn{Text: "@mean_revenue[20.0] The mean revenue is 20.0."},
 	)
-	f.caps = `["completion"]`
+	f.Caps = `["completion"]`
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?", "What is the mean revenue?"}
 	opts.NoExplore = true // the exploration's replay is tested in run_explore.txtar
@@ -150,7 +147,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?"}
 	opts.NoExplore = true
-	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.client(t, false)), "ollama:qwen2.5-coder:7b", -1
+	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.client(t, false)), "ollama:qwen2.5-coder:7b", new(int)
 	rec := openRun(t, run(t, opts))
 
 	renamed := regionsCSV(t, filepath.Join(dir, "renamed.csv"), "date,region,amount",

@@ -2,11 +2,12 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/nbformat"
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // A replay on new data (Options.Rerun) runs the recorded model code on
@@ -19,12 +20,12 @@ import (
 func (r *runner) compareSchema() {
 	changes := r.opts.Rerun.Compare(r.profile)
 	for _, c := range changes {
-		r.emit(Event{Type: "notice", Stage: StageProfile, Message: "schema changed since the recorded run: " + c.String()})
+		r.emit(Event{Type: EventNotice, Stage: eda.StageProfile, Message: "schema changed since the recorded run: " + c.String()})
 	}
 	if len(changes) == 0 {
-		r.emit(Event{Type: "notice", Stage: StageProfile, Message: "schema: the columns and types of the recorded run"})
+		r.emit(Event{Type: EventNotice, Stage: eda.StageProfile, Message: "schema: the columns and types of the recorded run"})
 	}
-	r.nb.AddMarkdown(rerunIntro(r.opts.Rerun.Recorded(), changes), report.TagNotebookOnly)
+	r.nb.AddMarkdown(rerunIntro(r.opts.Rerun.Recorded(), changes), nbformat.TagNotebookOnly)
 }
 
 func rerunIntro(run *audit.Run, changes []audit.SchemaChange) string {

@@ -44,7 +44,7 @@ func (r *runner) untraced(a *agent.Answer, values []agent.NamedValue, narrative 
 	sources := traceSources(r.nb)
 	for _, s := range a.Steps {
 		if !s.Failed && s.Exec != nil {
-			sources = append(sources, numtrace.Source{ID: "new", Texts: numtrace.OutputTexts(nbformat.FromKernel(s.Exec.Outputs))})
+			sources = append(sources, numtrace.Source{ID: "new", Texts: numtrace.OutputTexts(nbformat.CopyOutputs(s.Exec.Outputs))})
 		}
 	}
 	vals, prose := r.traceAnswer(numtrace.NewIndex(sources), a.Question, values, narrative)

@@ -70,7 +70,7 @@ func TestRunTracesAnswerNumbers(t *testing.T) {
 			}
 			f := newFakeModel(t, tc.provider, turns...)
 			if tc.codeBlocks {
-				f.caps = `["completion"]`
+				f.Caps = `["completion"]`
 			}
 			opts := options(t, data, filepath.Join(dir, "out"))
 			opts.Questions = []string{"How many rows, and what share comes before row 170?"}
@@ -127,7 +127,7 @@ func TestRunTracesAnswerNumbers(t *testing.T) {
 			want := map[string]string{"400": "400", "42.5%": "0.425", "3,141,592": "3141592"}
 			for _, e := range q.Numbers.Traced {
 				c := byID[e.Cell]
-				if c == nil || !c.HasTag(pipeline.TagModel) || want[e.Text] != e.Output || !strings.Contains(strings.Join(outputTexts(c), "\n"), e.Output) {
+				if c == nil || !c.HasTag(nbformat.TagModel) || want[e.Text] != e.Output || !strings.Contains(strings.Join(outputTexts(c), "\n"), e.Output) {
 					t.Errorf("traced %+v: cell %v, want a model cell printing %q", e, c != nil, want[e.Text])
 				}
 			}

@@ -78,7 +78,7 @@ func realRunInput(t *testing.T) (Input, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	nb := nbformat.New()
-	nb.AddMarkdown("The data is loaded once; the kernel keeps it for every later cell.", StageTag("load"))
+	nb.AddMarkdown("The data is loaded once; the kernel keeps it for every later cell.", nbformat.StageTag("load"))
 	formulas := 0
 	cells := []kernelCell{
 		{stage: "load", code: `import sys
@@ -118,11 +118,11 @@ print("a warning on stderr", file=sys.stderr)`},
 			if ex.Status != want {
 				t.Fatalf("cell %q: status %s (want %s), error %v", c.code, ex.Status, want, ex.Error)
 			}
-			nb.AddExecution(ex, append([]string{StageTag(c.stage)}, c.tags...)...)
+			ex.AddToNotebook(nb, append([]string{nbformat.StageTag(c.stage)}, c.tags...)...)
 		}
 	}
 	run(cells)
-	nb.AddMarkdown(md, StageTag("distributions"))
+	nb.AddMarkdown(md, nbformat.StageTag("distributions"))
 	run([]kernelCell{
 		{stage: "distributions", code: `rng = np.random.default_rng(0)
 orders = pd.Series(rng.gamma(4, 25, 600), name="order value")
@@ -137,7 +137,7 @@ ax.set_xlabel("region")
 ax.set_ylabel("sales")
 plt.show()`},
 	})
-	nb.AddMarkdown("The chart shows **east** ahead, with mean sales $\\bar{x} \\approx 112.4$.", StageTag("visualization"))
+	nb.AddMarkdown("The chart shows **east** ahead, with mean sales $\\bar{x} \\approx 112.4$.", nbformat.StageTag("visualization"))
 	formulas++
 	in := Input{
 		Title:    "Sales by region",

@@ -18,6 +18,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -25,20 +26,6 @@ import (
 const (
 	maxTextOutput = 200_000 // bytes of a stream, text/plain or traceback
 	maxJSONOutput = 60_000  // bytes of a chart description or JSON output
-)
-
-// Mime types read from outputs.
-const (
-	mimeChart    = "application/vnd.analyst.chart+json"
-	mimePlotly   = "application/vnd.plotly.v1+json"
-	mimePNG      = "image/png"
-	mimeJPEG     = "image/jpeg"
-	mimeGIF      = "image/gif"
-	mimeSVG      = "image/svg+xml"
-	mimeHTML     = "text/html"
-	mimeMarkdown = "text/markdown"
-	mimeLaTeX    = "text/latex"
-	mimePlain    = "text/plain"
 )
 
 // codeStyle is chroma's style for code; the page carries its stylesheet
@@ -145,7 +132,7 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 		if e := firstError(c.Outputs); e != nil && failed {
 			fmt.Fprintf(&b, `<span class="summary-error">%s</span>`, html.EscapeString(errorLine(e)))
 		} else {
-			fmt.Fprintf(&b, `<code class="summary-code">%s</code>`, html.EscapeString(clip(firstLine(c.Source), 80)))
+			fmt.Fprintf(&b, `<code class="summary-code">%s</code>`, html.EscapeString(clip.Runes(firstLine(c.Source), 80)))
 		}
 		fmt.Fprintf(&b, ` <span class="cell-meta">%s</span></summary>`+"\n", html.EscapeString(strings.Join(meta, " · ")))
 		b.WriteString(`<div class="source">` + code + "</div>\n")
@@ -187,7 +174,7 @@ func errorLine(o *nbformat.Output) string {
 	if v := plainText(o.EValue); v != "" {
 		s += ": " + v
 	}
-	return clip(s, 160)
+	return clip.Runes(s, 160)
 }
 
 // outputs renders a cell's outputs. Consecutive stream outputs of one name
@@ -274,8 +261,8 @@ func (r *cellRenderer) output(o nbformat.Output) (string, error) {
 // representation the page can show safely, a chart's description beside
 // its image.
 func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
-	desc, isChart := o.Data[mimeChart]
-	for _, mime := range []string{mimePNG, mimeJPEG, mimeGIF, mimeSVG} {
+	desc, isChart := o.Data[nbformat.MimeChart]
+	for _, mime := range []string{nbformat.MimePNG, nbformat.MimeJPEG, nbformat.MimeGIF, nbformat.MimeSVG} {
 		s, ok := o.DataString(mime)
 		if !ok {
 			continue
@@ -293,10 +280,10 @@ func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 		b.WriteString("</figure>\n")
 		return b.String(), nil
 	}
-	if s, ok := o.DataString(mimeHTML); ok {
+	if s, ok := o.DataString(nbformat.MimeHTML); ok {
 		return `<div class="output-html">` + sanitizeHTML(s) + "</div>\n", nil
 	}
-	for _, mime := range []string{mimeMarkdown, mimeLaTeX} {
+	for _, mime := range []string{nbformat.MimeMarkdown, nbformat.MimeLaTeX} {
 		if s, ok := o.DataString(mime); ok {
 			body, err := r.md.render(s, nil, 2)
 			if err != nil {
@@ -312,12 +299,12 @@ func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 		fmt.Fprintf(&b, `<figure class="chart chart-no-image"><p class="muted">%s (no image)</p><details class="chart-data"><summary>Chart data</summary><pre>%s</pre></details></figure>`+"\n",
 			html.EscapeString(chartAlt(desc)), html.EscapeString(capText(prettyJSON(desc), maxJSONOutput)))
 	}
-	if s, ok := o.DataString(mimePlain); ok && !isChart {
+	if s, ok := o.DataString(nbformat.MimePlain); ok && !isChart {
 		b.WriteString(`<pre class="output-text">` + html.EscapeString(capText(plainText(s), maxTextOutput)) + "</pre>\n")
 	}
 	// Other JSON outputs (a profile, a plotly figure): collapsed, as data.
 	for _, mime := range sortedKeys(o.Data) {
-		if mime == mimeChart || !(mime == "application/json" || strings.HasSuffix(mime, "+json")) {
+		if mime == nbformat.MimeChart || !(mime == nbformat.MimeJSON || strings.HasSuffix(mime, "+json")) {
 			continue
 		}
 		fmt.Fprintf(&b, `<details class="output-json"><summary>Data (%s)</summary><pre>%s</pre></details>`+"\n",
@@ -335,7 +322,7 @@ func imageTag(mime, b64, alt string) (string, bool) {
 		return "", false
 	}
 	size := ""
-	if mime != mimeSVG {
+	if mime != nbformat.MimeSVG {
 		cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
 		if err != nil {
 			return "", false
@@ -383,7 +370,7 @@ func chartAlt(desc json.RawMessage) string {
 	if len(axes) > 0 {
 		s += " (" + strings.Join(axes, ", ") + ")"
 	}
-	return clip(s, 300)
+	return clip.Runes(s, 300)
 }
 
 // prettyJSON lays out JSON for reading, keeping its key order: one member

@@ -8,24 +8,6 @@ import (
 	"time"
 )
 
-// humanBytes is a size in binary units: "1.4 MiB".
-func humanBytes(n int64) string {
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
-	v := float64(n)
-	u := -1
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if v < 10 {
-		return fmt.Sprintf("%.1f %s", v, units[u])
-	}
-	return fmt.Sprintf("%.0f %s", v, units[u])
-}
-
 // groupDigits writes 1234567 as "1,234,567".
 func groupDigits(n int64) string {
 	s := strconv.FormatInt(n, 10)
@@ -85,18 +67,6 @@ func short(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-// clip cuts text to n runes with an ellipsis.
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // slug makes an id fragment: lowercase letters, digits and dashes.

@@ -41,6 +41,21 @@ type Input struct {
 	KaTeXRoot string
 }
 
+// StageStatus is how a stage ended, as the report, the progress display and
+// the --json events name it.
+type StageStatus string
+
+const (
+	StatusOK          StageStatus = "ok"
+	StatusError       StageStatus = "error"
+	StatusInterrupted StageStatus = "interrupted"
+	StatusSkipped     StageStatus = "skipped"
+	// StatusNoAnswer: a question's stage ended without an answer.
+	StatusNoAnswer StageStatus = "no-answer"
+	// StatusFailed is the run's status (run-end events) when it stopped early.
+	StatusFailed StageStatus = "failed"
+)
+
 // RunInfo is the context of a run.
 type RunInfo struct {
 	DataName       string
@@ -82,16 +97,9 @@ type Setting struct{ Name, Value string }
 type StageInfo struct {
 	Name     string
 	Title    string
-	Status   string // ok, error, skipped
+	Status   StageStatus
 	Duration time.Duration
 	// Lead stages (the questions) are shown right after the answer, before
 	// the data overview.
 	Lead bool
 }
-
-// TagNotebookOnly marks cells that are for notebook readers only — the
-// title and the stage headings — since the report has its own.
-const TagNotebookOnly = "notebook-only"
-
-// StageTag is the cell tag that says which stage a cell belongs to.
-func StageTag(stage string) string { return "stage:" + stage }

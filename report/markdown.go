@@ -501,7 +501,7 @@ func safeDataImage(dest string) bool { return dataImage.MatchString(dest) }
 
 // attachmentURI is a data: URI for an attachment's image.
 func attachmentURI(b nbformat.MimeBundle) (string, bool) {
-	for _, mime := range []string{"image/png", "image/jpeg", "image/gif", "image/webp"} {
+	for _, mime := range []string{nbformat.MimePNG, nbformat.MimeJPEG, nbformat.MimeGIF, nbformat.MimeWebP} {
 		raw, ok := b[mime]
 		if !ok {
 			continue

@@ -11,6 +11,8 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/internal/clip"
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -232,7 +234,7 @@ func headerFacts(in Input) []fact {
 		f = append(f, fact{Label: "Data", Value: r.DataName})
 	}
 	if r.DataBytes > 0 {
-		f = append(f, fact{Label: "Size", Value: humanBytes(r.DataBytes), Title: groupDigits(r.DataBytes) + " bytes"})
+		f = append(f, fact{Label: "Size", Value: units.Rounded(r.DataBytes), Title: groupDigits(r.DataBytes) + " bytes"})
 	}
 	if in.Profile != nil {
 		f = append(f, fact{Label: "Shape", Value: groupDigits(int64(in.Profile.Rows)) + " rows × " + groupDigits(int64(in.Profile.Columns)) + " columns"})
@@ -338,7 +340,7 @@ func buildOverview(pr *eda.Profile) *overview {
 		fact{Label: "Columns", Value: groupDigits(int64(pr.Columns))},
 	)
 	if pr.MemoryBytes > 0 {
-		o.Facts = append(o.Facts, fact{Label: "In memory", Value: humanBytes(pr.MemoryBytes)})
+		o.Facts = append(o.Facts, fact{Label: "In memory", Value: units.Rounded(pr.MemoryBytes)})
 	}
 	o.Facts = append(o.Facts, fact{Label: "Duplicate rows", Value: groupDigits(int64(pr.DuplicateRows))})
 	for _, a := range pr.Alerts {
@@ -357,7 +359,7 @@ func buildOverview(pr *eda.Profile) *overview {
 				cv.MoreSamples = len(c.Sample) - maxSamples
 				break
 			}
-			cv.Samples = append(cv.Samples, clip(s, 60))
+			cv.Samples = append(cv.Samples, clip.Runes(s, 60))
 		}
 		o.Columns = append(o.Columns, cv)
 	}
@@ -469,16 +471,16 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 			s.Title = si.Name
 		}
 		switch {
-		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == "skipped"):
+		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == StatusSkipped):
 			s.notReached = true
 			s.Status, s.StatusClass = "not reached", "not-reached"
 			s.Note = "Not reached: the run stopped before this stage."
 		default:
-			s.Status, s.StatusClass = si.Status, statusClass(si.Status)
+			s.Status, s.StatusClass = string(si.Status), statusClass(si.Status)
 			if si.Duration > 0 {
 				s.Duration = humanDuration(si.Duration)
 			}
-			if si.Status == "skipped" {
+			if si.Status == StatusSkipped {
 				s.Note = "Skipped."
 			}
 		}
@@ -488,10 +490,10 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 	var untagged *stageView
 	if in.Notebook != nil {
 		for _, c := range in.Notebook.Cells {
-			if c.HasTag(TagNotebookOnly) {
+			if c.HasTag(nbformat.TagNotebookOnly) {
 				continue
 			}
-			name, ok := stageOf(c)
+			name, ok := c.Stage()
 			var s *stageView
 			switch {
 			case ok:
@@ -543,31 +545,19 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 	return stages, nil
 }
 
-// stageOf returns the stage named by the cell's "stage:NAME" tag.
-func stageOf(c *nbformat.Cell) (string, bool) {
-	for _, t := range c.Metadata.Tags {
-		if name, ok := strings.CutPrefix(t, StageTag("")); ok {
-			return name, true
-		}
-	}
-	return "", false
-}
-
 // isFailure: a stage status that means the stage did not finish well.
-func isFailure(status string) bool {
+func isFailure(status StageStatus) bool {
 	switch status {
-	case "", "ok", "skipped":
+	case "", StatusOK, StatusSkipped:
 		return false
 	}
 	return true
 }
 
-func statusClass(status string) string {
+func statusClass(status StageStatus) string {
 	switch status {
-	case "ok":
-		return "ok"
-	case "skipped":
-		return "skipped"
+	case StatusOK, StatusSkipped:
+		return string(status)
 	}
 	return "error"
 }
@@ -578,7 +568,7 @@ func buildFailure(r RunInfo, stages []*stageView) *failure {
 	}
 	f := &failure{Message: r.Failure}
 	for _, s := range stages {
-		if f.StageID == "" && isFailure(s.Status) && s.StatusClass == "error" {
+		if f.StageID == "" && isFailure(StageStatus(s.Status)) && s.StatusClass == "error" {
 			f.StageID, f.StageTitle = s.ID, s.Title
 		}
 		if s.notReached {

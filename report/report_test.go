@@ -64,7 +64,7 @@ func f64(v float64) *float64 { return &v }
 // attempt with a coloured traceback, a profile with alerts.
 func goldenInput() Input {
 	nb := nbformat.New()
-	nb.AddMarkdown("# Loading\n\nThe file is read once; rows with a bad date are *kept* as text.", StageTag("load"))
+	nb.AddMarkdown("# Loading\n\nThe file is read once; rows with a bad date are *kept* as text.", nbformat.StageTag("load"))
 	nb.AddCode("import pandas as pd\ndf = pd.read_csv('/data/sales.csv')\ndf.head(2)",
 		[]nbformat.Output{
 			nbformat.Stream("stdout", "read 2 rows\n"),
@@ -74,11 +74,11 @@ func goldenInput() Input {
 				"text/html":  jstr(dataFrameHTML),
 				"text/plain": jstr("   <b>x</b>\"'  label\n0  1.5  <script>..."),
 			}, nil),
-		}, 1, StageTag("load"))
+		}, 1, nbformat.StageTag("load"))
 	nb.AddMarkdown("## Mean and spread\n\nThe mean is\n\n$$\\bar{x} = \\frac{1}{n}\\sum_{i=1}^{n} x_i$$\n\n"+
 		"and the standard deviation $s_{x}$ of a_b_c uses `$not math$` in code; it costs $5 and $10.\n\n"+
 		"| stat | formula |\n|---|---|\n| variance | $s^2 = \\frac{1}{n-1}\\sum (x_i - \\bar{x})^2$ |\n",
-		StageTag("distributions"))
+		nbformat.StageTag("distributions"))
 	nb.AddCode("ax = df['x'].plot.bar(title='Sales by region')\nplt.show()",
 		[]nbformat.Output{
 			nbformat.DisplayData(nbformat.MimeBundle{
@@ -87,7 +87,7 @@ func goldenInput() Input {
 				"application/vnd.analyst.chart+json": json.RawMessage(`{"kind":"bar","title":"Sales by region","x_label":"region","y_label":"sales",` +
 					`"axes":[{"kind":"bar","series":[{"label":"x","x":["north","south"],"y":[1.5,null]}]}],"truncated":false}`),
 			}, nil),
-		}, 2, StageTag("distributions"))
+		}, 2, nbformat.StageTag("distributions"))
 	failed := nb.AddCode("df.groupby('region')['sales'].sum() / 0",
 		[]nbformat.Output{
 			nbformat.Error("ZeroDivisionError", "division by zero", []string{
@@ -96,13 +96,13 @@ func goldenInput() Input {
 				"Cell \x1b[0;32mIn[3], line 1\x1b[0m\n\x1b[0;32m----> 1\x1b[0m df.groupby(\x1b[38;5;124m'region'\x1b[39m)",
 				"\x1b[0;31mZeroDivisionError\x1b[0m: division by zero",
 			}),
-		}, 3, StageTag("visualization"), nbformat.TagFailedAttempt)
+		}, 3, nbformat.StageTag("visualization"), nbformat.TagFailedAttempt)
 	_ = failed
 	nb.AddCode("print('<b>not bold</b> & done')", []nbformat.Output{nbformat.Stream("stdout", "<b>not bold</b> & done\n")}, 4,
-		StageTag("visualization"), nbformat.TagCollapsed)
+		nbformat.StageTag("visualization"), nbformat.TagCollapsed)
 	nb.AddCode("raise RuntimeError('model gave up')", []nbformat.Output{
 		nbformat.Error("RuntimeError", "model gave up", []string{"Traceback (most recent call last):", "RuntimeError: model gave up"}),
-	}, 5, StageTag("visualization"))
+	}, 5, nbformat.StageTag("visualization"))
 	nb.AddMarkdown("A cell of no stage.")
 
 	profile := &eda.Profile{
@@ -327,7 +327,7 @@ func TestNoExternalURLs(t *testing.T) {
 	in := goldenInput()
 	in.Notebook.AddMarkdown("See [the docs](https://pandas.pydata.org/docs/), <http://example.com/x>, "+
 		"![logo](https://example.com/logo.png), ![local](chart.png), [protocol-relative](//example.com/y), "+
-		"[mail](mailto:a@example.com), [a section](#overview) and [a file](out/chart.png).", StageTag("load"))
+		"[mail](mailto:a@example.com), [a section](#overview) and [a file](out/chart.png).", nbformat.StageTag("load"))
 	out := render(t, in)
 	if refs := externalRefs(out); len(refs) > 0 {
 		t.Errorf("references out of the page: %q", refs)
@@ -528,10 +528,10 @@ func TestPlainText(t *testing.T) {
 
 func TestStages(t *testing.T) {
 	nb := nbformat.New()
-	nb.AddMarkdown("early", StageTag("b"))
-	nb.AddMarkdown("first", StageTag("a"))
-	nb.AddMarkdown("unknown stage", StageTag("extra"))
-	nb.AddMarkdown("second", StageTag("a"))
+	nb.AddMarkdown("early", nbformat.StageTag("b"))
+	nb.AddMarkdown("first", nbformat.StageTag("a"))
+	nb.AddMarkdown("unknown stage", nbformat.StageTag("extra"))
+	nb.AddMarkdown("second", nbformat.StageTag("a"))
 	out := render(t, Input{Notebook: nb, Run: RunInfo{Stages: []StageInfo{
 		{Name: "a", Title: "Stage A", Status: "ok"},
 		{Name: "b", Title: "Stage B", Status: "ok"},

@@ -1,17 +1,19 @@
 // Package evaltest is a scripted model server for eval tests: it speaks
-// Ollama's real wire format (/api/show, /api/tags, NDJSON /api/chat), finds
+// Ollama's real wire format (/api/show, /api/tags, NDJSON /api/chat, through
+// llmtest's writers), finds
 // which DABench question a conversation is about, runs a cell in the
 // kernel, then answers with the values a test chose.
 package evaltest
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/analyst-cli/analyst/llm/llmtest"
 )
 
 // Digest is the model digest the server reports.
@@ -62,10 +64,10 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	switch r.URL.Path {
 	case "/api/show":
-		io.WriteString(w, `{"modelfile":"FROM x","details":{"family":"qwen2"},"model_info":{},"capabilities":["completion","tools"]}`)
+		llmtest.OllamaShow(w, `["completion","tools"]`)
 		return
 	case "/api/tags":
-		fmt.Fprintf(w, `{"models":[{"name":"scripted:1b","model":"scripted:1b","size":1,"digest":%q}]}`, Digest)
+		llmtest.OllamaTags(w, "scripted:1b", Digest)
 		return
 	case "/api/chat":
 	default:
@@ -96,7 +98,6 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 			ran = true
 		}
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
 	msg := map[string]any{"role": "assistant", "content": ""}
 	switch {
 	case !found:
@@ -109,7 +110,5 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
 			"arguments": map[string]any{"answers": answer, "summary": "Computed from df."}}}}
 	}
-	line, _ := json.Marshal(map[string]any{"model": "scripted:1b", "created_at": "2025-01-01T00:00:00Z", "message": msg, "done": false})
-	fmt.Fprintf(w, "%s\n", line)
-	io.WriteString(w, `{"model":"scripted:1b","created_at":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":1000,"prompt_eval_count":100,"eval_count":20}`+"\n")
+	llmtest.OllamaChat(w, "scripted:1b", msg, "")
 }

@@ -25,6 +25,25 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.4g %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
+// Rounded renders n in binary units for reading at a glance: one decimal
+// below 10 ("1.4 MiB"), none above ("512 MiB"). Bytes keeps four digits.
+func Rounded(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	names := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	v := float64(n)
+	u := -1
+	for v >= 1024 && u < len(names)-1 {
+		v /= 1024
+		u++
+	}
+	if v < 10 {
+		return fmt.Sprintf("%.1f %s", v, names[u])
+	}
+	return fmt.Sprintf("%.0f %s", v, names[u])
+}
+
 // ParseBytes reads a size such as "512MiB", "2g", "1.5GB" or "1048576".
 // Units are binary (k = KiB), as podman reads them.
 func ParseBytes(s string) (int64, error) {

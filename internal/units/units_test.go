@@ -43,3 +43,11 @@ func TestFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestRounded(t *testing.T) {
+	for in, want := range map[int64]string{100: "100 B", 1023: "1023 B", 1536 << 10: "1.5 MiB", 512 << 20: "512 MiB", 12345 << 10: "12 MiB"} {
+		if got := Rounded(in); got != want {
+			t.Errorf("Rounded(%d) = %q, want %q", in, got, want)
+		}
+	}
+}

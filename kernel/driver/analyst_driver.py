@@ -4,19 +4,12 @@ Runs inside the sandbox as the container's first process and speaks JSON lines:
 requests on stdin, replies on stdout. It is embedded in the analyst binary and
 mounted read-only, so binary and driver never drift.
 
-Requests:  {"type": "execute", "id": ..., "code": ...}
-           {"type": "interrupt", "reason": "timeout" | "cancel"}
-           {"type": "info"}
-           {"type": "shutdown"}
-Replies:   {"type": "ready", ...} once, after the preloads are imported;
-           {"type": "output", "id": ..., "output": <nbformat output>} per output;
-           {"type": "status", "id": ..., "status": "ok"|"error"|"interrupted", ...}
-           {"type": "info", "id": ..., "versions": {...}}
-           {"type": "file", "id": ..., "path": ..., "offset": ..., "data": <base64>, "eof": ...}
-           per chunk of a file new or changed under /output, after each cell;
-           {"type": "progress", "id": ..., "message": ..., "done": n, "total": n, "unit": ...}
-           while a cell runs, from records logged to the "analyst.progress" logger
-           (at most PROGRESS_INTERVAL apart; never a cell output)
+The first line is the configuration (DEFAULT_CONFIG's keys); then requests
+and replies with the fields REQUEST_FIELDS and REPLY_FIELDS name. The Go side
+declares the same messages as structs in kernel/protocol.go, where each field
+is explained; a Go test checks that the two agree. A "progress" reply says
+how far a running cell has got, from records logged to the "analyst.progress"
+logger (at most PROGRESS_INTERVAL apart; never a cell output).
 
 The user's code never sees the protocol: stdin is /dev/null to it, and file
 descriptors 1 and 2 are pipes whose text becomes stream outputs.
@@ -42,6 +35,18 @@ DRIVER_PID = os.getpid()
 DRIVER_FILE = os.path.abspath(__file__)
 sys.path.insert(0, os.path.dirname(DRIVER_FILE))
 
+# Mime types, named as nbformat's Mime* constants in Go (nbformat/mime.go);
+# a Go test (kernel/protocol_test.go) checks that the two lists agree.
+MIME_PLAIN = "text/plain"
+MIME_HTML = "text/html"
+MIME_MARKDOWN = "text/markdown"
+MIME_LATEX = "text/latex"
+MIME_PNG = "image/png"
+MIME_SVG = "image/svg+xml"
+MIME_JSON = "application/json"
+MIME_PLOTLY = "application/vnd.plotly.v1+json"
+MIME_CHART = "application/vnd.analyst.chart+json"
+
 # Take the protocol channels before anything else can write to them.
 _proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
 _proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="replace")
@@ -49,6 +54,35 @@ _proto_lock = threading.Lock()
 _devnull = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_devnull, 0)
 os.close(_devnull)
+
+
+# ---- protocol (kernel/protocol.go is the Go side) -------------------------
+
+REQUEST_FIELDS = {
+    "execute": ("id", "code"),
+    "interrupt": ("reason",),
+    "info": ("id",),
+    "shutdown": (),
+}
+REPLY_FIELDS = {
+    "ready": ("pid", "uid", "python", "rlimits", "preload_ms"),
+    "output": ("id", "output"),
+    "file": ("id", "path", "offset", "data", "eof"),
+    "status": ("id", "status", "reason", "execution_count", "duration_ms", "killed_processes"),
+    "info": ("id", "versions"),
+    "progress": ("id", "message", "done", "total", "unit"),
+    "protocol_error": ("id", "error"),
+}
+
+
+def reply(kind, **fields):
+    """Sends a reply of the given type; only the fields REPLY_FIELDS names."""
+    unknown = set(fields) - set(REPLY_FIELDS[kind])
+    if unknown:
+        raise ValueError("reply %s has no field %s" % (kind, ", ".join(sorted(unknown))))
+    msg = {"type": kind}
+    msg.update(fields)
+    send(msg)
 
 
 def send(msg):
@@ -236,7 +270,7 @@ def _text_plain(obj):
 
 def mime_bundle(obj, cell):
     """The nbformat data dict for obj, as Jupyter would show it."""
-    data = {"text/plain": _text_plain(obj)}
+    data = {MIME_PLAIN: _text_plain(obj)}
     mod = type(obj).__module__ or ""
     if mod.startswith("pandas"):
         try:
@@ -247,17 +281,17 @@ def mime_bundle(obj, cell):
             else:
                 html = obj._repr_html_() if hasattr(obj, "_repr_html_") else None
             if html:
-                data["text/html"] = html
+                data[MIME_HTML] = html
         except Exception:
             pass
     elif mod.startswith("plotly") and hasattr(obj, "to_plotly_json"):
         fig = _plotly_dict(obj)
-        data["application/vnd.plotly.v1+json"] = fig
-        data["application/vnd.analyst.chart+json"] = _cap_description(_describe_plotly(fig), CHART_LIMIT)
+        data[MIME_PLOTLY] = fig
+        data[MIME_CHART] = _cap_description(_describe_plotly(fig), CHART_LIMIT)
     else:
-        for meth, mime in (("_repr_html_", "text/html"), ("_repr_markdown_", "text/markdown"),
-                           ("_repr_latex_", "text/latex"), ("_repr_svg_", "image/svg+xml"),
-                           ("_repr_png_", "image/png"), ("_repr_json_", "application/json")):
+        for meth, mime in (("_repr_html_", MIME_HTML), ("_repr_markdown_", MIME_MARKDOWN),
+                           ("_repr_latex_", MIME_LATEX), ("_repr_svg_", MIME_SVG),
+                           ("_repr_png_", MIME_PNG), ("_repr_json_", MIME_JSON)):
             fn = getattr(obj, meth, None)
             if not callable(fn):
                 continue
@@ -269,13 +303,13 @@ def mime_bundle(obj, cell):
                 continue
             if isinstance(val, tuple):
                 val = val[0]
-            if mime == "image/png" and isinstance(val, bytes):
+            if mime == MIME_PNG and isinstance(val, bytes):
                 val = base64.b64encode(val).decode("ascii")
             data[mime] = val
-    html = data.get("text/html")
+    html = data.get(MIME_HTML)
     if isinstance(html, str) and len(html) > cell.html_limit:
-        del data["text/html"]
-        data["text/plain"] += "\n[analyst: HTML view dropped: %d bytes over the %d byte cap]" % (
+        del data[MIME_HTML]
+        data[MIME_PLAIN] += "\n[analyst: HTML view dropped: %d bytes over the %d byte cap]" % (
             len(html), cell.html_limit)
     return _finite(data)
 
@@ -308,24 +342,24 @@ def figure_output(fig, cell):
     fig.canvas.print_figure(buf, format="png", facecolor=fig.get_facecolor(),
                             edgecolor=fig.get_edgecolor(), dpi=fig.dpi, bbox_inches="tight")
     png = buf.getvalue()
-    data = {"text/plain": "<Figure size %gx%g with %d Axes>" % (
+    data = {MIME_PLAIN: "<Figure size %gx%g with %d Axes>" % (
         fig.bbox.width, fig.bbox.height, len(fig.axes))}
     metadata = {}
     if len(png) > cell.image_limit:
-        data["text/plain"] += "\n[analyst: image dropped: %d bytes over the %d byte cap]" % (
+        data[MIME_PLAIN] += "\n[analyst: image dropped: %d bytes over the %d byte cap]" % (
             len(png), cell.image_limit)
     else:
-        data["image/png"] = base64.b64encode(png).decode("ascii")
+        data[MIME_PNG] = base64.b64encode(png).decode("ascii")
         w, h = _png_size(png)
         if w:
-            metadata["image/png"] = {"width": w, "height": h}
+            metadata[MIME_PNG] = {"width": w, "height": h}
     try:
         import analyst_charts
 
         desc = _finite(analyst_charts.describe_figure(fig))
     except Exception as e:
         desc = {"kind": "unknown", "error": str(e)}
-    data["application/vnd.analyst.chart+json"] = _cap_description(desc, CHART_LIMIT)
+    data[MIME_CHART] = _cap_description(desc, CHART_LIMIT)
     return {"output_type": "display_data", "data": data, "metadata": metadata}
 
 
@@ -457,8 +491,8 @@ def _send_file(req_id, path, rel):
         while True:
             chunk = f.read(FILE_CHUNK)
             eof = len(chunk) < FILE_CHUNK
-            send({"type": "file", "id": req_id, "path": rel, "offset": offset,
-                  "data": base64.b64encode(chunk).decode("ascii"), "eof": eof})
+            reply("file", id=req_id, path=rel, offset=offset,
+                  data=base64.b64encode(chunk).decode("ascii"), eof=eof)
             offset += len(chunk)
             if eof:
                 return
@@ -662,10 +696,10 @@ class ProgressHandler(logging.Handler):
             message = record.getMessage()
         except Exception:
             return
-        send({"type": "progress", "id": _request_id, "message": message[:300],
-              "done": done if isinstance(done, int) else None,
-              "total": total if isinstance(total, int) else None,
-              "unit": str(getattr(record, "unit", "") or "")[:20]})
+        reply("progress", id=_request_id, message=message[:300],
+              done=done if isinstance(done, int) else None,
+              total=total if isinstance(total, int) else None,
+              unit=str(getattr(record, "unit", "") or "")[:20])
 
 
 def install_progress_handler():
@@ -707,14 +741,13 @@ def execute(req, cfg):
     copy_out(req.get("id"), cfg, cell)
     duration = time.monotonic() - start
     for out in cell.finish():
-        send({"type": "output", "id": req.get("id"), "output": out})
-    reply = {"type": "status", "id": req.get("id"), "status": status,
-             "execution_count": n, "duration_ms": round(duration * 1000, 3)}
+        reply("output", id=req.get("id"), output=out)
+    end = {"status": status, "execution_count": n, "duration_ms": round(duration * 1000, 3)}
     if status == "interrupted" and _interrupt_reason:
-        reply["reason"] = _interrupt_reason
+        end["reason"] = _interrupt_reason
     if strays:
-        reply["killed_processes"] = strays
-    send(reply)
+        end["killed_processes"] = strays
+    reply("status", id=req.get("id"), **end)
 
 
 def package_versions():
@@ -758,7 +791,7 @@ def _reader(q):
         try:
             msg = json.loads(line)
         except ValueError:
-            send({"type": "protocol_error", "error": "not JSON: %r" % line[:200]})
+            reply("protocol_error", error="not JSON: %r" % line[:200])
             continue
         if msg.get("type") == "interrupt":
             if _running:
@@ -872,9 +905,8 @@ def main():
 
     q = queue.Queue()
     threading.Thread(target=_reader, args=(q,), daemon=True).start()
-    send({"type": "ready", "pid": os.getpid(), "uid": os.getuid(),
-          "python": sys.version.split()[0], "rlimits": applied,
-          "preload_ms": round((time.monotonic() - started) * 1000, 3)})
+    reply("ready", pid=os.getpid(), uid=os.getuid(), python=sys.version.split()[0], rlimits=applied,
+          preload_ms=round((time.monotonic() - started) * 1000, 3))
     while True:
         msg = q.get()
         kind = msg.get("type")
@@ -883,10 +915,9 @@ def main():
         if kind == "execute":
             execute(msg, cfg)
         elif kind == "info":
-            send({"type": "info", "id": msg.get("id"), "versions": package_versions()})
+            reply("info", id=msg.get("id"), versions=package_versions())
         else:
-            send({"type": "protocol_error", "id": msg.get("id"),
-                  "error": "unknown request type %r" % kind})
+            reply("protocol_error", id=msg.get("id"), error="unknown request type %r" % kind)
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ func (b *Builder) build(ctx context.Context, r Recipe, force bool) (_ *Image, er
 	}
 
 	hash := r.Hash()
-	tmp, err := os.MkdirTemp(kdir, ".build-"+hash[:16]+"-")
+	tmp, err := os.MkdirTemp(kdir, ".build-"+ShortHash(hash)+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (b *Builder) build(ctx context.Context, r Recipe, force bool) (_ *Image, er
 	if err := writeManifest(tmp, m); err != nil {
 		return nil, fmt.Errorf("writing manifest: %w", err)
 	}
-	final := filepath.Join(kdir, hash[:16])
+	final := filepath.Join(kdir, ShortHash(hash))
 	if err := install(tmp, final, w); err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (b *Builder) debootstrap(ctx context.Context, r Recipe, tmp, rootfs string,
 		// the build was stopped on purpose.
 		if !errors.Is(ctx.Err(), context.Canceled) {
 			log := filepath.Join(rootfs, "debootstrap", "debootstrap.log")
-			if kept, kerr := keepLog(log, filepath.Dir(tmp), "debootstrap-"+r.shortHash()+".log"); kerr == nil {
+			if kept, kerr := keepLog(log, filepath.Dir(tmp), "debootstrap-"+r.ID()+".log"); kerr == nil {
 				err = fmt.Errorf("%w\n(debootstrap's log: %s)", err, kept)
 			}
 		}

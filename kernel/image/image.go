@@ -105,7 +105,7 @@ func kernelDir(cacheDir string) string { return filepath.Join(cacheDir, "kernel"
 
 // Lookup returns the complete image for r, or an error wrapping ErrNotBuilt.
 func Lookup(cacheDir string, r Recipe) (*Image, error) {
-	dir := filepath.Join(kernelDir(cacheDir), r.shortHash())
+	dir := filepath.Join(kernelDir(cacheDir), r.ID())
 	im, err := readImage(dir)
 	if err == nil && !im.Matches(r) {
 		err = fmt.Errorf("%s was built from another recipe (hash %s)", dir, im.Manifest.RecipeHash)
@@ -149,7 +149,7 @@ func readImage(dir string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(m.RecipeHash) < 16 || m.RecipeHash[:16] != filepath.Base(dir) {
+	if len(m.RecipeHash) < 16 || m.ID() != filepath.Base(dir) {
 		return nil, fmt.Errorf("%s: manifest hash %q does not name the folder", dir, m.RecipeHash)
 	}
 	rootfs := filepath.Join(dir, "rootfs")

@@ -123,8 +123,15 @@ func (r Recipe) hash(postBuild int) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// shortHash names the image's folder.
-func (r Recipe) shortHash() string { return r.Hash()[:16] }
+// ShortHash is a recipe hash's first 16 hex digits: the image's id (in
+// manifests, reports and messages) and the name of its folder.
+func ShortHash(hash string) string { return hash[:min(16, len(hash))] }
+
+// ID is the id of the image built from the recipe.
+func (r Recipe) ID() string { return ShortHash(r.Hash()) }
+
+// ID is the image's id: ShortHash of its recipe hash.
+func (m Manifest) ID() string { return ShortHash(m.RecipeHash) }
 
 // Validate reports a recipe the bootstrap tools would misread: empty
 // fields, or names that would split or merge the comma-separated --include.
