@@ -18,6 +18,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // Factory gives commands what they share: streams, configuration and the
@@ -63,6 +64,8 @@ type Config struct {
 
 	// NAValues are the missing-value markers of the loader; nil: its defaults.
 	NAValues []string
+	// OutOfCore is auto, true or false (pipeline.OutOfCoreAuto, ...).
+	OutOfCore string
 }
 
 // ModelOptions are the llm options the configuration sets.
@@ -119,6 +122,7 @@ const (
 	keyVision            = "vision"
 	keyContextLength     = "context-length"
 	keyNAValues          = "na-values"
+	keyOutOfCore         = "run.out-of-core"
 )
 
 func newViper() *viper.Viper {
@@ -244,6 +248,9 @@ func (f *Factory) readConfig() (*Config, error) {
 		cfg.ContextLength = n
 	}
 	cfg.NAValues = naValues(v)
+	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
+		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	}
 	return cfg, nil
 }
 

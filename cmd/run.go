@@ -122,7 +122,9 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	fl.Int("reflect-rounds", 0, "rounds in which the model checks its charts, 0 for none (key reflect-rounds; default 1)")
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
 	fl.String("na-values", "", "text values read as missing, separated by commas; replaces the default list, \"\" for none (key na-values; default: "+strings.Join(quoted(eda.DefaultNAValues), " ")+", compared ignoring case and surrounding spaces)")
-	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
+	fl.String("out-of-core", "", "read the data chunk by chunk: auto (when it will not fit in the kernel's memory), true or false; --out-of-core alone is true (key run.out-of-core; default auto; CSV and TSV only)")
+	fl.Lookup("out-of-core").NoOptDefVal = pipeline.OutOfCoreOn
+	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "run-timeout": keyRunTimeout, "na-values": keyNAValues, "out-of-core": keyOutOfCore} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
@@ -191,6 +193,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		RunTimeout:     cfg.RunTimeout,
 		ModelRetries:   retries.Retries,
 		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
+		OutOfCore:      cfg.OutOfCore,
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()

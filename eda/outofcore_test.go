@@ -15,7 +15,8 @@ import (
 )
 
 // oocSales writes the sales example with some values made missing in
-// different ways (empty fields, "n/a" markers), so that chunks differ.
+// different ways (empty fields, "n/a" markers), so that chunks differ, and
+// three duplicate rows, two of them of a row in another chunk.
 func oocSales(t *testing.T, dir string, rows int) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -33,6 +34,7 @@ func oocSales(t *testing.T, dir string, rows int) string {
 		}
 		lines[i] = strings.Join(f, ",")
 	}
+	lines = append(lines, lines[5], lines[5], lines[rows/2])
 	path := filepath.Join(dir, "sales.csv")
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -44,9 +46,10 @@ func oocSales(t *testing.T, dir string, rows int) string {
 // core (small chunks and a small sample, so that both are really used) in
 // one kernel and compares what each computed.
 func TestOutOfCoreMatchesInMemory(t *testing.T) {
-	const rows, chunk, sample = 20_000, 3_000, 2_000
+	const written, chunk, sample = 20_000, 3_000, 2_000
+	const rows = written + 3 // the duplicates
 	dir := t.TempDir()
-	oocSales(t, dir, rows)
+	oocSales(t, dir, written)
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
 	run := func(st Stage) stageRun {
 		r := mustRun(t, k, st)
@@ -73,7 +76,7 @@ func TestOutOfCoreMatchesInMemory(t *testing.T) {
 	if p.OutOfCore == nil || p.OutOfCore.Rows != rows || p.OutOfCore.Chunks != 7 || p.OutOfCore.SampleRows != sample {
 		t.Fatalf("out_of_core %+v", p.OutOfCore)
 	}
-	if p.Rows != whole.Rows || p.Columns != whole.Columns || p.DuplicateRows != whole.DuplicateRows {
+	if p.Rows != whole.Rows || p.Columns != whole.Columns || p.DuplicateRows != whole.DuplicateRows || p.DuplicateRows != 3 {
 		t.Errorf("%d × %d, %d duplicates; in memory %d × %d, %d", p.Rows, p.Columns, p.DuplicateRows, whole.Rows, whole.Columns, whole.DuplicateRows)
 	}
 	if fmt.Sprint(p.Load.MissingMarkers) != fmt.Sprint(whole.Load.MissingMarkers) {

@@ -84,7 +84,15 @@ func TestMessyNotebookReexecutesInJupyter(t *testing.T) {
 // whose /data holds the data file and the notebook (and what prepare adds),
 // and compares every output.
 func reexecute(t *testing.T, dir, data string, prepare func(share string), wantCharts bool) *pipeline.Result {
+	return reexecuteWith(t, dir, data, prepare, wantCharts, nil)
+}
+
+// reexecuteWith is reexecute with the run's options changed by mod.
+func reexecuteWith(t *testing.T, dir, data string, prepare func(share string), wantCharts bool, mod func(*pipeline.Options)) *pipeline.Result {
 	opts := options(t, data, filepath.Join(dir, "out"))
+	if mod != nil {
+		mod(&opts)
+	}
 	opts.CellTimeout = 5 * time.Minute // a shared CI machine can be slow; a timeout is not what this tests
 	res := run(t, opts)
 

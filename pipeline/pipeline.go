@@ -45,6 +45,11 @@ type Options struct {
 	CellTimeout time.Duration // per cell; zero: the kernel's default
 	Load        eda.LoadOptions
 	EDA         eda.Options
+	// OutOfCore is OutOfCoreAuto (also ""), OutOfCoreOn or OutOfCoreOff:
+	// whether the data is read chunk by chunk (see eda.LoadOutOfCore);
+	// OutOfCoreOptions tunes it.
+	OutOfCore        string
+	OutOfCoreOptions eda.OutOfCore
 
 	// Provenance, recorded in the notebook and the manifest.
 	AnalystVersion string
@@ -280,6 +285,7 @@ type runner struct {
 	k       *kernel.Kernel
 	nb      *nbformat.Notebook
 	profile *eda.Profile
+	ooc     *eda.OutOfCore // the data is read out of core
 	stages  []report.StageInfo
 	failure string
 
@@ -361,6 +367,11 @@ func (r *runner) run(ctx context.Context) error {
 	defer k.Close()
 
 	stages := []eda.Stage{eda.Setup(), eda.LoadFrom(src), eda.ProfileStage()}
+	ooc, outOfCore := r.outOfCore()
+	if outOfCore {
+		r.ooc = &ooc
+		stages = []eda.Stage{eda.Setup(), eda.LoadOutOfCore(src, ooc), eda.ProfileOutOfCore()}
+	}
 	for _, st := range stages {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
@@ -372,7 +383,11 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.Rerun != nil {
 		r.compareSchema()
 	}
-	for _, st := range []eda.Stage{eda.Distributions(r.profile, r.opts.EDA), eda.Visualization(r.profile, r.opts.EDA)} {
+	dist := eda.Distributions(r.profile, r.opts.EDA)
+	if r.ooc != nil {
+		dist = eda.DistributionsOutOfCore(r.profile, r.opts.EDA)
+	}
+	for _, st := range []eda.Stage{dist, eda.OnSample(eda.Visualization(r.profile, r.opts.EDA), r.profile)} {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
 		}
@@ -575,6 +590,7 @@ func (r *runner) write(res *Result) error {
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
 		Answer:   r.rerunMarkdown() + answerMarkdown(r.opts.Questions, r.answers, r.rerunValues),
+		Notice:   r.outOfCoreNotice(),
 		Notebook: r.nb,
 		Profile:  r.profile,
 		KaTeXDir: r.opts.KaTeXDir,

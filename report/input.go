@@ -18,7 +18,10 @@ type Input struct {
 	Question string // the question asked, shown under the title ("" for none)
 	// Answer is the run's answer as markdown (formulas allowed), shown first
 	// after the header; "" leaves the answer box out.
-	Answer   string
+	Answer string
+	// Notice is markdown shown in a banner under the header, such as the
+	// note that the data was read out of core; "" for none.
+	Notice   string
 	Notebook *nbformat.Notebook // cells tagged "stage:NAME", in order
 	Profile  *eda.Profile       // nil when profiling did not finish
 	Run      RunInfo

@@ -57,6 +57,7 @@ type page struct {
 	Question   string
 	Failure    *failure
 	Answer     template.HTML
+	Notice     template.HTML
 	TOC        []tocEntry
 	Overview   *overview
 	NoProfile  bool
@@ -145,6 +146,13 @@ func buildPage(in Input) (*page, error) {
 			return nil, err
 		}
 		p.Answer = template.HTML(a)
+	}
+	if strings.TrimSpace(in.Notice) != "" {
+		n, err := cr.md.render(in.Notice, nil, 2)
+		if err != nil {
+			return nil, err
+		}
+		p.Notice = template.HTML(n)
 	}
 	if in.Profile != nil {
 		p.Overview = buildOverview(in.Profile)

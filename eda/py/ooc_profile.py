@@ -59,10 +59,10 @@ class DistinctCount:
     def __init__(self):
         self.kept = np.array([], dtype=np.uint64)
 
-    def add(self, values):
-        if len(values):
-            hashes = np.unique(pd.util.hash_array(values))[:DISTINCT_K]
-            self.kept = np.union1d(self.kept, hashes)[:DISTINCT_K]
+    def add(self, hashes):
+        """Adds the values' 64-bit hashes."""
+        if len(hashes):
+            self.kept = np.union1d(self.kept, np.unique(hashes)[:DISTINCT_K])[:DISTINCT_K]
 
     def count(self):
         """(count, exact)"""
@@ -71,14 +71,19 @@ class DistinctCount:
         return int(round((DISTINCT_K - 1) / (float(self.kept[-1]) / 2.0 ** 64))), False
 
 
-def hashable(s):
-    """The non-missing values of s in a form whose hash is the same in every chunk."""
-    s = s.dropna()
+def value_hashes(s):
+    """64-bit hashes of the values of s, the same for the same value in every chunk (1 and 1.0
+    alike; every missing value alike)."""
     if pd.api.types.is_datetime64_any_dtype(s):
-        return s.to_numpy(dtype="datetime64[ns]").view("int64")
-    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
-        return s.to_numpy(dtype="float64")
-    return s.astype(object).to_numpy()
+        values = s.to_numpy(dtype="datetime64[ns]").view("int64")
+    elif pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+        values = s.to_numpy(dtype="float64")
+    else:
+        values = s.astype(object).to_numpy()
+    return pd.util.hash_array(values)
+
+
+ROW_HASH_PRIME = np.uint64(0x100000001B3)  # FNV-1a's 64-bit prime: rows hash as the sequence of their values' hashes
 
 
 def keep_sample(sample, chunk, keys):
@@ -112,10 +117,14 @@ sample = (None, None)
 for chunk in read_chunks(plan, found=found):
     rows += len(chunk)
     chunks_read += 1
+    row_hash = np.zeros(len(chunk), dtype=np.uint64)
     for name in plan["columns"]:
         s = chunk[name]
-        missing[name] += int(s.isna().sum())
-        distinct[name].add(hashable(s))
+        absent = s.isna().to_numpy()
+        missing[name] += int(absent.sum())
+        hashes = value_hashes(s)
+        distinct[name].add(hashes[~absent])
+        row_hash = (row_hash ^ hashes) * ROW_HASH_PRIME
         if pd.api.types.is_datetime64_any_dtype(s):
             if s.notna().any():
                 first_date[name] = min(first_date.get(name, s.min()), s.min())
@@ -130,9 +139,7 @@ for chunk in read_chunks(plan, found=found):
             counts = s.value_counts()
             counts = counts if name not in full_counts else full_counts[name].add(counts, fill_value=0)
             full_counts[name] = counts if len(counts) <= VALUE_COUNT_CAP else None
-    floats = {c: "float64" for c in chunk.columns if pd.api.types.is_numeric_dtype(chunk[c])
-              and not pd.api.types.is_bool_dtype(chunk[c])}  # 1 and 1.0 hash alike in every chunk
-    row_hashes.append(pd.util.hash_pandas_object(chunk.astype(floats), index=False).to_numpy())
+    row_hashes.append(row_hash)
     sample = keep_sample(sample, chunk, rng.random(len(chunk)))
 if rows == 0:
     raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")

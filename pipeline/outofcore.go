@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+)
+
+// Out-of-core modes (--out-of-core, key run.out-of-core).
+const (
+	OutOfCoreAuto = "auto"  // when the data will not fit in the kernel's memory
+	OutOfCoreOn   = "true"  // always (CSV and TSV only)
+	OutOfCoreOff  = "false" // never: load the data whole
+)
+
+// ParseOutOfCore checks an --out-of-core value; "" is auto.
+func ParseOutOfCore(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "", OutOfCoreAuto:
+		return OutOfCoreAuto, nil
+	case OutOfCoreOn, "on", "yes":
+		return OutOfCoreOn, nil
+	case OutOfCoreOff, "off", "no":
+		return OutOfCoreOff, nil
+	}
+	return "", fmt.Errorf("invalid out-of-core mode %q: use auto, true or false", s)
+}
+
+// inMemoryFactor and gzipFactor make the conservative estimate of
+// estimateInMemory: a delimited text file takes about 4.5 times its size
+// as a DataFrame (text columns as Python strings: the sales example's 66
+// bytes a row become 300), and gzip shrinks such text about 4 times.
+const (
+	inMemoryFactor = 5
+	gzipFactor     = 4
+	// fitShare is the share of the memory limit the loaded data may take:
+	// the rest is for the libraries and the loader's copies.
+	fitShare = 0.75
+)
+
+// estimateInMemory is what the data would take loaded whole, from the file's
+// size alone (a conservative stand-in for an estimate from a sample of
+// the file; swap it in here).
+func estimateInMemory(in *Input) int64 {
+	n := in.Bytes * inMemoryFactor
+	if name := strings.ToLower(in.Name); strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".gzip") {
+		n *= gzipFactor
+	}
+	return n
+}
+
+// outOfCore says whether this run reads the data out of core, and how.
+func (r *runner) outOfCore() (eda.OutOfCore, bool) {
+	limit := r.opts.Kernel.Limits.MemoryBytes
+	if limit == 0 {
+		limit = kernel.DefaultLimits().MemoryBytes
+	}
+	o := r.opts.OutOfCoreOptions
+	o.Limit = limit
+	switch r.opts.OutOfCore {
+	case OutOfCoreOn:
+		return o, true
+	case OutOfCoreOff:
+		return o, false
+	}
+	if r.in.Format != "csv" { // the chunked reader reads delimited text only
+		return o, false
+	}
+	o.Estimate = estimateInMemory(r.in)
+	return o, float64(o.Estimate) > fitShare*float64(limit)
+}
+
+// outOfCoreNotice is the report's note on an out-of-core run.
+func (r *runner) outOfCoreNotice() string {
+	if r.ooc == nil {
+		return ""
+	}
+	return eda.OutOfCoreNotice(r.profile, *r.ooc)
+}
