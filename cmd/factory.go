@@ -137,6 +137,7 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyTmpSize, units.Bytes(d.TmpBytes))
 	v.SetDefault(keyOutputSize, units.Bytes(d.OutputBytes))
 	v.SetDefault(keyRequireLims, false)
+	v.SetDefault(keyOutOfCore, pipeline.OutOfCoreAuto)
 	v.SetDefault(keyCellTimeout, d.CellTimeout.String())
 	v.SetDefault(keyMaxTurns, 10)
 	v.SetDefault(keyReflectRounds, 1)

@@ -82,7 +82,14 @@ converts to typed NumPy columns before the run (the kernel has no pyarrow).
 Cleans text as exports write it: missing-value markers (--na-values), numbers
 with thousands separators, currency symbols, % or accounting parentheses,
 timestamps with UTC offsets (converted to UTC) and Unix times in columns named
-like times; every conversion is code in the notebook and a note in the report.`,
+like times; every conversion is code in the notebook and a note in the report.
+
+A CSV or TSV file too big for the kernel's memory (--memory) is read out of
+core (--out-of-core, default auto): in chunks, with exact counts, missing
+values, min, max, mean, standard deviation and histograms, approximate (≈)
+quantiles and distinct counts, and df a uniform sample of at most 1,000,000
+rows; the model also gets full, which aggregates over every row. The report
+says so at the top.`,
 		Example: `  analyst run sales.csv
   analyst run --sheet Q4 sales.xlsx
   analyst run --table orders shop.sqlite

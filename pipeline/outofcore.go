@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
@@ -70,6 +71,21 @@ func (r *runner) outOfCore() (eda.OutOfCore, bool) {
 	}
 	o.Estimate = estimateInMemory(r.in)
 	return o, float64(o.Estimate) > fitShare*float64(limit)
+}
+
+// oocTimePerByte is what a cell that reads the whole file out of core may
+// take on top of the cell timeout: a minute per 100 MB, ten times what a
+// pass took on this project's 2-core machine (docs/benchmarks.md).
+const oocTimePerByte = time.Minute / 100e6
+
+// stageCellTimeout is the timeout of a deterministic stage's cells: the
+// cell timeout, plus, out of core, time to read the whole file (a model's
+// cells keep the cell timeout).
+func (r *runner) stageCellTimeout() time.Duration {
+	if r.ooc == nil {
+		return r.opts.CellTimeout
+	}
+	return r.cellTimeout() + time.Duration(r.in.Bytes)*oocTimePerByte
 }
 
 // outOfCoreNotice is the report's note on an out-of-core run.

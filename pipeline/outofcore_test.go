@@ -26,6 +26,14 @@ func TestOutOfCoreNotebookReexecutesInJupyter(t *testing.T) {
 	if ooc == nil || ooc.Rows != 5000 || ooc.Chunks != 4 || ooc.SampleRows != 1000 || res.Profile.Rows != 5000 {
 		t.Fatalf("profile: %d rows, out_of_core %+v", res.Profile.Rows, ooc)
 	}
+	// An identifier is recognised exactly out of core too (its values only increase).
+	found := false
+	for _, a := range res.Profile.Alerts {
+		found = found || (a.Type == eda.AlertUniqueID && a.Column == "order_id")
+	}
+	if !found {
+		t.Errorf("no unique_id alert on order_id: %+v", res.Profile.Alerts)
+	}
 	html, err := os.ReadFile(res.Files.Report)
 	if err != nil {
 		t.Fatal(err)

@@ -413,7 +413,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			r.nb.AddMarkdown(c.Source, tags...)
 			continue
 		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.opts.CellTimeout})
+		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.stageCellTimeout()})
 		if ex == nil {
 			// The kernel cannot run cells any more.
 			info.Status = "error"
