@@ -41,15 +41,16 @@ const (
 	fitShare = 0.75
 )
 
-// estimateInMemory is what the data would take loaded whole, from the file's
-// size alone (a conservative stand-in for an estimate from a sample of
-// the file; swap it in here).
-func estimateInMemory(in *Input) int64 {
-	n := in.Bytes * inMemoryFactor
+// fitsInMemory says whether the data fits in limit bytes loaded whole, with
+// the estimate of what it would take, from the file's size alone: a
+// conservative stand-in for an estimate from a sample of the file (swap it
+// in here).
+func fitsInMemory(in *Input, limit int64) (estimate int64, fits bool) {
+	estimate = in.Bytes * inMemoryFactor
 	if name := strings.ToLower(in.Name); strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".gzip") {
-		n *= gzipFactor
+		estimate *= gzipFactor
 	}
-	return n
+	return estimate, float64(estimate) <= fitShare*float64(limit)
 }
 
 // outOfCore says whether this run reads the data out of core, and how.
@@ -69,8 +70,9 @@ func (r *runner) outOfCore() (eda.OutOfCore, bool) {
 	if r.in.Format != "csv" { // the chunked reader reads delimited text only
 		return o, false
 	}
-	o.Estimate = estimateInMemory(r.in)
-	return o, float64(o.Estimate) > fitShare*float64(limit)
+	estimate, fits := fitsInMemory(r.in, limit)
+	o.Estimate = estimate
+	return o, !fits
 }
 
 // oocTimePerByte is what a cell that reads the whole file out of core may
