@@ -2,6 +2,8 @@ package eda
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -35,11 +37,17 @@ func oocSales(t *testing.T, dir string, rows int) string {
 		lines[i] = strings.Join(f, ",")
 	}
 	lines = append(lines, lines[5], lines[5], lines[rows/2])
-	path := filepath.Join(dir, "sales.csv")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
+	text := []byte(strings.Join(lines, "\n") + "\n")
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(text)
+	w.Close()
+	for name, b := range map[string][]byte{"sales.csv": text, "sales.csv.gz": gz.Bytes(), "sales.json": []byte(`[{"a": 1}, {"a": 2}]`)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return path
+	return filepath.Join(dir, "sales.csv")
 }
 
 // TestOutOfCoreMatchesInMemory loads the same small file whole and out of
@@ -137,6 +145,21 @@ print(json.dumps(checks))`, QuantileError(sample, rows)), &got)
 		if b, ok := v.(bool); ok && !b {
 			t.Errorf("%s is false", name)
 		}
+	}
+	// The same file gzip-compressed gives the same profile; a file that is
+	// not delimited text is refused with what to do.
+	run(LoadOutOfCore(Source{Path: "/data/sales.csv.gz"}, oc))
+	gz := profileOf(t, run(ProfileOutOfCore()))
+	gz.Load, p.Load = LoadInfo{}, LoadInfo{}
+	a, _ := json.Marshal(gz)
+	b, _ := json.Marshal(p)
+	if !bytes.Equal(a, b) {
+		t.Errorf("gzip: %s\nplain: %s", a, b)
+	}
+	bad := runStage(t, k, LoadOutOfCore(Source{Path: "/data/sales.json"}, oc))
+	if bad.err == nil || bad.err.Error == nil || bad.err.Error.Name != DataErrorName ||
+		!strings.Contains(bad.err.Error.Value, "out-of-core reading handles CSV and TSV files only") {
+		t.Errorf("JSON out of core: %+v", bad.err)
 	}
 	if got["sample_rows"] != float64(sample) {
 		t.Errorf("sample of %v rows, want %d", got["sample_rows"], sample)
