@@ -83,7 +83,14 @@ def value_hashes(s):
     return pd.util.hash_array(values)
 
 
-ROW_HASH_PRIME = np.uint64(0x100000001B3)  # FNV-1a's 64-bit prime: rows hash as the sequence of their values' hashes
+ROW_HASH_PRIME = np.uint64(0x100000001B3)
+MISSING_HASH = np.uint64(2**64 - 1)  # a missing text value, in a row's hash
+
+
+def is_text(s):
+    """Text, booleans and anything else that is neither numbers nor dates: counted by value."""
+    return not (pd.api.types.is_datetime64_any_dtype(s)
+                or (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)))  # FNV-1a's 64-bit prime: rows hash as the sequence of their values' hashes
 
 
 def keep_sample(sample, chunk, keys):
@@ -120,6 +127,21 @@ for chunk in read_chunks(plan, found=found):
     row_hash = np.zeros(len(chunk), dtype=np.uint64)
     for name in plan["columns"]:
         s = chunk[name]
+        if is_text(s):
+            # One factorization gives the missing values, the counts and (from the distinct
+            # values' hashes) every row's hash.
+            codes, uniques = pd.factorize(s)
+            present = codes >= 0
+            missing[name] += int(len(codes) - present.sum())
+            unique_hashes = value_hashes(pd.Series(np.asarray(uniques, dtype=object), dtype=object))
+            distinct[name].add(unique_hashes)
+            row_hash = (row_hash ^ np.where(present, unique_hashes[np.maximum(codes, 0)] if len(uniques) else 0,
+                                            MISSING_HASH)) * ROW_HASH_PRIME
+            if full_counts.get(name, 0) is not None:
+                counts = pd.Series(np.bincount(codes[present], minlength=len(uniques)), index=pd.Index(uniques, dtype=object))
+                counts = counts if name not in full_counts else full_counts[name].add(counts, fill_value=0)
+                full_counts[name] = counts if len(counts) <= VALUE_COUNT_CAP else None
+            continue
         absent = s.isna().to_numpy()
         missing[name] += int(absent.sum())
         hashes = value_hashes(s)
@@ -135,10 +157,6 @@ for chunk in read_chunks(plan, found=found):
                 last = ordered.get(name, (None, True))[0]
                 ordered[name] = (s.iloc[-1], bool(s.is_monotonic_increasing and s.is_unique
                                                   and (last is None or s.iloc[0] > last)))
-        elif full_counts.get(name, 0) is not None:
-            counts = s.value_counts()
-            counts = counts if name not in full_counts else full_counts[name].add(counts, fill_value=0)
-            full_counts[name] = counts if len(counts) <= VALUE_COUNT_CAP else None
     row_hashes.append(row_hash)
     sample = keep_sample(sample, chunk, rng.random(len(chunk)))
 if rows == 0:
