@@ -147,6 +147,7 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 // ProfileStage does.
 func ProfileOutOfCore() Stage {
 	helpers := profileColumnsPy[:mustIndex(profileColumnsPy, "\nrows = len(df)")]
+	overview := profileColumnsPy[mustIndex(profileColumnsPy, "\noverview = pd.DataFrame("):mustIndex(profileColumnsPy, "\nprint(")]
 	profileJSON := strings.Replace(fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile)),
 		`"alerts": alerts,`, `"alerts": alerts,`+"\n    \"out_of_core\": out_of_core,", 1)
 	mustIndex(profileJSON, "out_of_core")
@@ -155,7 +156,7 @@ func ProfileOutOfCore() Stage {
 			"distinct values (≈ where marked), sample values, and for numeric columns the minimum, maximum, mean, " +
 			"standard deviation and skewness (exact). Duplicate rows are counted from row hashes. The same pass keeps " +
 			"the uniform sample that becomes `df`: each row gets a random key and the rows with the smallest keys stay."),
-		Code(helpers+"\n\n"+oocProfilePy, "profile-columns"),
+		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview)), "profile-columns"),
 		Markdown(profileAlertsMd + "\n\nOut of core, the alerts use the exact counts above, and the sample `df` " +
 			"where they look at values (≈)."),
 		Code(profileAlertsPy, "profile-alerts"),
@@ -169,92 +170,49 @@ func ProfileOutOfCore() Stage {
 // the sample (≈), and a second pass over the file for the histograms and
 // the time series.
 func DistributionsOutOfCore(p *Profile, opts Options) Stage {
-	opts = opts.withDefaults()
-	st := Stage{Name: StageDistributions, Title: "Distributions"}
-	add := func(cells ...Cell) { st.Cells = append(st.Cells, cells...) }
-	if p == nil || p.Rows == 0 {
-		add(Markdown("There is no data profile, so the distributions were not studied."))
-		return st
+	if p == nil || p.OutOfCore == nil {
+		return Distributions(p, opts)
 	}
-	c := Choose(p, opts)
-	sample := p.Rows
-	if p.OutOfCore != nil {
-		sample = p.OutOfCore.SampleRows
+	sample := p.OutOfCore.SampleRows
+	bound := "the sample is the whole data, so they are exact"
+	if e := QuantileError(sample, p.Rows); e > 0 {
+		bound = fmt.Sprintf("their rank is within ±%.2f percentage points of the one asked, with 99%% confidence", 100*e)
 	}
-	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
-		"(matplotlib would read `$...$` as math); panels are laid out in a grid."))
-	add(Code(chartHelpersPy, "chart-helpers"))
-
-	if len(c.Numeric) > 0 {
-		bound := "the sample is the whole data, so they are exact"
-		if e := QuantileError(sample, p.Rows); e > 0 {
-			bound = fmt.Sprintf("their rank is within ±%.2f percentage points of the one asked, with 99%% confidence", 100*e)
-		}
-		add(Markdown(numericFormulasMd + "\n\nOut of core: count, missing, mean, standard deviation, minimum, maximum, " +
+	missing := mustReplace(missingPy, "missing_share = df.isna().mean()",
+		`missing_share = pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`)
+	return distributions(p, opts, distributionsCode{
+		numericMd: numericFormulasMd + "\n\nOut of core: count, missing, mean, standard deviation, minimum, maximum, " +
 			"skewness and kurtosis are exact over every row; the quartiles and IQR (marked ≈) are those of the sample `df` " +
-			"of " + underscoredText(sample) + " rows: " + bound + "."))
-		add(Code(fill(oocNumericStatsPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
-	} else {
-		add(Markdown("### Numeric columns\n\nThe data has no numeric columns, so there are no summary statistics or histograms."))
-	}
-	value := c.Value
-	if c.Date == "" {
-		value = ""
-	}
-	if len(c.Hist) > 0 || c.Date != "" {
-		add(Markdown("A second pass over the file counts the histograms' bins (30 equal-width bins between the exact " +
-			"minimum and maximum; for integer columns, at most 30 bins of whole numbers) and, over time, the rows and sums " +
-			"per period: exact, as if the data were loaded whole."))
-		add(Code(fill(oocPassPy, "{{HIST}}", pyList(c.Hist), "{{DATE}}", pyOptional(c.Date), "{{VALUE}}", pyOptional(value),
-			"{{FREQ}}", pyOptional(c.Frequency)), "second-pass"))
-	}
-	if len(c.Hist) > 0 {
-		add(Markdown(chartChoiceMd("Histograms show how the values of each numeric column spread, over every row: 30 equal-width bins "+
-			"(for integer columns, at most 30 bins of whole numbers, centred on the values), missing values left out.",
-			"numeric", c.Hist, c.HistLeftOut, c.NotCharted, "they are identifiers, constant or empty")))
-		add(Code(oocHistPy, "histograms"))
-	}
-	if len(c.Categorical) > 0 {
-		add(Markdown(fmt.Sprintf("### Categorical columns\n\nThe %d most frequent values of each categorical column, with their count and share "+
-			"over every row (columns with more than 100,000 distinct values: over the sample, ≈):\n\n"+
-			"$$\\text{share}(v) = \\frac{\\#\\{\\, i : x_i = v \\,\\}}{n}$$", opts.TopValues)))
-		top := fill(topValuesPy, "df[column].value_counts()", "value_counts[column]",
-			"counts / len(df)", `counts / (len(df) if column in out_of_core["sample_top_values"] else rows)`)
-		add(Code(fill(top, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical)), "top-values"))
-		if len(c.Bars) > 0 {
-			add(Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
-				"categorical", c.Bars, c.BarsLeftOut, nil, "")))
-			add(Code(fill(barsPy, "{{COLUMNS}}", pyList(c.Bars)), "top-value-bars"))
-		}
-	}
-	if len(c.Correlation) > 0 {
-		add(Markdown(correlationFormulasMd + "\n\nOut of core, the correlations (≈) are those of the sample `df` of " +
-			underscoredText(sample) + " rows."))
-		annotate := "False"
-		if len(c.Correlation) <= annotateMax {
-			annotate = "True"
-		}
-		add(Code(fill(correlationPy, "{{COLUMNS}}", pyList(c.Correlation), "{{ANNOTATE}}", annotate), "correlations"))
-	}
-	if c.AnyMissing {
-		add(Markdown("### Missing values\n\nThe share of missing values per column, over every row:\n\n" +
-			"$$\\text{missing share} = \\frac{1}{n}\\sum_{i=1}^{n} \\mathbf{1}[x_i \\text{ is missing}]$$"))
-		code := strings.Replace(missingPy, "missing_share = df.isna().mean()",
-			`missing_share = pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact`, 1)
-		mustIndex(code, "# exact")
-		add(Code(fill(code, "{{COLUMNS}}", pyList(c.Missing)), "missingness"))
-	} else {
-		add(Markdown("### Missing values\n\nNo value is missing in any column, so there is no missingness chart."))
-	}
-	if c.Date != "" {
-		word := periodWords[c.Frequency]
-		add(Markdown(fmt.Sprintf("### Over time\n\nThe rows per %s over %s (and the sum of %s), from the second pass over every row. "+
-			"The dates span %s. Rows without a date are left out; missing values count as 0 in the sums.",
-			word, mdCode(c.Date), mdCode(value), c.Span)))
-		plot := timeSeriesPy[mustIndex(timeSeriesPy, "per_period.index.name"):]
-		add(Code(fill(plot, "{{WORD}}", word), "time-series"))
-	}
-	return st
+			"of " + underscoredText(sample) + " rows: " + bound + ".",
+		numericPy: oocNumericStatsPy,
+		secondPass: func(c Choice) []Cell {
+			if len(c.Hist) == 0 && c.Date == "" {
+				return nil
+			}
+			value := c.Value
+			if c.Date == "" {
+				value = ""
+			}
+			return []Cell{
+				Markdown("A second pass over the file counts the histograms' bins (the exact minimum and maximum give " +
+					"the edges) and, over time, the rows and sums per period: exact, as if the data were loaded whole."),
+				Code(fill(oocPassPy, "{{HIST}}", pyList(c.Hist), "{{DATE}}", pyOptional(c.Date), "{{VALUE}}", pyOptional(value),
+					"{{FREQ}}", pyOptional(c.Frequency)), "second-pass"),
+			}
+		},
+		histPy: mustReplace(histPy, `    values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
+    ax.hist(values, bins=hist_bins(values))`, `    edges = hist_edges[column]
+    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row`),
+		topValuesPy: fill(topValuesPy, "df[column].value_counts()", "value_counts[column]",
+			"counts / len(df)", `counts / (len(df) if column in out_of_core["sample_top_values"] else rows)`),
+		categoricalNote: " Out of core, the counts are over every row (for columns with more than 100,000 distinct " +
+			"values, over the sample `df`: ≈).",
+		correlationNote: "\n\nOut of core, the correlations (≈) are those of the sample `df` of " + underscoredText(sample) + " rows.",
+		missingPy:       missing,
+		missingNote:     " Out of core: over every row.",
+		timeSeriesPy:    timeSeriesPy[mustIndex(timeSeriesPy, "per_period.index.name"):],
+		timeNote:        " Out of core: counted over every row in the second pass above.",
+	})
 }
 
 // OnSample prefixes a stage that works on df with a note that df is the
@@ -300,6 +258,12 @@ func OutOfCorePrompt(p *Profile) string {
 		"where is a DataFrame.query string such as \"region == 'West'\". Each call reads the file (seconds to minutes): "+
 		"keep the result in a variable. Say which numbers come from the sample.\n",
 		underscoredText(p.OutOfCore.SampleRows), underscoredText(p.Rows))
+}
+
+// mustReplace replaces old in s by new, once; old must be there.
+func mustReplace(s, old, new string) string {
+	mustIndex(s, old)
+	return strings.Replace(s, old, new, 1)
 }
 
 func mustIndex(s, marker string) int {
@@ -352,14 +316,3 @@ numeric_stats = pd.DataFrame({
 }, index=numeric_columns)
 numeric_stats.index.name = "column"
 numeric_stats`
-
-const oocHistPy = `fig, axes = chart_grid(len(hist_columns))
-for ax, column in zip(axes, hist_columns):
-    edges = hist_edges[column]
-    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row
-    ax.set_title(chart_label(column))
-    ax.set_xlabel(chart_label(column))
-    ax.set_ylabel("rows")
-fig.suptitle("Distributions of the numeric columns")
-fig.tight_layout()
-plt.show()`

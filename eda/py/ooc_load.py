@@ -19,10 +19,7 @@ def read_plan(path):
     """How to read the file chunk by chunk: the loader reads its first lines (PLAN_BYTES) with
     all its rules (delimiter, encoding, decimal comma, header, missing-value markers, numbers
     as text, dates, Unix times); every chunk is then read and cleaned the same way."""
-    info = {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
-            "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
-            "parsed_dates": [], "na_values": NA_VALUES,
-            "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
+    info = new_load_info()
     if not os.path.isfile(path):
         raise AnalystDataError(f"{path} does not exist or is not a file; set DATA_PATH to the data file.")
     head, compression = read_head(path)

@@ -231,16 +231,9 @@ out_of_core = jsonable({
     "sample_top_values": sample_counts,
 })
 numeric_moments = {c: moments[c].stats() | {"count": moments[c].n} for c in plan["columns"] if moments[c].n}
-overview = pd.DataFrame({
-    "column": [c["name"] for c in column_info],
-    "dtype": [c["dtype"] for c in column_info],
-    "kind": [c["kind"] for c in column_info],
-    "missing": [c["missing"] for c in column_info],
-    "missing %": [100 * c["missing_share"] for c in column_info],
-    "distinct": [f"≈{c['distinct']:,}" if c["name"] in out_of_core["approximate_distinct"] else f"{c['distinct']:,}"
-                 for c in column_info],
-    "sample values": [", ".join(c["sample"]) for c in column_info],
-})
+{{OVERVIEW}}
+overview["distinct"] = [f"≈{c['distinct']:,}" if c["name"] in out_of_core["approximate_distinct"] else f"{c['distinct']:,}"
+                        for c in column_info]
 print(f"{rows:,} rows × {len(plan['columns']):,} columns read in {chunks_read:,} chunks, {duplicate_rows:,} duplicate rows, "
       f"≈{memory.sum() / 2**20:,.1f} MiB if loaded whole; df holds a uniform sample of {len(df):,} rows")
 overview
