@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 dir=${BENCH_OOC_DIR:-/var/tmp/analyst-bench-ooc} # big files: never in the repo
 big=${BENCH_OOC_ROWS:-16000000}
 fits=${BENCH_OOC_FIT_ROWS:-4000000}
+wrap=${BENCH_OOC_WRAP:-} # a command to run each analyst run under, e.g. a lock
 mkdir -p "$dir" out
 go build -o out/analyst . && go build -o out/gensales ./examples/gensales
 one() { # rows mode
@@ -16,7 +17,7 @@ one() { # rows mode
 	[ -s "$csv" ] || out/gensales -rows "$1" >"$csv"
 	local start end
 	start=$(date +%s.%N)
-	out/analyst run "$csv" --out "$dir/out" --name "ooc-$1-$2" --force --out-of-core="$2" --cell-timeout 60m >/dev/null
+	$wrap out/analyst run "$csv" --out "$dir/out" --name "ooc-$1-$2" --force --out-of-core="$2" --cell-timeout 60m >/dev/null
 	end=$(date +%s.%N)
 	python3 - "$1" "$2" "$start" "$end" "$dir/out/ooc-$1-$2.run.json" <<'PY'
 import json, sys
