@@ -531,6 +531,8 @@ type ManifestData struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format,omitempty"`
+	// OutOfCore is set when the data was read out of core.
+	OutOfCore *eda.OutOfCoreInfo `json:"out_of_core,omitempty"`
 }
 
 // ManifestStage is one stage's outcome and time.
@@ -563,6 +565,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	if r.profile != nil {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
+		m.Data.OutOfCore = r.profile.OutOfCore
 	}
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
