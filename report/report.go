@@ -333,7 +333,17 @@ func buildOverview(pr *eda.Profile) *overview {
 		fact{Label: "Rows", Value: groupDigits(int64(pr.Rows))},
 		fact{Label: "Columns", Value: groupDigits(int64(pr.Columns))},
 	)
-	if pr.MemoryBytes > 0 {
+	approx := map[string]bool{} // out of core: estimated distinct counts
+	if ooc := pr.OutOfCore; ooc != nil {
+		o.Facts = append(o.Facts, fact{Label: "Read out of core", Value: fmt.Sprintf("%s chunks of %s rows; df: a sample of %s rows",
+			groupDigits(int64(ooc.Chunks)), groupDigits(int64(ooc.ChunkRows)), groupDigits(int64(ooc.SampleRows)))})
+		for _, c := range ooc.ApproximateDistinct {
+			approx[c] = true
+		}
+		if pr.MemoryBytes > 0 {
+			o.Facts = append(o.Facts, fact{Label: "In memory if loaded whole", Value: "≈" + humanBytes(pr.MemoryBytes)})
+		}
+	} else if pr.MemoryBytes > 0 {
 		o.Facts = append(o.Facts, fact{Label: "In memory", Value: humanBytes(pr.MemoryBytes)})
 	}
 	o.Facts = append(o.Facts, fact{Label: "Duplicate rows", Value: groupDigits(int64(pr.DuplicateRows))})
@@ -354,6 +364,9 @@ func buildOverview(pr *eda.Profile) *overview {
 				break
 			}
 			cv.Samples = append(cv.Samples, clip(s, 60))
+		}
+		if approx[c.Name] {
+			cv.Distinct = "≈" + cv.Distinct
 		}
 		o.Columns = append(o.Columns, cv)
 	}
