@@ -167,8 +167,16 @@ del row_hashes
 # The sample becomes df, in file order (its index is the row number in the file).
 df = sample[0].sort_index()
 del sample
-value_counts = {c: v.astype("int64").sort_values(ascending=False, kind="stable")  # ties: in value order
-                for c, v in full_counts.items() if v is not None}
+def by_count(counts):
+    """counts, most frequent first; ties in value order (the same whatever the chunks)."""
+    try:
+        counts = counts.sort_index(kind="stable")
+    except TypeError:  # values that do not compare: by their text
+        counts = counts.iloc[np.argsort(counts.index.astype(str), kind="stable")]
+    return counts.astype("int64").sort_values(ascending=False, kind="stable")
+
+
+value_counts = {c: by_count(v) for c, v in full_counts.items() if v is not None}
 sample_counts = [c for c, v in full_counts.items() if v is None]  # top values from the sample
 for column in sample_counts:
     value_counts[column] = df[column].value_counts()
