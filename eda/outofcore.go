@@ -134,10 +134,11 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 	"maximum, and each chunk's counts are added) and the counts and sums per period over time.\n" +
 	"- **≈ Quantiles** (quartiles, median, IQR), correlations, the alerts that look at values (mixed types, dates as " +
 	"text, possible Unix times, correlations) and the model's analysis use the sample `df`. A quantile read from a " +
-	"uniform sample of $n$ rows has a rank within $\\varepsilon = \\sqrt{\\ln(2/0.01)/(2n)}$ of the one asked, with 99% " +
-	"confidence (the Dvoretzky–Kiefer–Wolfowitz inequality): at $n$ = 1,000,000, the median is a value between the " +
-	"49.84th and 50.16th percentiles.\n" +
-	"- **≈ Distinct counts** of numeric and date columns, and of text columns past 100,000 values: k minimum values " +
+	"uniform sample of $n$ rows (linear interpolation) has a rank within $e = \\sqrt{\\ln(2/0.01)/(2n)} + 1/n$ of the one " +
+	"asked, $P(X < q) - e \\le p \\le P(X \\le q) + e$, with 99% confidence (the Dvoretzky–Kiefer–Wolfowitz inequality, " +
+	"and $1/n$ for the interpolation): at $n$ = 1,000,000, the median is a value between the 49.84th and 50.16th percentiles.\n" +
+	"- **≈ Distinct counts** of numeric and date columns (but integer columns whose values only increase: all " +
+	"distinct, exact), and of text columns past 100,000 values: k minimum values " +
 	"of 64-bit hashes, exact below 4,096 distinct values, else an estimate with a relative standard error of " +
 	distinctError + ". The memory the data would take is the sample's, scaled up."
 
