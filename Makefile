@@ -14,7 +14,7 @@ ifeq ($(shell id -u),0)
 export ANALYST_CACHE_DIR ?= /var/cache/analyst
 endif
 
-.PHONY: all build deps kernel test test-unit test-rootless bench demo fmt-check clean
+.PHONY: all build deps kernel test test-unit test-rootless bench bench-ooc demo fmt-check clean
 
 all: build
 
@@ -47,6 +47,9 @@ test-rootless: deps kernel
 
 bench: deps kernel
 	scripts/bench.sh
+
+bench-ooc: deps kernel
+	scripts/bench.sh ooc
 
 demo: kernel
 	scripts/demo.sh

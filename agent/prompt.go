@@ -54,6 +54,7 @@ func SystemPrompt(in PromptInput) string {
 		"cell to the next.\n\n")
 	fmt.Fprintf(&b, "The dataset /data/%s is already loaded as the pandas DataFrame `df` "+
 		"(pandas as pd, numpy as np and matplotlib.pyplot as plt are imported). Do not reload it.\n", in.DataName)
+	b.WriteString(eda.OutOfCorePrompt(in.Profile)) // data past memory: df is a sample, full streams every row
 	if v := versionLine(in.Versions); v != "" {
 		b.WriteString("Installed: " + v + ". Nothing else can be installed.\n")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // Factory gives commands what they share: streams, configuration and the
@@ -68,6 +69,8 @@ type Config struct {
 
 	// NAValues are the missing-value markers of the loader; nil: its defaults.
 	NAValues []string
+	// OutOfCore is auto, true or false (pipeline.OutOfCoreAuto, ...).
+	OutOfCore string
 }
 
 // ModelOptions are the llm options the configuration sets.
@@ -126,6 +129,7 @@ const (
 	keyVision            = "vision"
 	keyContextLength     = "context-length"
 	keyNAValues          = "na-values"
+	keyOutOfCore         = "run.out-of-core"
 )
 
 func newViper() *viper.Viper {
@@ -140,6 +144,7 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyTmpSize, units.Bytes(d.TmpBytes))
 	v.SetDefault(keyOutputSize, units.Bytes(d.OutputBytes))
 	v.SetDefault(keyRequireLims, false)
+	v.SetDefault(keyOutOfCore, pipeline.OutOfCoreAuto)
 	v.SetDefault(keyCellTimeout, d.CellTimeout.String())
 	v.SetDefault(keyMaxTurns, agent.DefaultMaxTurns)
 	v.SetDefault(keyReflectRounds, agent.DefaultReflectRounds)
@@ -259,6 +264,9 @@ func (f *Factory) readConfig() (*Config, error) {
 		cfg.ContextLength = n
 	}
 	cfg.NAValues = naValues(v)
+	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
+		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	}
 	return cfg, nil
 }
 

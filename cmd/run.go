@@ -103,7 +103,14 @@ converts to typed NumPy columns before the run (the kernel has no pyarrow).
 Cleans text as exports write it: missing-value markers (--na-values), numbers
 with thousands separators, currency symbols, % or accounting parentheses,
 timestamps with UTC offsets (converted to UTC) and Unix times in columns named
-like times; every conversion is code in the notebook and a note in the report.`,
+like times; every conversion is code in the notebook and a note in the report.
+
+A CSV or TSV file too big for the kernel's memory (--memory) is read out of
+core (--out-of-core, default auto): in chunks, with exact counts, missing
+values, min, max, mean, standard deviation and histograms, approximate (≈)
+quantiles and distinct counts, and df a uniform sample of at most 1,000,000
+rows; the model also gets full, which aggregates over every row. The report
+says so at the top.`,
 		Example: `  analyst run sales.csv
   analyst run sales.csv --model ollama:qwen2.5-coder:7b --goals 3
   analyst run --sheet Q4 sales.xlsx
@@ -146,7 +153,9 @@ like times; every conversion is code in the notebook and a note in the report.`,
 	fl.Int("goals", agent.DefaultGoals, "analysis goals the model is asked for when it explores (key goals)")
 	fl.Duration("run-timeout", 0, "time limit of the whole run, e.g. 30m (key run-timeout; default none)")
 	fl.String("na-values", "", "text values read as missing, separated by commas; replaces the default list, \"\" for none (key na-values; default: "+strings.Join(quoted(eda.DefaultNAValues), " ")+", compared ignoring case and surrounding spaces)")
-	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "explore": keyExplore, "goals": keyGoals, "run-timeout": keyRunTimeout, "na-values": keyNAValues} {
+	fl.String("out-of-core", "", "read the data chunk by chunk: auto (when it will not fit in the kernel's memory), true or false; --out-of-core alone is true (key run.out-of-core; default auto; CSV and TSV only)")
+	fl.Lookup("out-of-core").NoOptDefVal = pipeline.OutOfCoreOn
+	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "explore": keyExplore, "goals": keyGoals, "run-timeout": keyRunTimeout, "na-values": keyNAValues, "out-of-core": keyOutOfCore} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
@@ -162,7 +171,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return err
 	}
 	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
-		Kernel: kernel.Options{Limits: cfg.Limits}})
+		Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
 	if err != nil {
 		return runError(err)
 	}
@@ -216,6 +225,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		RunTimeout:     cfg.RunTimeout,
 		ModelRetries:   retries.Retries,
 		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
+		OutOfCore:      cfg.OutOfCore,
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()

@@ -238,7 +238,23 @@ var periodWords = map[string]string{"h": "hour", "D": "day", "W-MON": "week", "M
 // each introduced by its formula, and the charts an analyst looks at first.
 // Columns are chosen in Go (see Choose) and written into the code, so the
 // notebook reads, and re-runs, without analyst.
-func Distributions(p *Profile, opts Options) Stage {
+func Distributions(p *Profile, opts Options) Stage { return distributions(p, opts, inMemoryCode) }
+
+// distributionsCode is the code of the distributions stage, and its notes:
+// over df in memory, or out of core (see DistributionsOutOfCore).
+type distributionsCode struct {
+	numericMd, numericPy, histPy, topValuesPy, missingPy, timeSeriesPy string
+	// secondPass, if set, gives the cells that read the file again before
+	// the charts.
+	secondPass func(c Choice) []Cell
+	// Notes added to sections' markdown.
+	categoricalNote, correlationNote, missingNote, timeNote string
+}
+
+var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: numericStatsPy, histPy: histPy,
+	topValuesPy: topValuesPy, missingPy: missingPy, timeSeriesPy: timeSeriesPy}
+
+func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 	opts = opts.withDefaults()
 	st := Stage{Name: StageDistributions, Title: "Distributions"}
 	add := func(cells ...Cell) { st.Cells = append(st.Cells, cells...) }
@@ -254,17 +270,20 @@ func Distributions(p *Profile, opts Options) Stage {
 
 	// Numeric summary.
 	if len(c.Numeric) > 0 {
-		add(Markdown(numericFormulasMd))
-		add(Code(fill(numericStatsPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
+		add(Markdown(code.numericMd))
+		add(Code(fill(code.numericPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
 	} else {
 		add(Markdown("### Numeric columns\n\nThe data has no numeric columns, so there are no summary statistics or histograms."))
+	}
+	if code.secondPass != nil {
+		add(code.secondPass(c)...)
 	}
 	if len(c.Hist) > 0 {
 		add(Markdown(chartChoiceMd("Histograms show how the values of each numeric column spread: 30 equal-width bins "+
 			"(for integer columns, at most 30 bins of whole numbers, centred on the values), missing values left out.",
 			"numeric", c.Hist, c.HistLeftOut, c.NotCharted,
 			"they are identifiers, constant or empty")))
-		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist)), "histograms"))
+		add(Code(fill(code.histPy, "{{COLUMNS}}", pyList(c.Hist)), "histograms"))
 	}
 
 	// Categorical.
@@ -272,8 +291,8 @@ func Distributions(p *Profile, opts Options) Stage {
 		add(Markdown(fmt.Sprintf("### Categorical columns\n\nThe %d most frequent values of each categorical column, with their count and share:\n\n"+
 			"$$\\text{share}(v) = \\frac{\\#\\{\\, i : x_i = v \\,\\}}{n}$$\n\n"+
 			"where $n$ counts every row, missing values included, so the shares of a column and its missing "+
-			"share add up to at most 1.", opts.TopValues)))
-		add(Code(fill(topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical)), "top-values"))
+			"share add up to at most 1.%s", opts.TopValues, code.categoricalNote)))
+		add(Code(fill(code.topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical)), "top-values"))
 		if len(c.Bars) > 0 {
 			add(Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
 				"categorical", c.Bars, c.BarsLeftOut, nil, "")))
@@ -283,7 +302,7 @@ func Distributions(p *Profile, opts Options) Stage {
 
 	// Correlations.
 	if len(c.Correlation) > 0 {
-		add(Markdown(correlationFormulasMd))
+		add(Markdown(correlationFormulasMd + code.correlationNote))
 		var note string
 		if len(c.CorrLeftOut) > 0 {
 			note = fmt.Sprintf("\n\nOnly the %d numeric columns most strongly correlated with another column "+
@@ -308,8 +327,8 @@ func Distributions(p *Profile, opts Options) Stage {
 		}
 		add(Markdown("### Missing values\n\nThe share of missing values per column:\n\n" +
 			"$$\\text{missing share} = \\frac{1}{n}\\sum_{i=1}^{n} \\mathbf{1}[x_i \\text{ is missing}]$$\n\n" +
-			"The table lists every column with missing values, most missing first; the bar chart draws them." + note))
-		add(Code(fill(missingPy, "{{COLUMNS}}", pyList(c.Missing)), "missingness"))
+			"The table lists every column with missing values, most missing first; the bar chart draws them." + note + code.missingNote))
+		add(Code(fill(code.missingPy, "{{COLUMNS}}", pyList(c.Missing)), "missingness"))
 	} else {
 		add(Markdown("### Missing values\n\nNo value is missing in any column, so there is no missingness chart."))
 	}
@@ -322,13 +341,13 @@ func Distributions(p *Profile, opts Options) Stage {
 			what += " and the sum of " + mdCode(c.Value) + " (the numeric column with the most distinct values)"
 		}
 		add(Markdown(fmt.Sprintf("### Over time\n\nA time series over %s: %s per %s. The dates span %s, so a %s gives a readable "+
-			"number of points. Rows without a date are left out; missing values count as 0 in the sums.",
-			mdCode(c.Date), what, word, c.Span, word)))
+			"number of points. Rows without a date are left out; missing values count as 0 in the sums.%s",
+			mdCode(c.Date), what, word, c.Span, word, code.timeNote)))
 		valueLine := "value_column = None  # no numeric column to sum"
 		if c.Value != "" {
 			valueLine = "value_column = " + pyString(c.Value)
 		}
-		add(Code(fill(timeSeriesPy,
+		add(Code(fill(code.timeSeriesPy,
 			"{{DATE}}", pyString(c.Date),
 			"{{VALUE_LINE}}", valueLine,
 			"{{FREQ}}", pyString(c.Frequency),

@@ -27,6 +27,10 @@ type Profile struct {
 	Load          LoadInfo `json:"load"`
 	ColumnInfo    []Column `json:"column_info"`
 	Alerts        []Alert  `json:"alerts"`
+	// OutOfCore is set when the data was read chunk by chunk (see
+	// LoadOutOfCore): Rows and the exact statistics are over every row,
+	// the rest over a sample.
+	OutOfCore *OutOfCoreInfo `json:"out_of_core,omitempty"`
 }
 
 // LoadInfo says how the file was read.

@@ -48,6 +48,11 @@ type Options struct {
 	CellTimeout time.Duration // per cell; zero: the kernel's default
 	Load        eda.LoadOptions
 	EDA         eda.Options
+	// OutOfCore is OutOfCoreAuto (also ""), OutOfCoreOn or OutOfCoreOff:
+	// whether the data is read chunk by chunk (see eda.LoadOutOfCore);
+	// OutOfCoreOptions tunes it.
+	OutOfCore        string
+	OutOfCoreOptions eda.OutOfCore
 
 	// Provenance, recorded in the notebook and the manifest.
 	AnalystVersion string
@@ -254,7 +259,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // replace nothing but a previous run (an *OutputConflictError, unless
 // opts.Force), and last that the data will fit in the kernel's memory
 // (a *MemoryError, returned with the input and name, so that a caller can
-// choose another way to analyse it). It returns the checked input and the
+// choose another way to analyse it) unless the run may read it out of core. It returns the checked input and the
 // outputs' name.
 func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
@@ -275,7 +280,11 @@ func Preflight(opts Options) (*Input, string, error) {
 			return nil, "", err
 		}
 	}
-	return in, name, in.CheckMemory(opts.Kernel.Limits.MemoryBytes)
+	err := in.CheckMemory(opts.Kernel.Limits.MemoryBytes)
+	if err != nil && opts.OutOfCore != OutOfCoreOff && in.Format == "csv" {
+		return in, name, nil // too big to load whole: the run reads it out of core
+	}
+	return in, name, err
 }
 
 var (
@@ -310,6 +319,7 @@ type runner struct {
 	k       *kernel.Kernel
 	nb      *nbformat.Notebook
 	profile *eda.Profile
+	ooc     *eda.OutOfCore // the data is read out of core
 	stages  []report.StageInfo
 	failure string
 
@@ -401,6 +411,11 @@ func (r *runner) run(ctx context.Context) error {
 	defer k.Close()
 
 	stages := []eda.Stage{eda.Setup(), eda.LoadFrom(src), eda.ProfileStage()}
+	ooc, outOfCore := r.outOfCore()
+	if outOfCore {
+		r.ooc = &ooc
+		stages = []eda.Stage{eda.Setup(), eda.LoadOutOfCore(src, ooc), eda.ProfileOutOfCore()}
+	}
 	for _, st := range stages {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
@@ -412,7 +427,11 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.Rerun != nil {
 		r.compareSchema()
 	}
-	for _, st := range []eda.Stage{eda.Distributions(r.profile, r.opts.EDA), eda.Visualization(r.profile, r.opts.EDA)} {
+	dist := eda.Distributions(r.profile, r.opts.EDA)
+	if r.ooc != nil {
+		dist = eda.DistributionsOutOfCore(r.profile, r.opts.EDA)
+	}
+	for _, st := range []eda.Stage{dist, eda.OnSample(eda.Visualization(r.profile, r.opts.EDA), r.profile)} {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
 		}
@@ -445,7 +464,7 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			r.nb.AddMarkdown(c.Source, tags...)
 			continue
 		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.generatedCellTimeout(), Progress: func(p kernel.Progress) {
+		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.stageCellTimeout(), Progress: func(p kernel.Progress) {
 			r.emit(Event{Type: EventProgress, Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
 		}})
 		if ex == nil {
@@ -569,6 +588,8 @@ type ManifestData struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format,omitempty"`
+	// OutOfCore is set when the data was read out of core.
+	OutOfCore *eda.OutOfCoreInfo `json:"out_of_core,omitempty"`
 }
 
 // ManifestStage is one stage's outcome and time.
@@ -601,6 +622,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	if r.profile != nil {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
+		m.Data.OutOfCore = r.profile.OutOfCore
 	}
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
@@ -657,6 +679,7 @@ func (r *runner) write(res *Result) error {
 		Question: strings.Join(r.opts.Questions, " · "),
 		Answer:   answer,
 		Numbers:  numbers,
+		Notice:   r.outOfCoreNotice(),
 		// The exploration's findings open the report.
 		KeyFindings:       keyFindings,
 		KeyFindingNumbers: keyNumbers,

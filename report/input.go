@@ -19,6 +19,9 @@ type Input struct {
 	// Answer is the run's answer as markdown (formulas allowed), shown first
 	// after the header; "" leaves the answer box out.
 	Answer string
+	// Notice is markdown shown in a banner under the header, such as the
+	// note that the data was read out of core; "" for none.
+	Notice string
 	// Numbers are the numbers stated in Answer, each linked to the cell
 	// whose output shows it or marked "not traced to any cell".
 	Numbers []NumberMark

@@ -59,6 +59,7 @@ type page struct {
 	Question   string
 	Failure    *failure
 	Answer     template.HTML
+	Notice template.HTML
 	// KeyFindings come first: the exploration's findings, linked to cells.
 	KeyFindings template.HTML
 	TOC         []tocEntry
@@ -149,6 +150,13 @@ func buildPage(in Input) (*page, error) {
 			return nil, err
 		}
 		p.Answer = template.HTML(a)
+	}
+	if strings.TrimSpace(in.Notice) != "" {
+		n, err := cr.md.render(in.Notice, nil, 2)
+		if err != nil {
+			return nil, err
+		}
+		p.Notice = template.HTML(n)
 	}
 	if strings.TrimSpace(in.KeyFindings) != "" {
 		k, err := cr.md.renderMarked(in.KeyFindings, in.KeyFindingNumbers, in.Notebook)
@@ -339,7 +347,17 @@ func buildOverview(pr *eda.Profile) *overview {
 		fact{Label: "Rows", Value: groupDigits(int64(pr.Rows))},
 		fact{Label: "Columns", Value: groupDigits(int64(pr.Columns))},
 	)
-	if pr.MemoryBytes > 0 {
+	approx := map[string]bool{} // out of core: estimated distinct counts
+	if ooc := pr.OutOfCore; ooc != nil {
+		o.Facts = append(o.Facts, fact{Label: "Read out of core", Value: fmt.Sprintf("%s chunks of %s rows; df: a sample of %s rows",
+			groupDigits(int64(ooc.Chunks)), groupDigits(int64(ooc.ChunkRows)), groupDigits(int64(ooc.SampleRows)))})
+		for _, c := range ooc.ApproximateDistinct {
+			approx[c] = true
+		}
+		if pr.MemoryBytes > 0 {
+			o.Facts = append(o.Facts, fact{Label: "In memory if loaded whole", Value: "≈" + units.Rounded(pr.MemoryBytes)})
+		}
+	} else if pr.MemoryBytes > 0 {
 		o.Facts = append(o.Facts, fact{Label: "In memory", Value: units.Rounded(pr.MemoryBytes)})
 	}
 	o.Facts = append(o.Facts, fact{Label: "Duplicate rows", Value: groupDigits(int64(pr.DuplicateRows))})
@@ -360,6 +378,9 @@ func buildOverview(pr *eda.Profile) *overview {
 				break
 			}
 			cv.Samples = append(cv.Samples, clip.Runes(s, 60))
+		}
+		if approx[c.Name] {
+			cv.Distinct = "≈" + cv.Distinct
 		}
 		o.Columns = append(o.Columns, cv)
 	}

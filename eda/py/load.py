@@ -583,16 +583,21 @@ def parse_epochs(df, info):
                              f"falls in 2001-2033 read so); converted to UTC timestamps")
 
 
+def new_load_info():
+    """load_info before the file is read: how it was read, filled in as the loader decides."""
+    return {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
+            "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
+            "parsed_dates": [], "na_values": NA_VALUES,
+            "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
+
+
 def load_table(path, sheet=None, table=None):
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
     (spreadsheets, SPSS, Stata, SAS, SQLite, Parquet) into a DataFrame.
 
     Returns the DataFrame and a dict saying how it was read (load_info).
     """
-    info = {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
-            "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
-            "parsed_dates": [], "na_values": NA_VALUES,
-            "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
+    info = new_load_info()
     if not os.path.isfile(path):
         raise AnalystDataError(f"{path} does not exist or is not a file; set DATA_PATH to the data file.")
     if os.path.getsize(path) == 0:
