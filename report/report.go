@@ -59,7 +59,7 @@ type page struct {
 	Question   string
 	Failure    *failure
 	Answer     template.HTML
-	Notice template.HTML
+	Notice     template.HTML
 	// KeyFindings come first: the exploration's findings, linked to cells.
 	KeyFindings template.HTML
 	TOC         []tocEntry
