@@ -1,7 +1,6 @@
 package eda
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,12 +8,10 @@ import (
 )
 
 var (
-	//go:embed py/ooc_load.py
-	oocLoadPy string
-	//go:embed py/ooc_profile.py
-	oocProfilePy string
-	//go:embed py/ooc_pass.py
-	oocPassPy string
+	oocLoadPy         = pyFileWhole("ooc_load.py")
+	oocProfilePy      = pyFileWhole("ooc_profile.py")
+	oocPassPy         = pyFileWhole("ooc_pass.py")
+	oocNumericStatsPy = pyFile("ooc_numeric_stats.py")
 )
 
 // OutOfCore tunes the out-of-core stages, which read the data file a chunk
@@ -149,9 +146,6 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 func ProfileOutOfCore() Stage {
 	helpers := profileColumnsPy[:mustIndex(profileColumnsPy, "\nrows = len(df)")]
 	overview := profileColumnsPy[mustIndex(profileColumnsPy, "\noverview = pd.DataFrame("):mustIndex(profileColumnsPy, "\nprint(")]
-	profileJSON := strings.Replace(fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile)),
-		`"alerts": alerts,`, `"alerts": alerts,`+"\n    \"out_of_core\": out_of_core,", 1)
-	mustIndex(profileJSON, "out_of_core")
 	return Stage{Name: StageProfile, Title: "Profile", Cells: []Cell{
 		Markdown("Profiles every column in one pass over the file, chunk by chunk: its type and kind, missing values, " +
 			"distinct values (≈ where marked), sample values, and for numeric columns the minimum, maximum, mean, " +
@@ -162,7 +156,7 @@ func ProfileOutOfCore() Stage {
 			"where they look at values (≈)."),
 		Code(profileAlertsPy, "profile-alerts"),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Code(profileJSON, ProfileTag),
+		Code(profileJSON("\n    \"out_of_core\": out_of_core,"), ProfileTag),
 	}}
 }
 
@@ -179,8 +173,6 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 	if e := QuantileError(sample, p.Rows); e > 0 {
 		bound = fmt.Sprintf("their rank is within ±%.2f percentage points of the one asked, with 99%% confidence", 100*e)
 	}
-	missing := mustReplace(missingPy, "missing_share = df.isna().mean()",
-		`missing_share = pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`)
 	return distributions(p, opts, distributionsCode{
 		numericMd: numericFormulasMd + "\n\nOut of core: count, missing, mean, standard deviation, minimum, maximum, " +
 			"skewness and kurtosis are exact over every row; the quartiles and IQR (marked ≈) are those of the sample `df` " +
@@ -201,17 +193,15 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 					"{{FREQ}}", pyOptional(c.Frequency)), "second-pass"),
 			}
 		},
-		histPy: mustReplace(histPy, `    values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
-    ax.hist(values, bins=hist_bins(values))`, `    edges = hist_edges[column]
-    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row`),
-		topValuesPy: fill(topValuesPy, "df[column].value_counts()", "value_counts[column]",
-			"counts / len(df)", `counts / (len(df) if column in out_of_core["sample_top_values"] else rows)`),
+		histDraw: `edges = hist_edges[column]
+    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row`,
+		topCounts:    "value_counts[column]",
+		topRows:      `(len(df) if column in out_of_core["sample_top_values"] else rows)`,
+		missingShare: `pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`,
 		categoricalNote: " Out of core, the counts are over every row (for columns with more than 100,000 distinct " +
 			"values, over the sample `df`: ≈).",
 		correlationNote: "\n\nOut of core, the correlations (≈) are those of the sample `df` of " + underscoredText(sample) + " rows.",
-		missingPy:       missing,
 		missingNote:     " Out of core: over every row.",
-		timeSeriesPy:    timeSeriesPy[mustIndex(timeSeriesPy, "per_period.index.name"):],
 		timeNote:        " Out of core: counted over every row in the second pass above.",
 	})
 }
@@ -261,12 +251,6 @@ func OutOfCorePrompt(p *Profile) string {
 		underscoredText(p.OutOfCore.SampleRows), underscoredText(p.Rows))
 }
 
-// mustReplace replaces old in s by new, once; old must be there.
-func mustReplace(s, old, new string) string {
-	mustIndex(s, old)
-	return strings.Replace(s, old, new, 1)
-}
-
 func mustIndex(s, marker string) int {
 	i := strings.Index(s, marker)
 	if i < 0 {
@@ -296,24 +280,3 @@ func bytesText(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-const oocNumericStatsPy = `numeric_columns = {{COLUMNS}}
-exact = pd.DataFrame([numeric_moments.get(column, {"count": 0}) for column in numeric_columns], index=numeric_columns)
-with np.errstate(invalid="ignore"):  # infinite values give NaN statistics, without a warning
-    quartiles = df[numeric_columns].quantile([0.25, 0.5, 0.75])  # ≈: of the sample df, linear interpolation
-numeric_stats = pd.DataFrame({
-    "count": exact["count"],
-    "missing": pd.Series({column: missing[column] for column in numeric_columns}),
-    "mean": exact.get("mean"),
-    "std": exact.get("std"),  # n - 1 in the denominator
-    "min": exact.get("min"),
-    "25% ≈": quartiles.loc[0.25],
-    "50% ≈": quartiles.loc[0.5],
-    "75% ≈": quartiles.loc[0.75],
-    "IQR ≈": quartiles.loc[0.75] - quartiles.loc[0.25],
-    "max": exact.get("max"),
-    "skewness": exact.get("skew"),  # G1
-    "kurtosis": exact.get("kurt"),  # G2, excess kurtosis
-}, index=numeric_columns)
-numeric_stats.index.name = "column"
-numeric_stats`

@@ -1,7 +1,6 @@
 package eda
 
 import (
-	_ "embed"
 	"path"
 	"strings"
 )
@@ -25,82 +24,16 @@ const (
 )
 
 var (
-	//go:embed py/load.py
-	loadTextPy string
-	//go:embed py/load_formats.py
-	loadFormatsPy string
 	// loadPy is the loader: the text formats' code, then the other formats'
-	// (kept apart to keep each simple), before the lines that call it.
-	loadPy = insertBefore(loadTextPy, "\ndef load_table(", loadFormatsPy)
-	//go:embed py/profile_columns.py
-	profileColumnsPy string
-	//go:embed py/profile_alerts.py
-	profileAlertsPy string
-	//go:embed py/profile_json.py
-	profileJSONPy string
+	// (kept apart to keep each simple: {{LOAD_FORMATS}}), before the lines
+	// that call it.
+	loadPy           = pyFileWhole("load.py")
+	loadFormatsPy    = pyFileWhole("load_formats.py")
+	setupPy          = pyFile("setup.py")
+	profileColumnsPy = pyFileWhole("profile_columns.py")
+	profileAlertsPy  = pyFileWhole("profile_alerts.py")
+	profileJSONPy    = pyFileWhole("profile_json.py")
 )
-
-func insertBefore(s, marker, insert string) string {
-	i := strings.Index(s, marker)
-	if i < 0 {
-		panic("eda: " + strings.TrimSpace(marker) + " not found in load.py")
-	}
-	return s[:i] + insert + "\n" + s[i:]
-}
-
-const setupPy = `import bz2
-import contextlib
-import csv
-import gzip
-import io
-import itertools
-import json
-import logging
-import lzma
-import math
-import os
-import re
-import time
-import warnings
-import zipfile
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import seaborn as sns
-
-# Charts appear under their cells when this notebook runs in Jupyter
-# (analyst's own kernel has no get_ipython and captures them itself).
-try:
-    get_ipython().run_line_magic("matplotlib", "inline")
-except NameError:
-    pass
-
-
-
-def show_number(x):
-    """How tables show a float: 6 significant digits (all digits before the point), thousands
-    separated, scientific notation only below 0.0001 or from 10^15. The data keeps full precision."""
-    if x == 0 or not math.isfinite(x) or not 1e-4 <= abs(x) < 1e15:
-        return f"{x:.6g}"
-    decimals = max(0, 5 - math.floor(math.log10(abs(x))))
-    text = f"{x:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if decimals else text
-
-
-# Wider and longer tables on screen, floats shown by show_number. Matplotlib's
-# settings are left at their defaults, so charts come out the same in analyst and in Jupyter.
-pd.set_option("display.float_format", show_number)
-pd.set_option("display.max_columns", 50)
-pd.set_option("display.max_colwidth", 80)
-pd.set_option("display.max_rows", 100)
-pd.set_option("display.min_rows", 20)
-pd.set_option("display.width", 120)
-
-# Long cells log how far they have got (bytes read, columns profiled) here, at info level.
-# analyst's kernel shows it on its progress line; anywhere else it goes nowhere (no handler).
-progress_log = logging.getLogger("analyst.progress")
-progress_log.propagate = False`
 
 // Setup imports what the later stages use and sets display options. The
 // notebook imports everything it uses itself, so it re-runs in plain
@@ -182,7 +115,7 @@ func LoadFrom(src Source) Stage {
 	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
-		Code(fill(loadPy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
+		Code(fill(loadPy, "{{LOAD_FORMATS}}", loadFormatsPy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
 			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na)), TagLoadData),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
@@ -211,8 +144,14 @@ func ProfileStage() Stage {
 		Markdown(profileAlertsMd),
 		Code(profileAlertsPy, "profile-alerts"),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Code(fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile)), ProfileTag),
+		Code(profileJSON(""), ProfileTag),
 	}}
+}
+
+// profileJSON is the cell that shows the profile; extra goes into its
+// dictionary after the alerts (the out-of-core stage's own entry).
+func profileJSON(extra string) string {
+	return fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile), "{{OUT_OF_CORE}}", extra)
 }
 
 var profileAlertsMd = strings.TrimSpace(`

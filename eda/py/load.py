@@ -590,6 +590,7 @@ def new_load_info():
             "parsed_dates": [], "na_values": NA_VALUES,
             "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
 
+{{LOAD_FORMATS}}
 
 def load_table(path, sheet=None, table=None):
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
