@@ -43,10 +43,6 @@ const annotateMax = 12
 // dozen rows, measurements are often all distinct too.
 const idMinRows = 100
 
-// highCardinality matches the profile's high_cardinality threshold: bar
-// charts prefer categorical columns at or under it.
-const highCardinality = 50
-
 func (o Options) withDefaults() Options {
 	if o.MaxChartColumns <= 0 {
 		o.MaxChartColumns = DefaultMaxChartColumns
@@ -391,7 +387,7 @@ func chartChoiceMd(intro, kind string, charted, leftOut, never []string, neverWh
 	if len(leftOut) > 0 {
 		rule := "with the most distinct non-missing values"
 		if kind == "categorical" {
-			rule = "ranked first by having 2 to 50 distinct values, then by the most distinct values"
+			rule = fmt.Sprintf("ranked first by having 2 to %d distinct values, then by the most distinct values", highCardinality)
 		}
 		fmt.Fprintf(&b, "\n\nThe data has more %s columns than fit: the %d %s columns %s were charted; left out (%d): %s.",
 			kind, len(charted), kind, rule, len(leftOut), mdList(leftOut))

@@ -154,7 +154,7 @@ func ProfileOutOfCore() Stage {
 		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview)), "profile-columns"),
 		Markdown(profileAlertsMd + "\n\nOut of core, the alerts use the exact counts above, and the sample `df` " +
 			"where they look at values (≈)."),
-		Code(profileAlertsPy, "profile-alerts"),
+		Code(profileAlerts(), "profile-alerts"),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
 		Code(profileJSON("\n    \"out_of_core\": out_of_core,"), ProfileTag),
 	}}

@@ -1,0 +1,55 @@
+package eda
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestPyFloat(t *testing.T) {
+	for x, want := range map[float64]string{0.9: "0.9", 2: "2.0", 0.2: "0.2", 1e-4: "0.0001"} {
+		if got := pyFloat(x); got != want {
+			t.Errorf("pyFloat(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// The thresholds the method notes state are {{KEY}}s in the Python (never
+// a number written there again), and render as the Python always read.
+func TestThresholdsFromGo(t *testing.T) {
+	keyed := map[string][]string{
+		"profile_alerts.py": {"HIGH_MISSING_SHARE", "HIGH_CARDINALITY", "SKEWED", "HIGH_CORRELATION",
+			"CORRELATION_MAX_ALERTS", "DATES_AS_TEXT_SHARE", "MIXED_SAMPLE"},
+		"load.py": {"DATE_SHARE", "NUMBER_SHARE", "NUMBER_HINT_SHARE"},
+	}
+	for file, names := range keyed {
+		b, err := pyFS.ReadFile("py/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := string(b)
+		for _, name := range names {
+			if !regexp.MustCompile(`(?m)^` + name + ` = \{\{` + name + `\}\}  #`).MatchString(tmpl) {
+				t.Errorf("%s: %s is not set from {{%s}}", file, name, name)
+			}
+		}
+	}
+	load := Load("/data/x.csv")
+	code := profileAlerts() + "\n" + load.Cells[1].Source
+	for _, line := range []string{"HIGH_MISSING_SHARE = 0.2  #", "HIGH_CARDINALITY = 50  #", "SKEWED = 2.0  #",
+		"HIGH_CORRELATION = 0.9  #", "CORRELATION_MAX_ALERTS = 50  #", "DATES_AS_TEXT_SHARE = 0.5  #",
+		"MIXED_SAMPLE = 10_000  #", "HEAD_BYTES = 64 * 1024  #", "DATE_SHARE = 0.9  #", "NUMBER_SHARE = 0.9  #",
+		"NUMBER_HINT_SHARE = 0.5  #"} {
+		if !strings.Contains(code, "\n"+line) {
+			t.Errorf("rendered code has no line %q", line)
+		}
+	}
+	notes := profileAlertsMd + load.Cells[0].Source
+	for _, text := range []string{"20% or more", "more than 50 distinct", "above 2 in absolute value", "0.9 or more",
+		"the 50 strongest", "at least 50% of the sampled", "fewer than the 90% needed", "up to 10,000 values",
+		"from 50% to under 90%", "first 64 KB", "10% or more fail"} {
+		if !strings.Contains(notes, text) {
+			t.Errorf("method notes do not say %q", text)
+		}
+	}
+}
