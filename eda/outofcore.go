@@ -86,8 +86,9 @@ func QuantileError(sample, rows int) float64 {
 }
 
 // distinctError is the relative standard error of the distinct counts'
-// estimate (k minimum values, k = 4096 as in ooc_profile.py).
-const distinctError = "1/√(k−2) ≈ 1.6% (k = 4,096 hashes), so within ±5% in more than 99% of cases"
+// estimate (k minimum values).
+var distinctError = fmt.Sprintf("1/√(k−2) ≈ %.1f%% (k = %s hashes), so within ±5%% in more than 99%% of cases",
+	100/math.Sqrt(distinctK-2), underscoredText(distinctK))
 
 // LoadOutOfCore prepares to read src chunk by chunk: the loader's rules
 // decided on the first lines, a chunk reader, and `full`, the helper for
@@ -125,7 +126,7 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 	"- **Exact** over every row: the number of rows, missing values, minimum and maximum, mean, standard deviation, " +
 	"skewness and kurtosis (each chunk's count, mean and sums of powers of deviations, combined with the pairwise " +
 	"update of Chan, Golub and LeVeque, extended to the 3rd and 4th powers by Pébay: no cancellation from sums of " +
-	"raw powers; equal to pandas' up to rounding), the counts of every value of text columns (up to 100,000 distinct " +
+	"raw powers; equal to pandas' up to rounding), the counts of every value of text columns (up to " + underscoredText(valueCountCap) + " distinct " +
 	"values per column), missing-value markers, duplicate rows (64-bit row hashes; a collision, which would undercount, " +
 	"has a probability under 10⁻⁵ at 16 million rows), histograms (the bin edges come from the exact minimum and " +
 	"maximum, and each chunk's counts are added) and the counts and sums per period over time.\n" +
@@ -135,8 +136,8 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 	"asked, $P(X < q) - e \\le p \\le P(X \\le q) + e$, with 99% confidence (the Dvoretzky–Kiefer–Wolfowitz inequality, " +
 	"and $1/n$ for the interpolation): at $n$ = 1,000,000, the median is a value between the 49.84th and 50.16th percentiles.\n" +
 	"- **≈ Distinct counts** of numeric and date columns (but integer columns whose values only increase: all " +
-	"distinct, exact), and of text columns past 100,000 values: k minimum values " +
-	"of 64-bit hashes, exact below 4,096 distinct values, else an estimate with a relative standard error of " +
+	"distinct, exact), and of text columns past " + underscoredText(valueCountCap) + " values: k minimum values " +
+	"of 64-bit hashes, exact below " + underscoredText(distinctK) + " distinct values, else an estimate with a relative standard error of " +
 	distinctError + ". The memory the data would take is the sample's, scaled up."
 
 // ProfileOutOfCore profiles the data in one pass over the file: exact
@@ -151,7 +152,8 @@ func ProfileOutOfCore() Stage {
 			"distinct values (≈ where marked), sample values, and for numeric columns the minimum, maximum, mean, " +
 			"standard deviation and skewness (exact). Duplicate rows are counted from row hashes. The same pass keeps " +
 			"the uniform sample that becomes `df`: each row gets a random key and the rows with the smallest keys stay."),
-		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview)), "profile-columns"),
+		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview),
+			"{{DISTINCT_K}}", strconv.Itoa(distinctK), "{{VALUE_COUNT_CAP}}", underscored(valueCountCap)), "profile-columns"),
 		Markdown(profileAlertsMd + "\n\nOut of core, the alerts use the exact counts above, and the sample `df` " +
 			"where they look at values (≈)."),
 		Code(profileAlerts(), "profile-alerts"),
@@ -198,7 +200,7 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 		topCounts:    "value_counts[column]",
 		topRows:      `(len(df) if column in out_of_core["sample_top_values"] else rows)`,
 		missingShare: `pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`,
-		categoricalNote: " Out of core, the counts are over every row (for columns with more than 100,000 distinct " +
+		categoricalNote: " Out of core, the counts are over every row (for columns with more than " + underscoredText(valueCountCap) + " distinct " +
 			"values, over the sample `df`: ≈).",
 		correlationNote: "\n\nOut of core, the correlations (≈) are those of the sample `df` of " + underscoredText(sample) + " rows.",
 		missingNote:     " Out of core: over every row.",
@@ -229,9 +231,9 @@ func OutOfCoreNotice(p *Profile, o OutOfCore) string {
 		why = fmt.Sprintf("this data did not fit in memory (estimate %s, limit %s)", bytesText(o.Estimate), bytesText(o.Limit))
 	}
 	return fmt.Sprintf("**Out of core:** %s. It was read %s rows at a time; the statistics marked ≈ are approximate "+
-		"(quantiles, correlations, distinct counts past 4,096 values; see the load stage for the methods and error bounds); "+
+		"(quantiles, correlations, distinct counts past %s values; see the load stage for the methods and error bounds); "+
 		"the model worked on a uniform sample of %s rows (`df`) plus full-data aggregates (`full`).",
-		why, underscoredText(p.OutOfCore.ChunkRows), underscoredText(p.OutOfCore.SampleRows))
+		why, underscoredText(p.OutOfCore.ChunkRows), underscoredText(distinctK), underscoredText(p.OutOfCore.SampleRows))
 }
 
 // OutOfCorePrompt is the paragraph of the model's system prompt for an

@@ -21,6 +21,10 @@ const (
 	correlationAlerts = 50     // CORRELATION_MAX_ALERTS: high_correlation alerts listed
 	datesAsTextShare  = 0.5    // DATES_AS_TEXT_SHARE
 	mixedSample       = 10_000 // MIXED_SAMPLE: values sampled per text column for mixed_types
+
+	// Out of core (ooc_profile.py).
+	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)
+	valueCountCap = 100_000 // VALUE_COUNT_CAP: distinct values counted exactly per text column
 )
 
 // pyFloat is x as a Python float literal: 0.9, 2.0.
