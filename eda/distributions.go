@@ -283,7 +283,7 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 
 	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
 		"(matplotlib would read `$...$` as math); panels are laid out in a grid."))
-	add(Code(chartHelpersPy, "chart-helpers"))
+	add(Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"))
 
 	// Numeric summary.
 	if len(c.Numeric) > 0 {
@@ -296,8 +296,8 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 		add(code.secondPass(c)...)
 	}
 	if len(c.Hist) > 0 {
-		add(Markdown(chartChoiceMd("Histograms show how the values of each numeric column spread: 30 equal-width bins "+
-			"(for integer columns, at most 30 bins of whole numbers, centred on the values), missing values left out.",
+		add(Markdown(chartChoiceMd(fmt.Sprintf("Histograms show how the values of each numeric column spread: %[1]d equal-width bins "+
+			"(for integer columns, at most %[1]d bins of whole numbers, centred on the values), missing values left out.", histBins),
 			"numeric", c.Hist, c.HistLeftOut, c.NotCharted,
 			"they are identifiers, constant or empty")))
 		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist), "{{DRAW}}", code.histDraw), "histograms"))

@@ -22,6 +22,8 @@ const (
 	datesAsTextShare  = 0.5    // DATES_AS_TEXT_SHARE
 	mixedSample       = 10_000 // MIXED_SAMPLE: values sampled per text column for mixed_types
 
+	histBins = 30 // HIST_BINS: bins of a histogram (chart_helpers.py, ooc_pass.py)
+
 	// Out of core (ooc_profile.py).
 	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)
 	valueCountCap = 100_000 // VALUE_COUNT_CAP: distinct values counted exactly per text column

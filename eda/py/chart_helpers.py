@@ -16,7 +16,7 @@ def chart_grid(n, ncols=3, width=4.5, height=3.2):
     return fig, axes.flat[:n]
 
 
-def hist_bins(values, bins=30):
+def hist_bins(values, bins={{HIST_BINS}}):
     """Bin edges: for integers, bins of whole numbers centred on the values (no empty slivers
     between integers), at most bins of them; otherwise bins equal-width bins."""
     if not pd.api.types.is_integer_dtype(values) or values.empty:
