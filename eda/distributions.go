@@ -43,10 +43,6 @@ const annotateMax = 12
 // dozen rows, measurements are often all distinct too.
 const idMinRows = 100
 
-// highCardinality matches the profile's high_cardinality threshold: bar
-// charts prefer categorical columns at or under it.
-const highCardinality = 50
-
 func (o Options) withDefaults() Options {
 	if o.MaxChartColumns <= 0 {
 		o.MaxChartColumns = DefaultMaxChartColumns
@@ -243,7 +239,14 @@ func Distributions(p *Profile, opts Options) Stage { return distributions(p, opt
 // distributionsCode is the code of the distributions stage, and its notes:
 // over df in memory, or out of core (see DistributionsOutOfCore).
 type distributionsCode struct {
-	numericMd, numericPy, histPy, topValuesPy, missingPy, timeSeriesPy string
+	numericMd, numericPy string
+	// Values of the templates' keys: how a histogram is drawn ({{DRAW}}),
+	// the top values counted ({{COUNTS}}) and their shares' denominator
+	// ({{ROWS}}), the missing shares ({{MISSING_SHARE}}).
+	histDraw, topCounts, topRows, missingShare string
+	// countsPerPeriod: the time series cell counts the periods itself (else
+	// a second pass did: only its chart is drawn).
+	countsPerPeriod bool
 	// secondPass, if set, gives the cells that read the file again before
 	// the charts.
 	secondPass func(c Choice) []Cell
@@ -251,8 +254,22 @@ type distributionsCode struct {
 	categoricalNote, correlationNote, missingNote, timeNote string
 }
 
-var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: numericStatsPy, histPy: histPy,
-	topValuesPy: topValuesPy, missingPy: missingPy, timeSeriesPy: timeSeriesPy}
+var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: numericStatsPy,
+	histDraw: `values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
+    ax.hist(values, bins=hist_bins(values))`,
+	topCounts: "df[column].value_counts()", topRows: "len(df)", missingShare: "df.isna().mean()", countsPerPeriod: true}
+
+var (
+	chartHelpersPy    = pyFile("chart_helpers.py")
+	numericStatsPy    = pyFile("numeric_stats.py")
+	histPy            = pyFile("hist.py")
+	topValuesPy       = pyFile("top_values.py")
+	barsPy            = pyFile("bars.py")
+	correlationPy     = pyFile("correlation.py")
+	missingPy         = pyFile("missing.py")
+	timeSeriesPy      = pyFile("time_series.py")
+	timeSeriesChartPy = pyFile("time_series_chart.py")
+)
 
 func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 	opts = opts.withDefaults()
@@ -266,7 +283,7 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 
 	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
 		"(matplotlib would read `$...$` as math); panels are laid out in a grid."))
-	add(Code(chartHelpersPy, "chart-helpers"))
+	add(Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"))
 
 	// Numeric summary.
 	if len(c.Numeric) > 0 {
@@ -279,11 +296,11 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 		add(code.secondPass(c)...)
 	}
 	if len(c.Hist) > 0 {
-		add(Markdown(chartChoiceMd("Histograms show how the values of each numeric column spread: 30 equal-width bins "+
-			"(for integer columns, at most 30 bins of whole numbers, centred on the values), missing values left out.",
+		add(Markdown(chartChoiceMd(fmt.Sprintf("Histograms show how the values of each numeric column spread: %[1]d equal-width bins "+
+			"(for integer columns, at most %[1]d bins of whole numbers, centred on the values), missing values left out.", histBins),
 			"numeric", c.Hist, c.HistLeftOut, c.NotCharted,
 			"they are identifiers, constant or empty")))
-		add(Code(fill(code.histPy, "{{COLUMNS}}", pyList(c.Hist)), "histograms"))
+		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist), "{{DRAW}}", code.histDraw), "histograms"))
 	}
 
 	// Categorical.
@@ -292,7 +309,8 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 			"$$\\text{share}(v) = \\frac{\\#\\{\\, i : x_i = v \\,\\}}{n}$$\n\n"+
 			"where $n$ counts every row, missing values included, so the shares of a column and its missing "+
 			"share add up to at most 1.%s", opts.TopValues, code.categoricalNote)))
-		add(Code(fill(code.topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical)), "top-values"))
+		add(Code(fill(topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical),
+			"{{COUNTS}}", code.topCounts, "{{ROWS}}", code.topRows), "top-values"))
 		if len(c.Bars) > 0 {
 			add(Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
 				"categorical", c.Bars, c.BarsLeftOut, nil, "")))
@@ -328,7 +346,7 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 		add(Markdown("### Missing values\n\nThe share of missing values per column:\n\n" +
 			"$$\\text{missing share} = \\frac{1}{n}\\sum_{i=1}^{n} \\mathbf{1}[x_i \\text{ is missing}]$$\n\n" +
 			"The table lists every column with missing values, most missing first; the bar chart draws them." + note + code.missingNote))
-		add(Code(fill(code.missingPy, "{{COLUMNS}}", pyList(c.Missing)), "missingness"))
+		add(Code(fill(missingPy, "{{COLUMNS}}", pyList(c.Missing), "{{MISSING_SHARE}}", code.missingShare), "missingness"))
 	} else {
 		add(Markdown("### Missing values\n\nNo value is missing in any column, so there is no missingness chart."))
 	}
@@ -347,13 +365,17 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 		if c.Value != "" {
 			valueLine = "value_column = " + pyString(c.Value)
 		}
-		add(Code(fill(code.timeSeriesPy,
-			"{{DATE}}", pyString(c.Date),
-			"{{VALUE_LINE}}", valueLine,
-			"{{FREQ}}", pyString(c.Frequency),
-			"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, c.Span),
-			"{{WORD}}", word,
-		), "time-series"))
+		src := fill(timeSeriesChartPy, "{{WORD}}", word)
+		if code.countsPerPeriod {
+			src = fill(timeSeriesPy,
+				"{{DATE}}", pyString(c.Date),
+				"{{VALUE_LINE}}", valueLine,
+				"{{FREQ}}", pyString(c.Frequency),
+				"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, c.Span),
+				"{{CHART}}", src,
+			)
+		}
+		add(Code(src, "time-series"))
 	}
 	return st
 }
@@ -365,7 +387,7 @@ func chartChoiceMd(intro, kind string, charted, leftOut, never []string, neverWh
 	if len(leftOut) > 0 {
 		rule := "with the most distinct non-missing values"
 		if kind == "categorical" {
-			rule = "ranked first by having 2 to 50 distinct values, then by the most distinct values"
+			rule = fmt.Sprintf("ranked first by having 2 to %d distinct values, then by the most distinct values", highCardinality)
 		}
 		fmt.Fprintf(&b, "\n\nThe data has more %s columns than fit: the %d %s columns %s were charted; left out (%d): %s.",
 			kind, len(charted), kind, rule, len(leftOut), mdList(leftOut))
@@ -412,154 +434,3 @@ Spearman's $\rho$ measures how well any increasing (or decreasing) relation does
 $$\rho_{xy} = r_{\operatorname{rank}(x)\,\operatorname{rank}(y)}$$
 
 Each column is ranked once, over all its non-missing values. Where a pair of columns has missing values in different rows, this differs slightly from ranking only the rows both have (what ` + "`df.corr(method=\"spearman\")`" + ` does, at the cost of ranking every pair again).`
-
-const chartHelpersPy = `def chart_label(value, width=40):
-    """Text for a chart: cut to width characters, and '$' escaped (matplotlib reads $...$ as math)."""
-    text = str(value)
-    if len(text) > width:
-        text = text[: width - 1] + "…"
-    return text.replace("$", r"\$")
-
-
-def chart_grid(n, ncols=3, width=4.5, height=3.2):
-    """A figure with n panels, ncols to a row; panels left over are hidden."""
-    ncols = min(ncols, n)
-    nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    return fig, axes.flat[:n]
-
-
-def hist_bins(values, bins=30):
-    """Bin edges: for integers, bins of whole numbers centred on the values (no empty slivers
-    between integers), at most bins of them; otherwise bins equal-width bins."""
-    if not pd.api.types.is_integer_dtype(values) or values.empty:
-        return bins
-    low, high = int(values.min()), int(values.max())
-    width = max(1, math.ceil((high - low + 1) / bins))
-    count = math.ceil((high - low + 1) / width)
-    return low - 0.5 + width * np.arange(count + 1)`
-
-const numericStatsPy = `numeric_columns = {{COLUMNS}}
-numeric = df[numeric_columns]
-with np.errstate(invalid="ignore"):  # infinite values give NaN statistics, without a warning
-    quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation
-    numeric_stats = pd.DataFrame({
-        "count": numeric.count(),
-        "missing": numeric.isna().sum(),
-        "mean": numeric.mean(),
-        "std": numeric.std(),  # n - 1 in the denominator
-        "min": numeric.min(),
-        "25%": quartiles.loc[0.25],
-        "50%": quartiles.loc[0.5],
-        "75%": quartiles.loc[0.75],
-        "IQR": quartiles.loc[0.75] - quartiles.loc[0.25],
-        "max": numeric.max(),
-        "skewness": numeric.skew(),  # G1
-        "kurtosis": numeric.kurt(),  # G2, excess kurtosis
-    })
-numeric_stats.index.name = "column"
-numeric_stats`
-
-const histPy = `hist_columns = {{COLUMNS}}
-fig, axes = chart_grid(len(hist_columns))
-for ax, column in zip(axes, hist_columns):
-    values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
-    ax.hist(values, bins=hist_bins(values))
-    ax.set_title(chart_label(column))
-    ax.set_xlabel(chart_label(column))
-    ax.set_ylabel("rows")
-fig.suptitle("Distributions of the numeric columns")
-fig.tight_layout()
-plt.show()`
-
-const topValuesPy = `TOP_CATEGORIES = {{TOP}}
-categorical_columns = {{COLUMNS}}
-top_values = {column: df[column].value_counts().head(TOP_CATEGORIES) for column in categorical_columns}
-top_table = pd.concat(
-    {column: pd.DataFrame({"count": counts, "share": counts / len(df)}) for column, counts in top_values.items()},
-    names=["column", "value"],
-)
-with pd.option_context("display.max_rows", 200):
-    display(top_table)`
-
-const barsPy = `bar_columns = {{COLUMNS}}
-fig, axes = chart_grid(len(bar_columns), ncols=2, width=6, height=0.3 * TOP_CATEGORIES + 1.5)
-for ax, column in zip(axes, bar_columns):
-    counts = top_values[column]
-    positions = range(len(counts))
-    ax.barh(positions, counts.values)
-    ax.set_yticks(positions)
-    ax.set_yticklabels([chart_label(value, 30) for value in counts.index])
-    ax.invert_yaxis()  # most frequent on top
-    ax.set_title(chart_label(column))
-    ax.set_xlabel("rows")
-    ax.set_ylabel(chart_label(column, 30))
-fig.suptitle("Most frequent values of the categorical columns")
-fig.tight_layout()
-plt.show()`
-
-const correlationPy = `correlation_columns = {{COLUMNS}}
-pearson = df[correlation_columns].corr(method="pearson")
-# Spearman's rho: Pearson's r of the ranks; each column is ranked once (ties get their average rank).
-spearman = df[correlation_columns].rank().corr(method="pearson")
-print("Pearson r")
-display(pearson)
-print("Spearman rho")
-display(spearman)
-
-labels = [chart_label(column, 25) for column in correlation_columns]
-size = max(4.0, 0.4 * len(correlation_columns) + 2.5)
-for title, matrix in [("Pearson r", pearson), ("Spearman ρ", spearman)]:
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
-    sns.heatmap(matrix, ax=ax, vmin=-1, vmax=1, center=0, cmap="RdBu_r", square=True,
-                annot={{ANNOTATE}}, fmt=".2f", xticklabels=labels, yticklabels=labels,
-                cbar_kws={"label": title})
-    ax.set_title(f"{title} between numeric columns")
-    ax.set_xlabel("column")
-    ax.set_ylabel("column")
-    fig.tight_layout()
-    plt.show()`
-
-const missingPy = `missing_share = df.isna().mean()
-display(missing_share[missing_share > 0].sort_values(ascending=False).to_frame("missing share"))
-
-missing_columns = {{COLUMNS}}
-shares = missing_share[missing_columns]
-fig, ax = plt.subplots(figsize=(7, 0.3 * len(shares) + 1.5))
-positions = range(len(shares))
-ax.barh(positions, shares.values)
-ax.set_yticks(positions)
-ax.set_yticklabels([chart_label(column, 30) for column in shares.index])
-ax.invert_yaxis()  # most missing on top
-ax.set_xlim(0, 1)
-ax.set_xlabel("share of rows missing")
-ax.set_ylabel("column")
-ax.set_title("Missing values by column")
-fig.tight_layout()
-plt.show()`
-
-const timeSeriesPy = `date_column = {{DATE}}
-{{VALUE_LINE}}
-FREQUENCY = {{FREQ}}  # {{FREQ_COMMENT}}
-dated = df[date_column].notna()
-dates = pd.DatetimeIndex(df.loc[dated, date_column])
-# Each period is the interval [start, next start), labelled by its start.
-per_period = pd.DataFrame({"rows": pd.Series(1, index=dates).resample(FREQUENCY, closed="left", label="left").size()})
-if value_column is not None:
-    values = pd.Series(df.loc[dated, value_column].to_numpy(), index=dates)
-    per_period["sum of " + value_column] = values.resample(FREQUENCY, closed="left", label="left").sum()
-per_period.index.name = "{{WORD}} starting"
-display(per_period)
-
-fig, axes = plt.subplots(len(per_period.columns), 1, figsize=(10, 3.2 * len(per_period.columns)),
-                         sharex=True, squeeze=False)
-for ax, series in zip(axes.flat, per_period.columns):
-    ax.plot(per_period.index, per_period[series], marker="o", markersize=3)
-    ax.set_title(chart_label(series[0].upper() + series[1:], 60) + " per {{WORD}}")
-    ax.set_ylabel(chart_label(series, 30))
-    ax.set_xlabel(chart_label(date_column) + " ({{WORD}} starting)")
-    ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # 12000000, not 1.2 with 1e7 above
-fig.tight_layout()
-plt.show()`

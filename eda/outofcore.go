@@ -1,7 +1,6 @@
 package eda
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,12 +8,10 @@ import (
 )
 
 var (
-	//go:embed py/ooc_load.py
-	oocLoadPy string
-	//go:embed py/ooc_profile.py
-	oocProfilePy string
-	//go:embed py/ooc_pass.py
-	oocPassPy string
+	oocLoadPy         = pyFileWhole("ooc_load.py")
+	oocProfilePy      = pyFileWhole("ooc_profile.py")
+	oocPassPy         = pyFileWhole("ooc_pass.py")
+	oocNumericStatsPy = pyFile("ooc_numeric_stats.py")
 )
 
 // OutOfCore tunes the out-of-core stages, which read the data file a chunk
@@ -89,8 +86,9 @@ func QuantileError(sample, rows int) float64 {
 }
 
 // distinctError is the relative standard error of the distinct counts'
-// estimate (k minimum values, k = 4096 as in ooc_profile.py).
-const distinctError = "1/√(k−2) ≈ 1.6% (k = 4,096 hashes), so within ±5% in more than 99% of cases"
+// estimate (k minimum values).
+var distinctError = fmt.Sprintf("1/√(k−2) ≈ %.1f%% (k = %s hashes), so within ±5%% in more than 99%% of cases",
+	100/math.Sqrt(distinctK-2), underscoredText(distinctK))
 
 // LoadOutOfCore prepares to read src chunk by chunk: the loader's rules
 // decided on the first lines, a chunk reader, and `full`, the helper for
@@ -128,7 +126,7 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 	"- **Exact** over every row: the number of rows, missing values, minimum and maximum, mean, standard deviation, " +
 	"skewness and kurtosis (each chunk's count, mean and sums of powers of deviations, combined with the pairwise " +
 	"update of Chan, Golub and LeVeque, extended to the 3rd and 4th powers by Pébay: no cancellation from sums of " +
-	"raw powers; equal to pandas' up to rounding), the counts of every value of text columns (up to 100,000 distinct " +
+	"raw powers; equal to pandas' up to rounding), the counts of every value of text columns (up to " + underscoredText(valueCountCap) + " distinct " +
 	"values per column), missing-value markers, duplicate rows (64-bit row hashes; a collision, which would undercount, " +
 	"has a probability under 10⁻⁵ at 16 million rows), histograms (the bin edges come from the exact minimum and " +
 	"maximum, and each chunk's counts are added) and the counts and sums per period over time.\n" +
@@ -138,8 +136,8 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 	"asked, $P(X < q) - e \\le p \\le P(X \\le q) + e$, with 99% confidence (the Dvoretzky–Kiefer–Wolfowitz inequality, " +
 	"and $1/n$ for the interpolation): at $n$ = 1,000,000, the median is a value between the 49.84th and 50.16th percentiles.\n" +
 	"- **≈ Distinct counts** of numeric and date columns (but integer columns whose values only increase: all " +
-	"distinct, exact), and of text columns past 100,000 values: k minimum values " +
-	"of 64-bit hashes, exact below 4,096 distinct values, else an estimate with a relative standard error of " +
+	"distinct, exact), and of text columns past " + underscoredText(valueCountCap) + " values: k minimum values " +
+	"of 64-bit hashes, exact below " + underscoredText(distinctK) + " distinct values, else an estimate with a relative standard error of " +
 	distinctError + ". The memory the data would take is the sample's, scaled up."
 
 // ProfileOutOfCore profiles the data in one pass over the file: exact
@@ -149,20 +147,18 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 func ProfileOutOfCore() Stage {
 	helpers := profileColumnsPy[:mustIndex(profileColumnsPy, "\nrows = len(df)")]
 	overview := profileColumnsPy[mustIndex(profileColumnsPy, "\noverview = pd.DataFrame("):mustIndex(profileColumnsPy, "\nprint(")]
-	profileJSON := strings.Replace(fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile)),
-		`"alerts": alerts,`, `"alerts": alerts,`+"\n    \"out_of_core\": out_of_core,", 1)
-	mustIndex(profileJSON, "out_of_core")
 	return Stage{Name: StageProfile, Title: "Profile", Cells: []Cell{
 		Markdown("Profiles every column in one pass over the file, chunk by chunk: its type and kind, missing values, " +
 			"distinct values (≈ where marked), sample values, and for numeric columns the minimum, maximum, mean, " +
 			"standard deviation and skewness (exact). Duplicate rows are counted from row hashes. The same pass keeps " +
 			"the uniform sample that becomes `df`: each row gets a random key and the rows with the smallest keys stay."),
-		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview)), "profile-columns"),
+		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview),
+			"{{DISTINCT_K}}", strconv.Itoa(distinctK), "{{VALUE_COUNT_CAP}}", underscored(valueCountCap)), "profile-columns"),
 		Markdown(profileAlertsMd + "\n\nOut of core, the alerts use the exact counts above, and the sample `df` " +
 			"where they look at values (≈)."),
-		Code(profileAlertsPy, "profile-alerts"),
+		Code(profileAlerts(), "profile-alerts"),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Code(profileJSON, ProfileTag),
+		Code(profileJSON("\n    \"out_of_core\": out_of_core,"), ProfileTag),
 	}}
 }
 
@@ -179,8 +175,6 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 	if e := QuantileError(sample, p.Rows); e > 0 {
 		bound = fmt.Sprintf("their rank is within ±%.2f percentage points of the one asked, with 99%% confidence", 100*e)
 	}
-	missing := mustReplace(missingPy, "missing_share = df.isna().mean()",
-		`missing_share = pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`)
 	return distributions(p, opts, distributionsCode{
 		numericMd: numericFormulasMd + "\n\nOut of core: count, missing, mean, standard deviation, minimum, maximum, " +
 			"skewness and kurtosis are exact over every row; the quartiles and IQR (marked ≈) are those of the sample `df` " +
@@ -197,21 +191,19 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 			return []Cell{
 				Markdown("A second pass over the file counts the histograms' bins (the exact minimum and maximum give " +
 					"the edges) and, over time, the rows and sums per period: exact, as if the data were loaded whole."),
-				Code(fill(oocPassPy, "{{HIST}}", pyList(c.Hist), "{{DATE}}", pyOptional(c.Date), "{{VALUE}}", pyOptional(value),
+				Code(fill(oocPassPy, "{{HIST_BINS}}", strconv.Itoa(histBins), "{{HIST}}", pyList(c.Hist), "{{DATE}}", pyOptional(c.Date), "{{VALUE}}", pyOptional(value),
 					"{{FREQ}}", pyOptional(c.Frequency)), "second-pass"),
 			}
 		},
-		histPy: mustReplace(histPy, `    values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
-    ax.hist(values, bins=hist_bins(values))`, `    edges = hist_edges[column]
-    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row`),
-		topValuesPy: fill(topValuesPy, "df[column].value_counts()", "value_counts[column]",
-			"counts / len(df)", `counts / (len(df) if column in out_of_core["sample_top_values"] else rows)`),
-		categoricalNote: " Out of core, the counts are over every row (for columns with more than 100,000 distinct " +
+		histDraw: `edges = hist_edges[column]
+    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row`,
+		topCounts:    "value_counts[column]",
+		topRows:      `(len(df) if column in out_of_core["sample_top_values"] else rows)`,
+		missingShare: `pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`,
+		categoricalNote: " Out of core, the counts are over every row (for columns with more than " + underscoredText(valueCountCap) + " distinct " +
 			"values, over the sample `df`: ≈).",
 		correlationNote: "\n\nOut of core, the correlations (≈) are those of the sample `df` of " + underscoredText(sample) + " rows.",
-		missingPy:       missing,
 		missingNote:     " Out of core: over every row.",
-		timeSeriesPy:    timeSeriesPy[mustIndex(timeSeriesPy, "per_period.index.name"):],
 		timeNote:        " Out of core: counted over every row in the second pass above.",
 	})
 }
@@ -239,9 +231,9 @@ func OutOfCoreNotice(p *Profile, o OutOfCore) string {
 		why = fmt.Sprintf("this data did not fit in memory (estimate %s, limit %s)", bytesText(o.Estimate), bytesText(o.Limit))
 	}
 	return fmt.Sprintf("**Out of core:** %s. It was read %s rows at a time; the statistics marked ≈ are approximate "+
-		"(quantiles, correlations, distinct counts past 4,096 values; see the load stage for the methods and error bounds); "+
+		"(quantiles, correlations, distinct counts past %s values; see the load stage for the methods and error bounds); "+
 		"the model worked on a uniform sample of %s rows (`df`) plus full-data aggregates (`full`).",
-		why, underscoredText(p.OutOfCore.ChunkRows), underscoredText(p.OutOfCore.SampleRows))
+		why, underscoredText(p.OutOfCore.ChunkRows), underscoredText(distinctK), underscoredText(p.OutOfCore.SampleRows))
 }
 
 // OutOfCorePrompt is the paragraph of the model's system prompt for an
@@ -259,12 +251,6 @@ func OutOfCorePrompt(p *Profile) string {
 		"where is a DataFrame.query string such as \"region == 'West'\". Each call reads the file (seconds to minutes): "+
 		"keep the result in a variable. Say which numbers come from the sample.\n",
 		underscoredText(p.OutOfCore.SampleRows), underscoredText(p.Rows))
-}
-
-// mustReplace replaces old in s by new, once; old must be there.
-func mustReplace(s, old, new string) string {
-	mustIndex(s, old)
-	return strings.Replace(s, old, new, 1)
 }
 
 func mustIndex(s, marker string) int {
@@ -296,24 +282,3 @@ func bytesText(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-const oocNumericStatsPy = `numeric_columns = {{COLUMNS}}
-exact = pd.DataFrame([numeric_moments.get(column, {"count": 0}) for column in numeric_columns], index=numeric_columns)
-with np.errstate(invalid="ignore"):  # infinite values give NaN statistics, without a warning
-    quartiles = df[numeric_columns].quantile([0.25, 0.5, 0.75])  # ≈: of the sample df, linear interpolation
-numeric_stats = pd.DataFrame({
-    "count": exact["count"],
-    "missing": pd.Series({column: missing[column] for column in numeric_columns}),
-    "mean": exact.get("mean"),
-    "std": exact.get("std"),  # n - 1 in the denominator
-    "min": exact.get("min"),
-    "25% ≈": quartiles.loc[0.25],
-    "50% ≈": quartiles.loc[0.5],
-    "75% ≈": quartiles.loc[0.75],
-    "IQR ≈": quartiles.loc[0.75] - quartiles.loc[0.25],
-    "max": exact.get("max"),
-    "skewness": exact.get("skew"),  # G1
-    "kurtosis": exact.get("kurt"),  # G2, excess kurtosis
-}, index=numeric_columns)
-numeric_stats.index.name = "column"
-numeric_stats`

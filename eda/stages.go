@@ -1,8 +1,9 @@
 package eda
 
 import (
-	_ "embed"
+	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -25,82 +26,16 @@ const (
 )
 
 var (
-	//go:embed py/load.py
-	loadTextPy string
-	//go:embed py/load_formats.py
-	loadFormatsPy string
 	// loadPy is the loader: the text formats' code, then the other formats'
-	// (kept apart to keep each simple), before the lines that call it.
-	loadPy = insertBefore(loadTextPy, "\ndef load_table(", loadFormatsPy)
-	//go:embed py/profile_columns.py
-	profileColumnsPy string
-	//go:embed py/profile_alerts.py
-	profileAlertsPy string
-	//go:embed py/profile_json.py
-	profileJSONPy string
+	// (kept apart to keep each simple: {{LOAD_FORMATS}}), before the lines
+	// that call it.
+	loadPy           = pyFileWhole("load.py")
+	loadFormatsPy    = pyFileWhole("load_formats.py")
+	setupPy          = pyFile("setup.py")
+	profileColumnsPy = pyFileWhole("profile_columns.py")
+	profileAlertsPy  = pyFileWhole("profile_alerts.py")
+	profileJSONPy    = pyFileWhole("profile_json.py")
 )
-
-func insertBefore(s, marker, insert string) string {
-	i := strings.Index(s, marker)
-	if i < 0 {
-		panic("eda: " + strings.TrimSpace(marker) + " not found in load.py")
-	}
-	return s[:i] + insert + "\n" + s[i:]
-}
-
-const setupPy = `import bz2
-import contextlib
-import csv
-import gzip
-import io
-import itertools
-import json
-import logging
-import lzma
-import math
-import os
-import re
-import time
-import warnings
-import zipfile
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import seaborn as sns
-
-# Charts appear under their cells when this notebook runs in Jupyter
-# (analyst's own kernel has no get_ipython and captures them itself).
-try:
-    get_ipython().run_line_magic("matplotlib", "inline")
-except NameError:
-    pass
-
-
-
-def show_number(x):
-    """How tables show a float: 6 significant digits (all digits before the point), thousands
-    separated, scientific notation only below 0.0001 or from 10^15. The data keeps full precision."""
-    if x == 0 or not math.isfinite(x) or not 1e-4 <= abs(x) < 1e15:
-        return f"{x:.6g}"
-    decimals = max(0, 5 - math.floor(math.log10(abs(x))))
-    text = f"{x:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if decimals else text
-
-
-# Wider and longer tables on screen, floats shown by show_number. Matplotlib's
-# settings are left at their defaults, so charts come out the same in analyst and in Jupyter.
-pd.set_option("display.float_format", show_number)
-pd.set_option("display.max_columns", 50)
-pd.set_option("display.max_colwidth", 80)
-pd.set_option("display.max_rows", 100)
-pd.set_option("display.min_rows", 20)
-pd.set_option("display.width", 120)
-
-# Long cells log how far they have got (bytes read, columns profiled) here, at info level.
-# analyst's kernel shows it on its progress line; anywhere else it goes nowhere (no handler).
-progress_log = logging.getLogger("analyst.progress")
-progress_log.propagate = False`
 
 // Setup imports what the later stages use and sets display options. The
 // notebook imports everything it uses itself, so it re-runs in plain
@@ -157,7 +92,7 @@ func LoadFrom(src Source) Stage {
 	if na == nil {
 		na = DefaultNAValues
 	}
-	intro := "The loader below reads " + mdCode(name) + ". From the first 64 KB of the file it decides how: " +
+	intro := "The loader below reads " + mdCode(name) + ". From the first " + strconv.Itoa(headKB) + " KB of the file it decides how: " +
 		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
 		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
 		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Latin-1, or Windows-1252 when its " +
@@ -166,7 +101,7 @@ func LoadFrom(src Source) Stage {
 		"consistently); and a decimal comma (numbers written like 3,5).\n\n" +
 		"Rows with more fields than the header are skipped and listed in the notes; rows with fewer are kept " +
 		"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
-		"a date column when at least 90% of its values are dates in one of the formats listed in the code. " +
+		"a date column when at least " + percent(dateShare) + " of its values are dates in one of the formats listed in the code. " +
 		"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
 		"and what to do.\n\n" + loadCleaningMd
 	if src.Converted != "" {
@@ -182,7 +117,9 @@ func LoadFrom(src Source) Stage {
 	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
-		Code(fill(loadPy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
+		Code(fill(loadPy, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
+			"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
+			"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
 			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na)), TagLoadData),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
@@ -209,39 +146,56 @@ func ProfileStage() Stage {
 			"takes are counted too."),
 		Code(profileColumnsPy, "profile-columns"),
 		Markdown(profileAlertsMd),
-		Code(profileAlertsPy, "profile-alerts"),
+		Code(profileAlerts(), "profile-alerts"),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Code(fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile)), ProfileTag),
+		Code(profileJSON(""), ProfileTag),
 	}}
 }
 
-var profileAlertsMd = strings.TrimSpace(`
+// profileJSON is the cell that shows the profile; extra goes into its
+// dictionary after the alerts (the out-of-core stage's own entry).
+func profileJSON(extra string) string {
+	return fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile), "{{OUT_OF_CORE}}", extra)
+}
+
+var profileAlertsMd = fmt.Sprintf(strings.TrimSpace(`
 Alerts point at what an analyst should look at first, in the manner of ydata-profiling:
 
 | alert | raised when | why this threshold |
 |---|---|---|
 | duplicates | any row is an exact copy of an earlier row | even one may mean a double export |
 | empty | every value of a column is missing | nothing to analyse |
-| high_missing | 20% or more of a column's values are missing | enough to bias averages and charts |
+| high_missing | %[1]s or more of a column's values are missing | enough to bias averages and charts |
 | constant | a column has a single distinct value | it carries no information |
 | unique_id | every row has a different integer or text value | an identifier, not a measurement (floats are excluded: continuous values are often all distinct) |
-| high_cardinality | a categorical column has more than 50 distinct values | ydata-profiling's bar: too many categories to chart or group by |
-| skewed | the skewness of a numeric column is above 2 in absolute value | twice the usual "highly skewed" bar of 1: the mean and standard deviation describe it poorly; ydata-profiling's 20 flags only extreme cases |
-| high_correlation | two numeric columns have a Pearson correlation of 0.9 or more in absolute value; every pair of numeric columns is checked (the 50 strongest pairs are listed, the rest counted) | one nearly predicts the other |
-| dates_as_text | at least half of the sampled values of a text column are dates in one format, but fewer than the 90% needed to convert the column | some values are not dates |
-| mixed_types | a text column holds both numbers and other text (in a sample of up to 10,000 values) | usually a numeric column with stray labels such as "n/a" |
+| high_cardinality | a categorical column has more than %[2]d distinct values | ydata-profiling's bar: too many categories to chart or group by |
+| skewed | the skewness of a numeric column is above %[3]g in absolute value | twice the usual "highly skewed" bar of 1: the mean and standard deviation describe it poorly; ydata-profiling's 20 flags only extreme cases |
+| high_correlation | two numeric columns have a Pearson correlation of %[4]g or more in absolute value; every pair of numeric columns is checked (the %[5]d strongest pairs are listed, the rest counted) | one nearly predicts the other |
+| dates_as_text | at least %[6]s of the sampled values of a text column are dates in one format, but fewer than the %[7]s needed to convert the column | some values are not dates |
+| mixed_types | a text column holds both numbers and other text (in a sample of up to %[8]s values) | usually a numeric column with stray labels such as "n/a" |
 | missing_markers | the loader turned missing-value markers (NA_VALUES in the load cell) into missing values | says which markers and how many, per column |
 | unconverted_values | a column was converted from text to numbers but some values were not numbers (they became missing) | they are listed, never dropped silently |
-| numbers_as_text | from 50% to under 90% of a text column's values are numbers as exports write them | too many other values to convert it safely |
+| numbers_as_text | from %[9]s to under %[10]s of a text column's values are numbers as exports write them | too many other values to convert it safely |
 | possible_epoch | every value of a numeric column is a whole number that reads as a Unix time of 2001-2033, but its name does not say time | it could as well be an identifier; the alert shows how to convert it |
 | case_variants | values of a categorical column differ only by case or surrounding spaces (North, NORTH , north) | counted as different categories, they split the counts |
-`)
+`), percent(highMissingShare), highCardinality, skewed, highCorrelation, correlationAlerts,
+	percent(datesAsTextShare), percent(dateShare), underscoredText(mixedSample),
+	percent(numberHintShare), percent(numberShare))
 
-var loadCleaningMd = strings.TrimSpace(`
+// profileAlerts is the cell that raises the alerts, with the thresholds
+// of thresholds.go.
+func profileAlerts() string {
+	return fill(profileAlertsPy, "{{HIGH_MISSING_SHARE}}", pyFloat(highMissingShare),
+		"{{HIGH_CARDINALITY}}", strconv.Itoa(highCardinality), "{{SKEWED}}", pyFloat(skewed),
+		"{{HIGH_CORRELATION}}", pyFloat(highCorrelation), "{{CORRELATION_MAX_ALERTS}}", strconv.Itoa(correlationAlerts),
+		"{{DATES_AS_TEXT_SHARE}}", pyFloat(datesAsTextShare), "{{MIXED_SAMPLE}}", underscored(mixedSample))
+}
+
+var loadCleaningMd = fmt.Sprintf(strings.TrimSpace(`
 Then it cleans text as spreadsheets and exports write it, in this order:
 
-- **Missing-value markers.** A text value in ` + "`NA_VALUES`" + ` (compared ignoring case and the spaces around it; ` + "`\"\"`" + ` also stands for values made only of spaces) becomes missing; the markers found are counted per column in the notes and the profile. analyst's ` + "`--na-values`" + ` flag (config key ` + "`na-values`" + `) sets the list.
-- **Numbers as text.** A text column becomes numeric when at least 90% of its values are numbers as exports write them: thousands grouped by ` + "`,`" + ` ` + "`.`" + ` spaces or apostrophes (the convention that more values fit wins; on a tie, such as ` + "`1,189`" + `, the file's decimal mark decides), currency symbols (` + "`$ € £ ¥ ₹`" + `, before or after), ` + "`%`" + ` (the value is divided by 100) and accounting negatives ` + "`(1,234)`" + `. Values that do not convert become missing and are counted and listed; a column where 10% or more fail stays text.
-- **Dates.** A text column becomes dates when at least 90% of its values are dates in one of the formats listed; times with a UTC offset (` + "`+01:00`" + `, ` + "`Z`" + `) are converted to UTC, so the column holds UTC times.
+- **Missing-value markers.** A text value in `+"`NA_VALUES`"+` (compared ignoring case and the spaces around it; `+"`\"\"`"+` also stands for values made only of spaces) becomes missing; the markers found are counted per column in the notes and the profile. analyst's `+"`--na-values`"+` flag (config key `+"`na-values`"+`) sets the list.
+- **Numbers as text.** A text column becomes numeric when at least %[1]s of its values are numbers as exports write them: thousands grouped by `+"`,`"+` `+"`.`"+` spaces or apostrophes (the convention that more values fit wins; on a tie, such as `+"`1,189`"+`, the file's decimal mark decides), currency symbols (`+"`$ € £ ¥ ₹`"+`, before or after), `+"`%%`"+` (the value is divided by 100) and accounting negatives `+"`(1,234)`"+`. Values that do not convert become missing and are counted and listed; a column where %[2]s or more fail stays text.
+- **Dates.** A text column becomes dates when at least %[3]s of its values are dates in one of the formats listed; times with a UTC offset (`+"`+01:00`"+`, `+"`Z`"+`) are converted to UTC, so the column holds UTC times.
 - **Unix times.** A whole-number column whose name says time (time, date, epoch, unix, stamp, ts, …_at, created, updated, modified) and whose every value reads as a time of 2001-2033 in seconds or milliseconds becomes UTC timestamps; without such a name it stays numbers, with an alert.
-`)
+`), percent(numberShare), percent(1-numberShare), percent(dateShare))

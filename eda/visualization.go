@@ -1,7 +1,6 @@
 package eda
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"sort"
@@ -36,14 +35,10 @@ const (
 )
 
 var (
-	//go:embed py/viz_pairs.py
-	vizPairsPy string
-	//go:embed py/viz_groups.py
-	vizGroupsPy string
-	//go:embed py/viz_time.py
-	vizTimePy string
-	//go:embed py/viz_pairplot.py
-	vizPairPlotPy string
+	vizPairsPy    = pyFileWhole("viz_pairs.py")
+	vizGroupsPy   = pyFileWhole("viz_groups.py")
+	vizTimePy     = pyFileWhole("viz_time.py")
+	vizPairPlotPy = pyFileWhole("viz_pairplot.py")
 )
 
 // VisualizationChoice is what the visualization stage draws.

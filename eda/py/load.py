@@ -15,9 +15,9 @@ class AnalystDataError(Exception):
     """The file cannot be read as a table; the message says what is wrong and what to do."""
 
 
-HEAD_BYTES = 64 * 1024  # how much of the file the loader looks at to decide how to read it
+HEAD_BYTES = {{HEAD_KB}} * 1024  # how much of the file the loader looks at to decide how to read it
 DELIMITERS = [",", ";", "\t", "|"]  # the delimiters the loader tries, in order of preference
-DATE_SHARE = 0.9  # a text column becomes dates when at least this share of its values parse
+DATE_SHARE = {{DATE_SHARE}}  # a text column becomes dates when at least this share of its values parse
 # Date formats tried, in order; the first that parses the most sampled values wins.
 # Explicit formats are fast on millions of rows (no per-value guessing).
 DATE_FORMATS = [
@@ -413,8 +413,8 @@ def parse_dates(df, info):
 
 
 # ---- Text as spreadsheets and exports write it --------------------------------------
-NUMBER_SHARE = 0.9  # a text column becomes numeric when at least this share of its values are numbers
-NUMBER_HINT_SHARE = 0.5  # from this share up to NUMBER_SHARE it stays text, with an alert
+NUMBER_SHARE = {{NUMBER_SHARE}}  # a text column becomes numeric when at least this share of its values are numbers
+NUMBER_HINT_SHARE = {{NUMBER_HINT_SHARE}}  # from this share up to NUMBER_SHARE it stays text, with an alert
 # A number as exports write it: a sign, a currency symbol before or after it, digits grouped
 # by ',' '.' spaces or apostrophes, a decimal part, a trailing % (divided by 100), and
 # accounting parentheses for negatives: (1,234.50) is -1234.5.
@@ -590,6 +590,7 @@ def new_load_info():
             "parsed_dates": [], "na_values": NA_VALUES,
             "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
 
+{{LOAD_FORMATS}}
 
 def load_table(path, sheet=None, table=None):
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS

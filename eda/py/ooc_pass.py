@@ -4,7 +4,7 @@ value_column = {{VALUE}}
 FREQUENCY = {{FREQ}}
 
 
-def exact_bins(column, bins=30):
+def exact_bins(column, bins={{HIST_BINS}}):
     """hist_bins of the whole column, from its exact minimum and maximum: for integers, bins of
     whole numbers centred on the values, at most bins of them; otherwise bins equal-width bins
     (as numpy.histogram makes them)."""

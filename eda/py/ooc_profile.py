@@ -1,5 +1,5 @@
-DISTINCT_K = 4096  # hashes kept per column to count distinct values (k minimum values)
-VALUE_COUNT_CAP = 100_000  # distinct values counted exactly per text column; past it, top values from the sample
+DISTINCT_K = {{DISTINCT_K}}  # hashes kept per column to count distinct values (k minimum values)
+VALUE_COUNT_CAP = {{VALUE_COUNT_CAP}}  # distinct values counted exactly per text column; past it, top values from the sample
 
 
 class Moments:

@@ -6,7 +6,7 @@ profile = jsonable({
     "duplicate_rows": duplicate_rows,
     "load": load_info,
     "column_info": column_info,
-    "alerts": alerts,
+    "alerts": alerts,{{OUT_OF_CORE}}
 })
 summary = f"Data profile: {rows:,} rows × {len(df.columns):,} columns, {len(alerts)} alert(s)"
 display({PROFILE_MIME: profile, "text/plain": summary}, raw=True)

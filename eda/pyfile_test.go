@@ -1,0 +1,75 @@
+package eda
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+// Every file of eda/py is a template that some stage reads, once (a file
+// read by none is dead code; by two, two stages share code that should be
+// one template).
+func TestPyFilesEachReadOnce(t *testing.T) {
+	files, err := fs.Glob(pyFS, "py/*.py")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("py/*.py: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		name := strings.TrimPrefix(f, "py/")
+		if n := pyLoads[name]; n != 1 {
+			t.Errorf("py/%s is read %d times, want once", name, n)
+		}
+	}
+	if len(pyLoads) != len(files) {
+		t.Errorf("%d files read, %d in py/", len(pyLoads), len(files))
+	}
+}
+
+// A cell's code ends at its last line: the file's final newline, and only
+// that one, is cut; a file without one is refused.
+func TestWithoutFinalNewline(t *testing.T) {
+	for in, want := range map[string]string{"x = 1\n": "x = 1", "x = 1\n\n": "x = 1\n", "\n": ""} {
+		if got := withoutFinalNewline("t.py", in); got != want {
+			t.Errorf("withoutFinalNewline(%q) = %q, want %q", in, got, want)
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "py/t.py does not end with a newline") {
+			t.Errorf("no final newline: recovered %v, want a panic naming the file", r)
+		}
+	}()
+	withoutFinalNewline("t.py", "x = 1")
+}
+
+// Every template, rendered by the stages themselves with their real keys,
+// in memory and out of core, for profiles that reach every section: fill
+// panics on an unknown or unfilled key, and no "{{" is left in any cell.
+func TestEveryTemplateRendered(t *testing.T) {
+	wide, small := wideProfile(40), wideProfile(6)
+	stages := []Stage{Setup(), Load("/data/x.csv"),
+		LoadFrom(Source{Path: "/data/y.xlsx", Sheet: "S", Table: "t", Converted: "/conv", Converter: "c", LoadOptions: LoadOptions{NAValues: []string{}}}),
+		ProfileStage(), Distributions(wide, Options{}), Distributions(small, Options{}),
+		Visualization(wide, Options{}), Visualization(small, Options{}),
+		LoadOutOfCore(Source{Path: "/data/x.csv"}, OutOfCore{}), ProfileOutOfCore()}
+	for _, p := range []*Profile{wideProfile(40), wideProfile(6)} {
+		p.OutOfCore = &OutOfCoreInfo{Rows: p.Rows, SampleRows: 10, ChunkRows: 100}
+		stages = append(stages, DistributionsOutOfCore(p, Options{}))
+	}
+	sections := map[string]bool{}
+	for _, st := range stages {
+		for _, c := range st.Cells {
+			for _, tag := range c.Tags {
+				sections[tag] = true
+			}
+			if !c.Markdown && strings.Contains(c.Source, "{{") {
+				t.Errorf("stage %s, cell %v: {{ left in:\n%s", st.Name, c.Tags, c.Source)
+			}
+		}
+	}
+	for _, tag := range []string{TagSetup, TagLoadData, "profile-columns", "profile-alerts", ProfileTag, "chart-helpers",
+		"numeric-stats", "histograms", "top-values", "top-value-bars", "correlations", "missingness", "time-series", "second-pass"} {
+		if !sections[tag] {
+			t.Errorf("no cell tagged %s: the test no longer renders that template", tag)
+		}
+	}
+}

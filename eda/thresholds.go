@@ -1,0 +1,42 @@
+package eda
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Thresholds of the loader and of the profile's alerts. Each is defined
+// here once: filled into the Python ({{KEY}} in load.py and
+// profile_alerts.py) and stated by the method notes above those cells.
+const (
+	headKB            = 64     // HEAD_BYTES: how much of the file decides how to read it, in KiB
+	dateShare         = 0.9    // DATE_SHARE: a text column becomes dates from this share of dates
+	numberShare       = 0.9    // NUMBER_SHARE: a text column becomes numeric from this share of numbers
+	numberHintShare   = 0.5    // NUMBER_HINT_SHARE: numbers_as_text from this share up to numberShare
+	highMissingShare  = 0.2    // HIGH_MISSING_SHARE
+	highCardinality   = 50     // HIGH_CARDINALITY; bar charts also prefer columns at or under it
+	skewed            = 2.0    // SKEWED: |skewness| above it
+	highCorrelation   = 0.9    // HIGH_CORRELATION: |Pearson r| from it
+	correlationAlerts = 50     // CORRELATION_MAX_ALERTS: high_correlation alerts listed
+	datesAsTextShare  = 0.5    // DATES_AS_TEXT_SHARE
+	mixedSample       = 10_000 // MIXED_SAMPLE: values sampled per text column for mixed_types
+
+	histBins = 30 // HIST_BINS: bins of a histogram (chart_helpers.py, ooc_pass.py)
+
+	// Out of core (ooc_profile.py).
+	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)
+	valueCountCap = 100_000 // VALUE_COUNT_CAP: distinct values counted exactly per text column
+)
+
+// pyFloat is x as a Python float literal: 0.9, 2.0.
+func pyFloat(x float64) string {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}
+
+// percent is a share in the method notes: 0.9 is "90%".
+func percent(share float64) string { return fmt.Sprintf("%.0f%%", 100*share) }
