@@ -157,6 +157,12 @@ func TestRunRefusesDataLargerThanMemory(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	opts := options(t, data, out)
 	opts.Kernel.Limits.MemoryBytes = 200 << 20
+	// Under the default (auto) a CSV that will not fit is read out of core
+	// instead: Preflight lets it through.
+	if _, _, err := pipeline.Preflight(opts); err != nil {
+		t.Fatalf("Preflight with --out-of-core auto: %v, want the run to go out of core", err)
+	}
+	opts.OutOfCore = pipeline.OutOfCoreOff
 	runner := &forbiddenRunner{t: t}
 	opts.Kernel.Runner = runner
 	res, err := pipeline.Run(context.Background(), opts)
