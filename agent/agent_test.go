@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func agentKernel(t testing.TB) *kernel.Kernel {
 
 func newAgent(t testing.TB, f *fakeModel, k *kernel.Kernel, vision bool) *agent.Agent {
 	t.Helper()
-	c := f.client(t, vision)
+	c := f.Client(t, vision)
 	info, err := c.Model(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +75,10 @@ func TestAgentAnswerWithChartOpenAI(t *testing.T) {
 	if len(ans.Steps) != 1 || ans.Steps[0].Failed || len(ans.Steps[0].Exec.Charts()) != 1 {
 		t.Fatalf("steps %+v", ans.Steps)
 	}
-	if got := f.toolNames(t, 0); strings.Join(got, ",") != "run_python,final_answer" {
+	if got := f.ToolNames(t, 0); strings.Join(got, ",") != "run_python,final_answer" {
 		t.Errorf("tools %v", got)
 	}
-	msgs := f.messages(t, 1)
+	msgs := f.Messages(t, 1)
 	roles := []string{}
 	for _, m := range msgs {
 		roles = append(roles, m["role"].(string))
@@ -102,15 +103,15 @@ func TestAgentAnswerWithChartOpenAI(t *testing.T) {
 	if len(ans.Verdicts) != 1 || !ans.Verdicts[0].Accepted || ans.Revised {
 		t.Errorf("verdicts %+v", ans.Verdicts)
 	}
-	last := f.messages(t, 2)
+	last := f.Messages(t, 2)
 	rq := last[len(last)-1]
-	if rq["role"] != "user" || !strings.Contains(contentText(rq["content"]), "Your answer: @peak_month[2024-03]") {
+	if rq["role"] != "user" || !strings.Contains(llmtest.ContentText(rq["content"]), "Your answer: @peak_month[2024-03]") {
 		t.Errorf("reflection message %v", rq)
 	}
 	if n := len(rq["content"].([]any)); n != 2 {
 		t.Errorf("reflection message has %d parts, want text + image", n)
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 	if len(ans.Calls) != 3 || ans.Calls[0].PromptTokens != 100 || ans.Calls[0].CompletionTokens != 20 {
 		t.Errorf("calls %+v", ans.Calls)
 	}
@@ -131,7 +132,7 @@ func TestAgentRepairOllama(t *testing.T) {
 	if !ans.Answered || ans.Repairs != 1 || len(ans.Steps) != 2 || !ans.Steps[0].Failed || ans.Steps[1].Failed {
 		t.Fatalf("answer %+v", ans)
 	}
-	tool := f.lastText(t, 1, "tool")
+	tool := f.LastText(t, 1, "tool")
 	if !strings.Contains(tool, "error: KeyError: 'revenu'") || !strings.Contains(tool, "traceback (end):") || strings.Contains(tool, "\x1b[") ||
 		!strings.Contains(tool, `"revenu" is not a column of df; the closest column names: "revenue", `) {
 		t.Errorf("tool message:\n%s", tool)
@@ -139,10 +140,10 @@ func TestAgentRepairOllama(t *testing.T) {
 	if len(tool) > 6000 {
 		t.Errorf("feedback is %d chars", len(tool))
 	}
-	if got := f.requests()[0]["options"].(map[string]any); got["temperature"] != 0.0 || got["seed"] != 42.0 {
+	if got := f.Requests()[0]["options"].(map[string]any); got["temperature"] != 0.0 || got["seed"] != 42.0 {
 		t.Errorf("options %v", got)
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // Malformed arguments get a message the model can act on, in the one tool
@@ -159,7 +160,7 @@ func TestAgentMalformedArguments(t *testing.T) {
 	if !ans.Answered || ans.Values[0].Value != "500" {
 		t.Fatalf("answer %+v", ans)
 	}
-	msgs := f.messages(t, 1)
+	msgs := f.Messages(t, 1)
 	var tools []string
 	for _, m := range msgs {
 		if m["role"] == "tool" {
@@ -170,7 +171,7 @@ func TestAgentMalformedArguments(t *testing.T) {
 		!strings.Contains(tools[1], `"answers" must be an object`) {
 		t.Errorf("tool messages %q", tools)
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // A model that never calls final_answer stops at the turn bound.
@@ -180,10 +181,10 @@ func TestAgentTurnBound(t *testing.T) {
 	a := newAgent(t, f, k, false)
 	a.MaxTurns = 3
 	ans := ask(t, a, "question-1", "Anything?")
-	if ans.Answered || !strings.Contains(ans.Stop, "3 model turns") || len(f.requests()) != 3 {
-		t.Fatalf("answer %+v after %d requests", ans, len(f.requests()))
+	if ans.Answered || !strings.Contains(ans.Stop, "3 model turns") || len(f.Requests()) != 3 {
+		t.Fatalf("answer %+v after %d requests", ans, len(f.Requests()))
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // An endless loop is interrupted at the cell timeout; the kernel keeps its
@@ -201,10 +202,10 @@ func TestAgentEndlessLoop(t *testing.T) {
 	if !ans.Answered || len(ans.Steps) != 2 || ans.Steps[0].Status != "timeout" || ans.Steps[1].Status != "ok" {
 		t.Fatalf("answer %+v", ans)
 	}
-	if tool := f.lastText(t, 1, "tool"); !strings.Contains(tool, "status: timeout") {
+	if tool := f.LastText(t, 1, "tool"); !strings.Contains(tool, "status: timeout") {
 		t.Errorf("tool message %s", tool)
 	}
-	if tool := f.lastText(t, 2, "tool"); !strings.Contains(tool, "True (500, 10)") {
+	if tool := f.LastText(t, 2, "tool"); !strings.Contains(tool, "True (500, 10)") {
 		t.Errorf("state after the interrupt: %s", tool)
 	}
 }
@@ -226,10 +227,10 @@ func TestAgentCodeBlocks(t *testing.T) {
 	if len(ans.Steps) != 2 || ans.Steps[1].Exec.Stdout() != "8\n" {
 		t.Fatalf("steps %+v", ans.Steps)
 	}
-	if _, has := f.requests()[0]["tools"]; has {
+	if _, has := f.Requests()[0]["tools"]; has {
 		t.Error("tools sent to a model without tool support")
 	}
-	if u := f.lastText(t, 1, "user"); !strings.Contains(u, "Output of your code:\nblock 1:") || !strings.Contains(u, "block 2:") {
+	if u := f.LastText(t, 1, "user"); !strings.Contains(u, "Output of your code:\nblock 1:") || !strings.Contains(u, "block 2:") {
 		t.Errorf("feedback %s", u)
 	}
 }
@@ -250,11 +251,11 @@ func TestAgentFollowUp(t *testing.T) {
 	if !ans.Answered || len(ans.Steps) != 1 || ans.Steps[0].Failed || !strings.Contains(ans.Steps[0].Exec.Stdout(), "top =") {
 		t.Fatalf("follow-up %+v", ans)
 	}
-	msgs := f.messages(t, 2)
+	msgs := f.Messages(t, 2)
 	if len(msgs) != 7 || !strings.Contains(msgs[6]["content"].(string), "Follow-up question") {
 		t.Errorf("follow-up conversation: %d messages", len(msgs))
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // Reflection without vision sends the chart's description; the model
@@ -277,14 +278,14 @@ func TestAgentReflectionRevises(t *testing.T) {
 	if !ans.Revised || ans.Values[0].Value != "West" || len(ans.Verdicts) != 2 || ans.Verdicts[0].Accepted || !ans.Verdicts[1].Accepted {
 		t.Fatalf("answer %+v verdicts %+v", ans, ans.Verdicts)
 	}
-	r1 := f.lastText(t, 2, "user")
+	r1 := f.LastText(t, 2, "user")
 	if !strings.Contains(r1, `bar "(no title)"`) || !strings.Contains(r1, "description: {") {
 		t.Errorf("reflection prompt without vision:\n%s", r1)
 	}
-	if r2 := f.lastText(t, 4, "user"); !strings.Contains(r2, `"Units by region"`) {
+	if r2 := f.LastText(t, 4, "user"); !strings.Contains(r2, `"Units by region"`) {
 		t.Errorf("round 2 checks the new chart:\n%s", r2)
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // A 429 is retried (by llm) and the loop goes on; 401 and a dead server are
@@ -293,8 +294,8 @@ func TestAgentModelErrors(t *testing.T) {
 	k := agentKernel(t)
 	f := newFakeModel(t, "openai", turn{Status: http.StatusTooManyRequests}, turn{Calls: []call{code("print(1)")}}, turn{Calls: []call{final(map[string]any{"a": 1}, "")}})
 	a := newAgent(t, f, k, false)
-	if ans := ask(t, a, "question-1", "q"); !ans.Answered || len(f.requests()) != 3 {
-		t.Errorf("after a 429: %+v, %d requests", ans, len(f.requests()))
+	if ans := ask(t, a, "question-1", "q"); !ans.Answered || len(f.Requests()) != 3 {
+		t.Errorf("after a 429: %+v, %d requests", ans, len(f.Requests()))
 	}
 
 	f401 := newFakeModel(t, "openai", turn{Status: http.StatusUnauthorized})

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"strings"
 	"testing"
 
@@ -55,16 +56,16 @@ func TestAgentReflectionRejectionTools(t *testing.T) {
 		if len(ans.Steps) != 2 || ans.Steps[1].Phase != "reflection-1" || ans.Steps[1].Failed {
 			t.Errorf("steps %+v", ans.Steps)
 		}
-		if got := strings.Join(f.toolNames(t, 0), ","); got != "run_python,final_answer" {
+		if got := strings.Join(f.ToolNames(t, 0), ","); got != "run_python,final_answer" {
 			t.Errorf("question tools %s", got)
 		}
-		if got := strings.Join(f.toolNames(t, 2), ","); got != "run_python,final_answer,accept,revise" {
+		if got := strings.Join(f.ToolNames(t, 2), ","); got != "run_python,final_answer,accept,revise" {
 			t.Errorf("reflection tools %s", got)
 		}
-		if u := f.lastText(t, 3, "user"); !strings.Contains(u, "did not state a verdict") || !strings.Contains(u, "accept(reason)") {
+		if u := f.LastText(t, 3, "user"); !strings.Contains(u, "did not state a verdict") || !strings.Contains(u, "accept(reason)") {
 			t.Errorf("restate request: %s", u)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }
 
@@ -92,17 +93,17 @@ func TestAgentReflectionVerdictCodeBlocks(t *testing.T) {
 		if len(ans.Verdicts) != 2 || ans.Verdicts[0].Accepted || !ans.Verdicts[1].Accepted || !ans.Revised || ans.Restatements != 1 {
 			t.Fatalf("verdicts %+v revised %v restatements %d", ans.Verdicts, ans.Revised, ans.Restatements)
 		}
-		if r := f.lastText(t, 2, "user"); !strings.Contains(r, "VERDICT: ACCEPT") || !strings.Contains(r, "VERDICT: REVISE") {
+		if r := f.LastText(t, 2, "user"); !strings.Contains(r, "VERDICT: ACCEPT") || !strings.Contains(r, "VERDICT: REVISE") {
 			t.Errorf("reflection prompt: %s", r)
 		}
-		if u := f.lastText(t, 3, "user"); !strings.Contains(u, "did not state a verdict") {
+		if u := f.LastText(t, 3, "user"); !strings.Contains(u, "did not state a verdict") {
 			t.Errorf("restate request: %s", u)
 		}
 		if len(ans.Steps) != 2 || !ans.Steps[1].Fenced {
 			t.Errorf("steps %+v", ans.Steps)
 		}
-		for i := range f.requests() {
-			if len(f.toolNames(t, i)) > 0 {
+		for i := range f.Requests() {
+			if len(f.ToolNames(t, i)) > 0 {
 				t.Errorf("request %d offers tools in code-block mode", i)
 			}
 		}
@@ -122,8 +123,8 @@ func TestAgentReflectionNoVerdict(t *testing.T) {
 	if err := a.Reflect(context.Background(), "reflection-1", ans, 1); err != nil {
 		t.Fatal(err)
 	}
-	if len(ans.Verdicts) != 1 || ans.Verdicts[0].Accepted || !strings.Contains(ans.Verdicts[0].Note, "no clear verdict") || len(f.requests()) != 4 {
-		t.Fatalf("verdicts %+v after %d requests", ans.Verdicts, len(f.requests()))
+	if len(ans.Verdicts) != 1 || ans.Verdicts[0].Accepted || !strings.Contains(ans.Verdicts[0].Note, "no clear verdict") || len(f.Requests()) != 4 {
+		t.Fatalf("verdicts %+v after %d requests", ans.Verdicts, len(f.Requests()))
 	}
 }
 
@@ -142,11 +143,11 @@ func TestAgentFencedCodeInToolsMode(t *testing.T) {
 		if !ans.Answered || ans.Unverified || len(ans.Steps) != 1 || !ans.Steps[0].Fenced || ans.Steps[0].Exec.Stdout() != "rows = 500\n" {
 			t.Fatalf("answer %+v", ans)
 		}
-		u := f.lastText(t, 1, "user")
+		u := f.LastText(t, 1, "user")
 		if !strings.Contains(u, "Output of your code:") || !strings.Contains(u, "rows = 500") || !strings.Contains(u, "call run_python") {
 			t.Errorf("feedback: %s", u)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }
 
@@ -177,12 +178,12 @@ func TestAgentToolsRefused(t *testing.T) {
 		if f.Refused() != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") {
 			t.Errorf("refused %d times; notices %q", f.Refused(), notices)
 		}
-		msgs := f.messages(t, 0)
-		if last := contentText(msgs[len(msgs)-1]["content"]); !strings.Contains(last, "Tool calling is not available") || !strings.Contains(last, "```python") {
+		msgs := f.Messages(t, 0)
+		if last := llmtest.ContentText(msgs[len(msgs)-1]["content"]); !strings.Contains(last, "Tool calling is not available") || !strings.Contains(last, "```python") {
 			t.Errorf("switch message: %s", last)
 		}
-		for i := range f.requests() {
-			if len(f.toolNames(t, i)) > 0 {
+		for i := range f.Requests() {
+			if len(f.ToolNames(t, i)) > 0 {
 				t.Errorf("request %d offers tools after the refusal", i)
 			}
 		}
@@ -200,13 +201,13 @@ func TestAgentAnswerWithoutCode(t *testing.T) {
 		)
 		a := newAgent(t, f, k, false)
 		ans := ask(t, a, "question-1", "Total revenue?")
-		if !ans.Answered || !ans.Unverified || ans.Summary != "Still a guess." || len(f.requests()) != 2 {
-			t.Fatalf("answer %+v after %d requests", ans, len(f.requests()))
+		if !ans.Answered || !ans.Unverified || ans.Summary != "Still a guess." || len(f.Requests()) != 2 {
+			t.Fatalf("answer %+v after %d requests", ans, len(f.Requests()))
 		}
-		if tool := f.lastText(t, 1, "tool"); !strings.Contains(tool, "not recorded") || !strings.Contains(tool, "No code has run") {
+		if tool := f.LastText(t, 1, "tool"); !strings.Contains(tool, "not recorded") || !strings.Contains(tool, "No code has run") {
 			t.Errorf("tool message: %s", tool)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }
 
@@ -225,7 +226,7 @@ func TestAgentAnswerBeforeCodeBlocks(t *testing.T) {
 	if !ans.Answered || ans.Unverified || len(ans.Steps) != 1 {
 		t.Fatalf("answer %+v", ans)
 	}
-	if u := f.lastText(t, 1, "user"); !strings.Contains(u, "No code has run") {
+	if u := f.LastText(t, 1, "user"); !strings.Contains(u, "No code has run") {
 		t.Errorf("push back: %s", u)
 	}
 	// The value stays in its sentence (bold in markdown).
@@ -250,10 +251,10 @@ func TestAgentTruncatedReply(t *testing.T) {
 			ans.Truncations != 1 || !ans.Calls[1].Truncated || ans.Calls[1].FinishReason != "length" {
 			t.Fatalf("answer %+v calls %+v", ans, ans.Calls)
 		}
-		if u := f.lastText(t, 2, "user"); !strings.Contains(u, "cut off by the token limit") {
+		if u := f.LastText(t, 2, "user"); !strings.Contains(u, "cut off by the token limit") {
 			t.Errorf("restate request: %s", u)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }
 
@@ -263,10 +264,10 @@ func TestAgentTruncatedBound(t *testing.T) {
 	f := newFakeModel(t, "ollama", turn{Calls: []call{code("print(1)")}, Finish: "length"})
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "q")
-	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the token limit") || len(f.requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
-		t.Fatalf("answer %+v after %d requests", ans, len(f.requests()))
+	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the token limit") || len(f.Requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
+		t.Fatalf("answer %+v after %d requests", ans, len(f.Requests()))
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // A long conversation with a small context window (Ollama): num_ctx is
@@ -291,23 +292,23 @@ func TestAgentContextWindow(t *testing.T) {
 		t.Fatalf("answer %+v", ans)
 	}
 	condensed := false
-	for i, req := range f.requests() {
+	for i, req := range f.Requests() {
 		if n := req["options"].(map[string]any)["num_ctx"]; n != float64(window) {
 			t.Errorf("request %d: num_ctx %v", i, n)
 		}
-		msgs := f.messages(t, i)
+		msgs := f.Messages(t, i)
 		if msgs[0]["content"] != a.System || msgs[1]["content"] != "Question: Plot revenue by month; which month peaks?" {
 			t.Errorf("request %d: system prompt or question changed: %.80v / %.80v", i, msgs[0]["content"], msgs[1]["content"])
 		}
 		chars, images := 0, 0
 		for _, m := range msgs {
-			chars += len(contentText(m["content"]))
-			for _, tc := range asList(m["tool_calls"]) {
+			chars += len(llmtest.ContentText(m["content"]))
+			for _, tc := range llmtest.AsList(m["tool_calls"]) {
 				b, _ := json.Marshal(tc)
 				chars += len(b)
 			}
-			images += len(asList(m["images"]))
-			condensed = condensed || strings.Contains(contentText(m["content"]), "left out to fit the context window")
+			images += len(llmtest.AsList(m["images"]))
+			condensed = condensed || strings.Contains(llmtest.ContentText(m["content"]), "left out to fit the context window")
 		}
 		if chars/4 > window {
 			t.Errorf("request %d: %d characters, about %d tokens, over the window %d", i, chars, chars/4, window)
@@ -322,5 +323,5 @@ func TestAgentContextWindow(t *testing.T) {
 	if last := ans.Calls[len(ans.Calls)-1]; last.ContextWindow != window || last.Condensed == 0 {
 		t.Errorf("last call %+v", last)
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }

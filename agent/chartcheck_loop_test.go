@@ -21,7 +21,7 @@ func chartOutput(desc string) nbformat.Output {
 // with a context that ends with the test (or after a minute).
 func scriptedAgent(t *testing.T, f *fakeModel, k agent.Executor, system string) (*agent.Agent, context.Context) {
 	t.Helper()
-	c := f.client(t, false)
+	c := f.Client(t, false)
 	info, err := c.Model(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestChartChecksGoBackBounded(t *testing.T) {
 			t.Fatalf("answered %v, err %v", ans.Answered, err)
 		}
 		for i, want := range []bool{true, true, false} {
-			fb := f.lastText(t, i+1, "tool")
+			fb := f.LastText(t, i+1, "tool")
 			if got := strings.Contains(fb, "chart check: chart 1 (bar \"(no title)\""); got != want {
 				t.Errorf("cell %d: chart check sent %v, want %v:\n%s", i+1, got, want, fb)
 			}
@@ -60,6 +60,6 @@ func TestChartChecksGoBackBounded(t *testing.T) {
 		if ans.ChartRejections != agent.MaxChartRejections || len(ans.ChartChecks) != 3 || ans.ChartChecks[2].Told || !ans.ChartChecks[0].Told {
 			t.Errorf("rejections %d, checks %+v", ans.ChartRejections, ans.ChartChecks)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }

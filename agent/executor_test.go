@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +51,7 @@ func TestAgentLoopWithScriptedKernel(t *testing.T) {
 			turn{Calls: []call{code("print('total revenue:', df['revenue'].sum())")}},
 			turn{Calls: []call{final(map[string]any{"total": "1234.5"}, "Revenue totals 1234.5.")}},
 		)
-		c := f.client(t, false)
+		c := f.Client(t, false)
 		info, err := c.Model(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -73,14 +74,14 @@ func TestAgentLoopWithScriptedKernel(t *testing.T) {
 			t.Fatalf("steps: %+v", ans.Steps)
 		}
 		// What the model was told after each cell.
-		feedback := f.lastText(t, 1, "tool")
+		feedback := f.LastText(t, 1, "tool")
 		if !strings.Contains(feedback, "KeyError") || !strings.Contains(feedback, `"Revenue" is not a column of df; the closest column names: "revenue"`) {
 			t.Fatalf("feedback on the KeyError:\n%s", feedback)
 		}
-		if got := f.lastText(t, 2, "tool"); !strings.Contains(got, "total revenue: 1234.5") {
+		if got := f.LastText(t, 2, "tool"); !strings.Contains(got, "total revenue: 1234.5") {
 			t.Fatalf("feedback on the repaired cell:\n%s", got)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }
 
@@ -105,7 +106,7 @@ func TestAgentToldOnceOfUntracedNumbers(t *testing.T) {
 		k := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("rows: 10\n")}}}}
 		untraced := final(map[string]any{"rows": 10}, "10 rows, and 99 of something.")
 		f := newFakeModel(t, provider, turn{Calls: []call{code("print('rows:', len(df))")}}, turn{Calls: []call{untraced}})
-		c := f.client(t, false)
+		c := f.Client(t, false)
 		info, err := c.Model(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -118,17 +119,17 @@ func TestAgentToldOnceOfUntracedNumbers(t *testing.T) {
 		if strings.Join(ans.TraceTold, ",") != "99" || ans.TraceCorrected || ans.Summary != "10 rows, and 99 of something." {
 			t.Errorf("told %q corrected %v summary %q", ans.TraceTold, ans.TraceCorrected, ans.Summary)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 3 {
 			t.Fatalf("%d model calls, want 3 (told once, then taken)", len(reqs))
 		}
-		note := f.lastText(t, 2, "tool")
+		note := f.LastText(t, 2, "tool")
 		if !strings.HasPrefix(note, "not recorded: These numbers in your answer appear in no output of the code that ran, so nothing backs them: 99.") {
 			t.Errorf("the model was told %q", note)
 		}
 		told := 0
-		for _, m := range f.messages(t, 2) {
-			if strings.Contains(contentText(m["content"]), "These numbers in your answer") {
+		for _, m := range f.Messages(t, 2) {
+			if strings.Contains(llmtest.ContentText(m["content"]), "These numbers in your answer") {
 				told++
 			}
 		}
@@ -140,7 +141,7 @@ func TestAgentToldOnceOfUntracedNumbers(t *testing.T) {
 		k2 := &scriptedKernel{execs: []*kernel.Execution{{Status: kernel.StatusOK, Outputs: []nbformat.Output{stdout("rows: 10\n")}}}}
 		f2 := newFakeModel(t, provider, turn{Calls: []call{code("print('rows:', len(df))")}}, turn{Calls: []call{untraced}},
 			turn{Calls: []call{code("x = 1")}})
-		c2 := f2.client(t, false)
+		c2 := f2.Client(t, false)
 		a2 := &agent.Agent{Client: c2, Info: info, Kernel: k2, System: "test", Trace: traceHook, MaxTurns: 3}
 		ans2, err := a2.Ask(context.Background(), "question-1", "How many rows?")
 		if err != nil || !ans2.Answered || ans2.Summary != "10 rows, and 99 of something." || strings.Join(ans2.TraceTold, ",") != "99" {

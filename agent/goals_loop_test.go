@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"github.com/analyst-cli/analyst/nbformat"
 	"strings"
 	"testing"
@@ -33,14 +34,14 @@ func TestProposeGoalsToolsRefused(t *testing.T) {
 		if err != nil || !ans.Answered || agent.FormatAnswers(ans.Values) != "@top[West]" {
 			t.Fatalf("answer %+v, err %v", ans, err)
 		}
-		if f.Refused() != 1 || len(f.requests()) != 3 {
-			t.Errorf("%d refusals, %d requests", f.Refused(), len(f.requests()))
+		if f.Refused() != 1 || len(f.Requests()) != 3 {
+			t.Errorf("%d refusals, %d requests", f.Refused(), len(f.Requests()))
 		}
-		msgs := f.messages(t, 1)
-		if len(msgs) < 3 || !strings.Contains(contentText(msgs[1]["content"]), "Tool calling is not available") ||
-			!strings.HasPrefix(contentText(msgs[2]["content"]), "Question: Exploration goal 1: Which region sells most?") {
+		msgs := f.Messages(t, 1)
+		if len(msgs) < 3 || !strings.Contains(llmtest.ContentText(msgs[1]["content"]), "Tool calling is not available") ||
+			!strings.HasPrefix(llmtest.ContentText(msgs[2]["content"]), "Question: Exploration goal 1: Which region sells most?") {
 			t.Errorf("the goal's conversation: %v", msgs)
 		}
-		f.checkProtocol(t)
+		f.CheckProtocol(t)
 	})
 }

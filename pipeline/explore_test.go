@@ -83,7 +83,7 @@ func TestExploreOllama(t *testing.T) {
 	data := salesCSV(t, dir, 400)
 	f := newFakeModel(t, "ollama", exploreScript()...)
 	res := reexecuteWith(t, dir, data, nil, true, func(o *pipeline.Options) {
-		o.Model, o.ModelSpec, o.Goals = f.client(t, false), "ollama:qwen2.5-coder:7b", 3
+		o.Model, o.ModelSpec, o.Goals = f.Client(t, false), "ollama:qwen2.5-coder:7b", 3
 	})
 	checkExploration(t, f, res)
 }
@@ -94,19 +94,19 @@ func TestExploreOpenAI(t *testing.T) {
 	data := salesCSV(t, dir, 400)
 	f := newFakeModel(t, "openai", exploreScript()...)
 	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model, opts.ModelSpec, opts.Goals = f.client(t, false), "openai:gpt-4o-mini", 3
+	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, false), "openai:gpt-4o-mini", 3
 	checkExploration(t, f, run(t, opts))
 }
 
 func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	t.Helper()
-	f.checkProtocol(t)
-	if n := len(f.requests()); n != 11 {
+	f.CheckProtocol(t)
+	if n := len(f.Requests()); n != 11 {
 		t.Fatalf("the model got %d requests, want 11", n)
 	}
 	// What was sent for the goals: the profile summary, the charts already
 	// drawn, the request; no data rows beyond the short samples.
-	sys, user := f.lastText(t, 0, "system"), f.lastText(t, 0, "user")
+	sys, user := f.LastText(t, 0, "system"), f.LastText(t, 0, "user")
 	for _, want := range []string{`"revenue": numeric`, `"region": categorical`, "Alerts:", "strongest |r| with another column",
 		"Charts the report already has", `- hist of "revenue"`, `- box of "`, `- scatter of "`} {
 		if !strings.Contains(sys, want) {
@@ -119,23 +119,23 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	if ids := regexp.MustCompile(`C\d{5}`).FindAllString(sys, -1); len(ids) > 3 {
 		t.Errorf("the goal prompt holds %d customer ids, more than the sample: %v", len(ids), ids)
 	}
-	if !strings.Contains(user, "Propose 3 analysis goals") || strings.Join(f.toolNames(t, 0), ",") != "propose_goals" {
-		t.Errorf("goal request: %q, tools %v", user, f.toolNames(t, 0))
+	if !strings.Contains(user, "Propose 3 analysis goals") || strings.Join(f.ToolNames(t, 0), ",") != "propose_goals" {
+		t.Errorf("goal request: %q, tools %v", user, f.ToolNames(t, 0))
 	}
 	// The checks sent the rejected chart back with what is wrong.
-	if fb := f.lastText(t, 2, "tool"); !strings.Contains(fb, "chart check") || !strings.Contains(fb, "no title") ||
+	if fb := f.LastText(t, 2, "tool"); !strings.Contains(fb, "chart check") || !strings.Contains(fb, "no title") ||
 		!strings.Contains(fb, "the y axis has no label") {
 		t.Errorf("feedback on the bad chart: %s", fb)
 	}
-	if fb := f.lastText(t, 3, "tool"); strings.Contains(fb, "chart check") {
+	if fb := f.LastText(t, 3, "tool"); strings.Contains(fb, "chart check") {
 		t.Errorf("the fixed chart was rejected: %s", fb)
 	}
 	// The ranking call saw both findings.
 	// The untraced number of goal 2's finding was sent back once.
-	if fb := f.lastText(t, 8, "tool"); !strings.Contains(fb, "appear in no output") || !strings.Contains(fb, "98765") {
+	if fb := f.LastText(t, 8, "tool"); !strings.Contains(fb, "appear in no output") || !strings.Contains(fb, "98765") {
 		t.Errorf("feedback on the untraced number: %s", fb)
 	}
-	if rank := f.lastText(t, 10, "user"); !strings.Contains(rank, "1. West brings the most revenue") || !strings.Contains(rank, "2. Pens sell") {
+	if rank := f.LastText(t, 10, "user"); !strings.Contains(rank, "1. West brings the most revenue") || !strings.Contains(rank, "2. Pens sell") {
 		t.Errorf("ranking prompt: %s", rank)
 	}
 
@@ -259,14 +259,14 @@ func TestExploreNonsenseGoals(t *testing.T) {
 		turn{Calls: []call{final(map[string]any{"top": "West"}, "West has the most rows.")}},
 	)
 	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model = f.client(t, false)
+	opts.Model = f.Client(t, false)
 	opts.Questions = []string{"Which region has the most rows?"}
 	opts.ReflectRounds = new(int) // none
 	res := run(t, opts)
 	if res.Failure != "" || len(res.Answers) != 1 || !res.Answers[0].Answered {
 		t.Fatalf("failure %q, answers %+v", res.Failure, res.Answers)
 	}
-	if fix := f.lastText(t, 1, "user"); !strings.Contains(fix, "could not be read: no JSON found") {
+	if fix := f.LastText(t, 1, "user"); !strings.Contains(fix, "could not be read: no JSON found") {
 		t.Errorf("restatement request: %s", fix)
 	}
 	var names []string
@@ -303,15 +303,15 @@ func TestExploreUnreadableGoals(t *testing.T) {
 	f := newFakeModel(t, "ollama", turn{Text: "Revenue by region would be a good start."}, turn{Text: `{"goals": [{"chart": "bar"}]}`})
 	f.Caps = `["completion"]`
 	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model = f.client(t, false)
+	opts.Model = f.Client(t, false)
 	res := run(t, opts)
-	if res.Failure != "" || len(f.requests()) != 2 {
-		t.Fatalf("failure %q, %d requests", res.Failure, len(f.requests()))
+	if res.Failure != "" || len(f.Requests()) != 2 {
+		t.Fatalf("failure %q, %d requests", res.Failure, len(f.Requests()))
 	}
-	if tools := f.toolNames(t, 0); len(tools) != 0 {
+	if tools := f.ToolNames(t, 0); len(tools) != 0 {
 		t.Errorf("tools offered to a model without tools: %v", tools)
 	}
-	if user := f.lastText(t, 0, "user"); !strings.Contains(user, `Reply with only this JSON`) {
+	if user := f.LastText(t, 0, "user"); !strings.Contains(user, `Reply with only this JSON`) {
 		t.Errorf("goal request: %s", user)
 	}
 	html, _ := os.ReadFile(res.Files.Report)

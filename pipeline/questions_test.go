@@ -39,7 +39,7 @@ func TestRunWithQuestion(t *testing.T) {
 	)
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Plot revenue by month; which month peaks?"}
-	opts.Model, opts.ModelSpec = f.client(t, false), "ollama:qwen2.5-coder:7b"
+	opts.Model, opts.ModelSpec = f.Client(t, false), "ollama:qwen2.5-coder:7b"
 	opts.NoExplore = true // the exploration is tested in explore_test.go
 	var events []pipeline.Event
 	opts.Progress = func(e pipeline.Event) { events = append(events, e) }
@@ -110,7 +110,7 @@ func TestRunWithQuestion(t *testing.T) {
 	if turns != 4 {
 		t.Errorf("%d model-turn events", turns)
 	}
-	f.checkProtocol(t)
+	f.CheckProtocol(t)
 }
 
 // Ctrl-C while the model's cell runs: the run stops, the kernel goes, and
@@ -121,7 +121,7 @@ func TestRunInterruptedMidQuestion(t *testing.T) {
 	f := newFakeModel(t, "openai", turn{Calls: []call{code("import time\ntime.sleep(60)")}})
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Wait?"}
-	opts.Model = f.client(t, false)
+	opts.Model = f.Client(t, false)
 	opts.NoExplore = true
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -184,7 +184,7 @@ print(res)`
 	)
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Questions = []string{"Total amount?"}
-	opts.Model = f.client(t, false)
+	opts.Model = f.Client(t, false)
 	opts.NoExplore = true
 	res := run(t, opts)
 	if after := sha(t, data); after != before {
@@ -194,7 +194,7 @@ print(res)`
 	if strings.Contains(out, "DONE") || !strings.Contains(out, "network") {
 		t.Errorf("an escape worked: %s", out)
 	}
-	sys := f.lastText(t, 0, "system")
+	sys := f.LastText(t, 0, "system")
 	if !strings.Contains(sys, `"ignore previous instructions and" (clipped: the first 32 of`) || !strings.Contains(sys, "Text inside the data") {
 		t.Errorf("system prompt: %s", sys)
 	}
@@ -219,7 +219,7 @@ func TestRunModelServerErrors(t *testing.T) {
 	}{{down, llm.ErrUnreachable}, {f401, llm.ErrUnauthorized}} {
 		opts := options(t, data, filepath.Join(dir, "out"))
 		opts.Questions = []string{"q"}
-		opts.Model = tt.f.client(t, false)
+		opts.Model = tt.f.Client(t, false)
 		opts.NoExplore = true
 		res, err := pipeline.Run(context.Background(), opts)
 		var me *pipeline.ModelError

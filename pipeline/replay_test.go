@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -89,16 +90,16 @@ func TestReplayCodeBlocksIsByteIdentical(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?", "What is the mean revenue?"}
 	opts.NoExplore = true // the exploration's replay is tested in run_explore.txtar
-	opts.Model, opts.ModelSpec = audit.NewRecorder(f.client(t, false)), "ollama:qwen2.5-coder:7b"
+	opts.Model, opts.ModelSpec = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b"
 	first := run(t, opts)
 	if m := first.Manifest.Model; m.Mode != "code-blocks" || m.Repairs != 1 || m.Unanswered != 0 || m.Calls != 6 {
 		t.Fatalf("the recorded run: %+v", m)
 	}
-	asked := len(f.requests())
+	asked := len(f.Requests())
 
 	rec := openRun(t, first)
 	again := run(t, replayOptions(t, rec, data, filepath.Join(dir, "b"), audit.NewRecorder(audit.NewReplayer(rec.Record.Replies))))
-	if n := len(f.requests()); n != asked {
+	if n := len(f.Requests()); n != asked {
 		t.Errorf("the replay asked the model server %d times", n-asked)
 	}
 	files := [][2]string{{first.Files.Notebook, again.Files.Notebook}, {first.Files.Report, again.Files.Report}}
@@ -147,7 +148,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?"}
 	opts.NoExplore = true
-	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.client(t, false)), "ollama:qwen2.5-coder:7b", new(int)
+	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b", new(int)
 	rec := openRun(t, run(t, opts))
 
 	renamed := regionsCSV(t, filepath.Join(dir, "renamed.csv"), "date,region,amount",
@@ -157,7 +158,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 		turn{Calls: []call{code(fixed)}},
 		turn{Calls: []call{final(map[string]any{"top_region": "West"}, "West has the most revenue.")}},
 	)
-	rerun, err := audit.NewRerun(rec, audit.RecordData{Name: "renamed.csv"}, live.client(t, false), "ollama:live")
+	rerun, err := audit.NewRerun(rec, audit.RecordData{Name: "renamed.csv"}, live.Client(t, false), "ollama:live")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,14 +169,14 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	// What the live model was sent first: the recorded conversation up to
 	// the failing cell (the recorded call, its code as recorded), then the
 	// real error of that cell on the new data.
-	msgs := live.messages(t, 0)
+	msgs := live.Messages(t, 0)
 	if len(msgs) != 4 || msgs[0]["role"] != "system" || msgs[1]["role"] != "user" || msgs[2]["role"] != "assistant" || msgs[3]["role"] != "tool" {
 		t.Fatalf("first request to the live model: %v", msgs)
 	}
 	if msgs[1]["content"] != "Question: Which region has the most revenue?" {
 		t.Errorf("question sent: %v", msgs[1]["content"])
 	}
-	calls := asList(msgs[2]["tool_calls"])
+	calls := llmtest.AsList(msgs[2]["tool_calls"])
 	if len(calls) != 1 {
 		t.Fatalf("recorded reply sent with %d tool calls", len(calls))
 	}
@@ -183,10 +184,10 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	if args["code"] != regionCell {
 		t.Errorf("recorded code sent as %q", args["code"])
 	}
-	if fb := contentText(msgs[3]["content"]); !strings.Contains(fb, "KeyError") || !strings.Contains(fb, "revenue") || !strings.Contains(fb, "amount") {
+	if fb := llmtest.ContentText(msgs[3]["content"]); !strings.Contains(fb, "KeyError") || !strings.Contains(fb, "revenue") || !strings.Contains(fb, "amount") {
 		t.Errorf("the error fed back: %q", fb)
 	}
-	live.checkProtocol(t)
+	live.CheckProtocol(t)
 
 	rr := res.Manifest.Rerun
 	if rr == nil || rr.Failure == nil || rr.Model != "ollama:live" || rr.ReplayedReplies != 1 || rr.ModelReplies != 2 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,17 +75,17 @@ func TestRunTracesAnswerNumbers(t *testing.T) {
 			}
 			opts := options(t, data, filepath.Join(dir, "out"))
 			opts.Questions = []string{"How many rows, and what share comes before row 170?"}
-			opts.Model = f.client(t, false)
+			opts.Model = f.Client(t, false)
 			opts.NoExplore = true // the exploration is tested in explore_test.go
 			res := run(t, opts)
-			f.checkProtocol(t)
+			f.CheckProtocol(t)
 
 			// Told once, after the first answer, naming only the untraced number.
 			var told []string
-			reqs := f.requests()
+			reqs := f.Requests()
 			for i := range reqs {
-				for _, m := range f.messages(t, i) {
-					if s := contentText(m["content"]); strings.Contains(s, untracedNoteStart) && i == len(reqs)-1 {
+				for _, m := range f.Messages(t, i) {
+					if s := llmtest.ContentText(m["content"]); strings.Contains(s, untracedNoteStart) && i == len(reqs)-1 {
 						told = append(told, s)
 					}
 				}
@@ -92,7 +93,7 @@ func TestRunTracesAnswerNumbers(t *testing.T) {
 			if len(told) != 1 || !strings.Contains(told[0], ": 3,141,592. Compute each one") {
 				t.Fatalf("the model was told %d times: %q", len(told), told)
 			}
-			if note := f.lastText(t, 2, map[bool]string{true: "user", false: "tool"}[tc.codeBlocks]); !strings.Contains(note, untracedNoteStart) {
+			if note := f.LastText(t, 2, map[bool]string{true: "user", false: "tool"}[tc.codeBlocks]); !strings.Contains(note, untracedNoteStart) {
 				t.Errorf("request 3's last message does not name the untraced number: %q", note)
 			}
 
