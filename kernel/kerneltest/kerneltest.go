@@ -22,10 +22,14 @@ var (
 	err  error
 )
 
-// Options returns kernel options for this host. Without podman or an image
-// the test fails, or is skipped in -short mode (make test-unit).
+// Options returns kernel options for this host. In -short mode (make
+// test-unit: no podman) the test is skipped; without podman or an image it
+// fails.
 func Options(t testing.TB) kernel.Options {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs podman and the kernel image: not in -short mode (make test-unit)")
+	}
 	once.Do(func() { opts, err = probe() })
 	if err != nil {
 		if testing.Short() {
