@@ -77,8 +77,8 @@ func notebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 			continue
 		}
 		for _, o := range c.Outputs {
-			if raw, ok := o.Data[eda.MimeProfile]; ok {
-				return eda.ParseProfile(raw)
+			if p, ok, err := eda.ProfileFromData(o.Data); ok {
+				return p, err
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func fitsInMemory(in *Input, limit int64) (estimate int64, fits bool) {
 func (r *runner) outOfCore() (eda.OutOfCore, bool) {
 	limit := r.opts.Kernel.Limits.MemoryBytes
 	if limit == 0 {
-		limit = kernel.DefaultLimits().MemoryBytes
+		limit = kernel.DefaultMemoryBytes()
 	}
 	o := r.opts.OutOfCoreOptions
 	o.Limit = limit
