@@ -261,6 +261,7 @@ func runError(err error) error {
 	var modelErr *pipeline.ModelError
 	var outErr *pipeline.OutputConflictError
 	var memErr *pipeline.MemoryError
+	var usageErr *pipeline.UsageError
 	switch {
 	case err == nil:
 		return nil
@@ -268,7 +269,7 @@ func runError(err error) error {
 		return err
 	case errors.As(err, &inErr), errors.As(err, &dataErr):
 		return withCode(ExitBadData, err)
-	case errors.As(err, &outErr):
+	case errors.As(err, &outErr), errors.As(err, &usageErr):
 		return withCode(ExitUsage, err)
 	case errors.As(err, &modelErr):
 		return withCode(ExitModel, modelMessage(err))

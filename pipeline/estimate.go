@@ -15,7 +15,6 @@ import (
 
 	"github.com/analyst-cli/analyst/internal/meminfo"
 	"github.com/analyst-cli/analyst/internal/units"
-	"github.com/analyst-cli/analyst/kernel"
 )
 
 // FrameEstimate is how much memory the data will take once loaded as a
@@ -55,6 +54,9 @@ type MemoryError struct {
 	Bytes    int64 // the file's size
 	Estimate FrameEstimate
 	Limit    int64
+	// Delimited says the file is CSV or TSV, which the run could read out
+	// of core (it was told not to: --out-of-core=false).
+	Delimited bool
 }
 
 func (e *MemoryError) Error() string {
@@ -62,25 +64,23 @@ func (e *MemoryError) Error() string {
 	if in, err := meminfo.Read(); err == nil && e.Estimate.PeakBytes() > in.Total*9/10 {
 		raise = fmt.Sprintf("this host has %s of RAM, too little to hold it", units.Bytes(in.Total))
 	}
+	outOfCore := "analyse it out of core with --out-of-core (the statistics computed in chunks, the model working on a sample)"
+	if !e.Delimited {
+		outOfCore = "export it as CSV, which analyst analyses out of core when it will not fit (the statistics computed in chunks, the model working on a sample)"
+	}
 	return fmt.Sprintf("%s: the data will not fit in the kernel's memory: the file is %s; as a pandas DataFrame it would take about %s "+
 		"(estimated from %s), and loading and profiling it about %s, more than the kernel's memory limit of %s. "+
-		"Either %s, or analyse it out of core with --out-of-core (the statistics computed in chunks, the model working on a sample)",
+		"Either %s, or %s",
 		e.Path, units.Bytes(e.Bytes), units.Bytes(e.Estimate.Bytes), e.Estimate.Method, units.Bytes(e.Estimate.PeakBytes()),
-		units.Bytes(e.Limit), raise)
+		units.Bytes(e.Limit), raise, outOfCore)
 }
 
-// CheckMemory refuses data whose estimated frame would not fit in limit
-// bytes of kernel memory (0: the default limit) with a *MemoryError, before
-// a minute is spent loading it into a kernel that would be killed.
-func (in *Input) CheckMemory(limit int64) error {
-	if limit == 0 {
-		limit = kernel.DefaultMemoryBytes()
-	}
-	if in.Frame == nil || in.Frame.Fits(limit) {
-		return nil
-	}
-	return &MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: *in.Frame, Limit: limit}
-}
+// UsageError is a combination of options and data the run cannot honour,
+// found before anything starts.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 // estimateSample is how much of a text file (decompressed) the estimate reads.
 const estimateSample = 4 << 20

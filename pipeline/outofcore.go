@@ -29,34 +29,62 @@ func ParseOutOfCore(s string) (string, error) {
 	return "", fmt.Errorf("invalid out-of-core mode %q: use auto, true or false", s)
 }
 
-// inMemoryFactor and gzipFactor make the conservative estimate of
-// estimateInMemory: a delimited text file takes about 4.5 times its size
+// inMemoryFactor and gzipFactor estimate the frame when no sample of the
+// file could be read: a delimited text file takes about 4.5 times its size
 // as a DataFrame (text columns as Python strings: the sales example's 66
 // bytes a row become 300), and gzip shrinks such text about 4 times.
 const (
 	inMemoryFactor = 5
 	gzipFactor     = 4
-	// fitShare is the share of the memory limit the loaded data may take:
-	// the rest is for the libraries and the loader's copies.
-	fitShare = 0.75
 )
 
-// fitsInMemory says whether the data fits in limit bytes loaded whole, with
-// the estimate of what it would take: the frame estimated from a sample of
-// the file (Input.Frame, what Preflight checks) when there is one, else a
-// conservative factor of the file's size.
-func fitsInMemory(in *Input, limit int64) (estimate int64, fits bool) {
+// frameEstimate is the memory the data will take loaded whole: the
+// estimate from a sample of the file (Input.Frame) when there is one, else
+// a conservative factor of the file's size.
+func (in *Input) frameEstimate() FrameEstimate {
 	if in.Frame != nil {
-		return in.Frame.PeakBytes(), in.Frame.Fits(limit)
+		return *in.Frame
 	}
-	estimate = in.Bytes * inMemoryFactor
+	factor := int64(inMemoryFactor)
 	if name := strings.ToLower(in.Name); strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".gzip") {
-		estimate *= gzipFactor
+		factor *= gzipFactor
 	}
-	return estimate, float64(estimate) <= fitShare*float64(limit)
+	return FrameEstimate{Bytes: factor * in.Bytes, Method: fmt.Sprintf("%d × the file's size, no sample of it could be read", factor)}
+}
+
+// readsOutOfCore is the one rule for how a run reads its data, applied
+// before any kernel starts (by Preflight) and again when the run chooses
+// its stages, so both agree:
+//   - --out-of-core=true reads a CSV or TSV file out of core; any other
+//     format is a *UsageError (the chunked reader reads delimited text only);
+//   - data whose frame fits in limit bytes (0: the default limit) is loaded
+//     whole under auto and false;
+//   - data that will not fit is read out of core under auto when it is a
+//     CSV or TSV file, and is otherwise a *MemoryError that says what to do.
+func readsOutOfCore(in *Input, mode string, limit int64) (bool, error) {
+	if limit == 0 {
+		limit = kernel.DefaultMemoryBytes()
+	}
+	delimited := in.Format == "csv"
+	if mode == OutOfCoreOn {
+		if !delimited {
+			return false, &UsageError{Err: fmt.Errorf("%s: --out-of-core reads CSV and TSV files only (optionally gzip, bz2 or xz compressed), and this file is %s; "+
+				"load it whole (--out-of-core=auto, raising --memory if it will not fit), or export it as CSV", in.Path, in.Format)}
+		}
+		return true, nil
+	}
+	est := in.frameEstimate()
+	switch {
+	case est.Fits(limit):
+		return false, nil
+	case delimited && mode != OutOfCoreOff:
+		return true, nil
+	}
+	return false, &MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Delimited: delimited}
 }
 
 // outOfCore says whether this run reads the data out of core, and how.
+// Preflight has applied readsOutOfCore already, so it cannot fail here.
 func (r *runner) outOfCore() (eda.OutOfCore, bool) {
 	limit := r.opts.Kernel.Limits.MemoryBytes
 	if limit == 0 {
@@ -64,18 +92,11 @@ func (r *runner) outOfCore() (eda.OutOfCore, bool) {
 	}
 	o := r.opts.OutOfCoreOptions
 	o.Limit = limit
-	switch r.opts.OutOfCore {
-	case OutOfCoreOn:
-		return o, true
-	case OutOfCoreOff:
-		return o, false
+	on, _ := readsOutOfCore(r.in, r.opts.OutOfCore, limit)
+	if on && r.opts.OutOfCore != OutOfCoreOn {
+		o.Estimate = r.in.frameEstimate().PeakBytes()
 	}
-	if r.in.Format != "csv" { // the chunked reader reads delimited text only
-		return o, false
-	}
-	estimate, fits := fitsInMemory(r.in, limit)
-	o.Estimate = estimate
-	return o, !fits
+	return o, on
 }
 
 // oocTimePerByte is what a cell that reads the whole file out of core may

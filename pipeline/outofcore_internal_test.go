@@ -1,8 +1,14 @@
 package pipeline
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
-func TestFitsInMemory(t *testing.T) {
+// The estimate without a sample of the file: a conservative factor of its
+// size (the frame is about 4.5 times a delimited file; gzip 4 times more).
+func TestFrameEstimateWithoutSample(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		bytes int64
@@ -15,9 +21,64 @@ func TestFitsInMemory(t *testing.T) {
 		{"sales.csv.gz", 100 << 20, 2 << 30, false}, // gzip: 4 times more
 		{"sales.csv", 100 << 20, 2 << 30, true},
 	} {
-		est, fits := fitsInMemory(&Input{Name: c.name, Bytes: c.bytes}, c.limit)
-		if fits != c.fits {
-			t.Errorf("%s of %d bytes under %d: estimate %d, fits %v, want %v", c.name, c.bytes, c.limit, est, fits, c.fits)
+		est := (&Input{Name: c.name, Bytes: c.bytes}).frameEstimate()
+		if fits := est.Fits(c.limit); fits != c.fits {
+			t.Errorf("%s of %d bytes under %d: estimate %+v, fits %v, want %v", c.name, c.bytes, c.limit, est, fits, c.fits)
+		}
+	}
+}
+
+// readsOutOfCore is the one rule Preflight and the run's stages share: each
+// mode against data that fits and data that does not, CSV and another
+// format, with the error each refusal must be.
+func TestReadsOutOfCore(t *testing.T) {
+	const limit = 1 << 30
+	small, big := &FrameEstimate{Bytes: 100 << 20}, &FrameEstimate{Bytes: 2 << 30}
+	for _, c := range []struct {
+		format, mode string
+		frame        *FrameEstimate
+		want         bool
+		err          string // "", "usage", "memory" or "memory-delimited"
+	}{
+		{"csv", OutOfCoreAuto, small, false, ""},
+		{"csv", OutOfCoreAuto, big, true, ""},
+		{"csv", OutOfCoreOff, small, false, ""},
+		{"csv", OutOfCoreOff, big, false, "memory-delimited"},
+		{"csv", OutOfCoreOn, small, true, ""},
+		{"csv", OutOfCoreOn, big, true, ""},
+		{"parquet", OutOfCoreAuto, small, false, ""},
+		{"parquet", OutOfCoreAuto, big, false, "memory"},
+		{"parquet", OutOfCoreOff, big, false, "memory"},
+		{"json", OutOfCoreOn, small, false, "usage"},
+	} {
+		in := &Input{Path: "/d/data." + c.format, Name: "data." + c.format, Format: c.format, Frame: c.frame}
+		got, err := readsOutOfCore(in, c.mode, limit)
+		name := c.format + " " + c.mode
+		if got != c.want {
+			t.Errorf("%s, frame %d MiB: out of core %v, want %v", name, c.frame.Bytes>>20, got, c.want)
+		}
+		var memErr *MemoryError
+		var usageErr *UsageError
+		switch c.err {
+		case "":
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		case "usage":
+			if !errors.As(err, &usageErr) || !strings.Contains(err.Error(), "--out-of-core reads CSV and TSV files only") || !strings.Contains(err.Error(), "this file is json") {
+				t.Errorf("%s: %v, want a *UsageError naming the format", name, err)
+			}
+		default:
+			if !errors.As(err, &memErr) {
+				t.Fatalf("%s: %v, want a *MemoryError", name, err)
+			}
+			// Only a CSV or TSV can be read out of core: a message that
+			// offered --out-of-core for a Parquet file would send the user
+			// into a second refusal.
+			offers := strings.Contains(err.Error(), "analyse it out of core with --out-of-core")
+			if want := c.err == "memory-delimited"; offers != want || (!want && !strings.Contains(err.Error(), "export it as CSV")) {
+				t.Errorf("%s: message offers --out-of-core: %v, want %v:\n%v", name, offers, want, err)
+			}
 		}
 	}
 }

@@ -259,8 +259,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // replace nothing but a previous run (an *OutputConflictError, unless
 // opts.Force), and last that the data will fit in the kernel's memory
 // (a *MemoryError, returned with the input and name, so that a caller can
-// choose another way to analyse it) unless the run may read it out of core. It returns the checked input and the
-// outputs' name.
+// choose another way to analyse it) unless the run may read it out of core,
+// and that --out-of-core can read the file (a *UsageError; see
+// readsOutOfCore). It returns the checked input and the outputs' name.
 func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
 	if in == nil {
@@ -280,11 +281,10 @@ func Preflight(opts Options) (*Input, string, error) {
 			return nil, "", err
 		}
 	}
-	err := in.CheckMemory(opts.Kernel.Limits.MemoryBytes)
-	if err != nil && opts.OutOfCore != OutOfCoreOff && in.Format == "csv" {
-		return in, name, nil // too big to load whole: the run reads it out of core
+	if _, err := readsOutOfCore(in, opts.OutOfCore, opts.Kernel.Limits.MemoryBytes); err != nil {
+		return in, name, err
 	}
-	return in, name, err
+	return in, name, nil
 }
 
 var (
