@@ -98,18 +98,38 @@ def clean_chunk(chunk, plan, found):
     return chunk
 
 
-def read_chunks(plan, columns=None, found=None):
+def read_chunks(plan, columns=None, found=None, skipped=None):
     """The file's rows as cleaned DataFrames of CHUNK_ROWS rows, in file order, indexed by row
-    number (0 is the first data row); only columns, if given."""
+    number (0 is the first data row); only columns, if given. Rows with more fields than the
+    header are skipped, as the loader skips them, and appended to skipped as (line, expected
+    fields, fields) when it is given."""
     found = {} if found is None else found
     text = [c for c in plan["text"] if columns is None or c in columns]
     reader = pd.read_csv(plan["path"], sep=plan["delimiter"], encoding=plan["encoding"],
                          compression=plan["compression"] or None, decimal=plan["decimal"],
                          thousands=plan["thousands"], header=plan["header"], names=plan["columns"],
                          usecols=columns, index_col=False, dtype={c: object for c in text},
-                         keep_default_na=False, na_values=[""], on_bad_lines="skip", chunksize=CHUNK_ROWS)
+                         keep_default_na=False, na_values=[""], on_bad_lines="warn", chunksize=CHUNK_ROWS)
     with reader:
-        for chunk in reader:
+        while True:
+            # pandas reports each skipped row (a ParserWarning, or stderr in some versions) while
+            # it reads the chunk: caught around the read only, so that warnings of the code that
+            # consumes the chunks still reach it.
+            messages = io.StringIO()
+            with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
+                warnings.simplefilter("always")
+                chunk = next(reader, None)
+            reported = messages.getvalue()
+            for w in caught:
+                if issubclass(w.category, pd.errors.ParserWarning):
+                    reported += "\n" + str(w.message)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            if skipped is not None:
+                skipped.extend((int(line), int(want), int(saw)) for line, want, saw
+                               in re.findall(r"Skipping line (\d+): expected (\d+) fields?, saw (\d+)", reported))
+            if chunk is None:
+                return
             yield clean_chunk(chunk, plan, found)
 
 

@@ -112,6 +112,7 @@ def keep_sample(sample, chunk, keys):
 # SAMPLE_ROWS rows with the smallest keys).
 rng = np.random.default_rng(SAMPLE_SEED)
 found = {}  # missing-value markers and values that did not convert, per column
+ragged = []  # rows with more fields than the header, skipped: (line, expected fields, fields)
 rows, chunks_read = 0, 0
 missing = dict.fromkeys(plan["columns"], 0)
 moments = {c: Moments() for c in plan["columns"]}
@@ -121,7 +122,7 @@ full_counts = {}  # exact value counts of the text columns (None once past VALUE
 first_date, last_date = {}, {}
 row_hashes = []
 sample = (None, None)
-for chunk in read_chunks(plan, found=found):
+for chunk in read_chunks(plan, found=found, skipped=ragged):
     rows += len(chunk)
     chunks_read += 1
     row_hash = np.zeros(len(chunk), dtype=np.uint64)
@@ -184,7 +185,12 @@ for column in sample_counts:
 # Markers and unconverted values found in the whole file, as the loader records them (the
 # plan's notes counted them in the first lines only).
 load_info["missing_markers"] = {}
-load_info["notes"] = [n for n in load_info["notes"] if not re.search(r"are missing-value markers|became missing", n)]
+load_info["notes"] = [n for n in load_info["notes"]
+                      if not re.search(r"are missing-value markers|became missing|ragged row", n)]
+if ragged:
+    lines = ", ".join(str(line) for line, _, _ in ragged[:10]) + (", ..." if len(ragged) > 10 else "")
+    load_info["notes"].append(f"{len(ragged):,} ragged row(s) with more fields than the header "
+                              f"({ragged[0][1]}) were skipped: line(s) {lines}")
 for (column, what, value), n in sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[1], kv[0][2])):
     if what == "marker":
         load_info["missing_markers"].setdefault(column, []).append({"value": value, "count": n})
