@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/analyst-cli/analyst/internal/clip"
@@ -84,7 +85,10 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 }
 
 // answerCharts are the charts of the answer's successful cells, the last
-// reflectMaxCharts of them.
+// reflectMaxCharts of them. A chart that failed the checks and was followed
+// by one that passes them was redrawn (the model was told what is wrong):
+// it is left out, so reflection judges the chart that stands, not one
+// already replaced.
 func answerCharts(ans *Answer) []kernel.Chart {
 	var charts []kernel.Chart
 	for _, s := range ans.Steps {
@@ -92,8 +96,18 @@ func answerCharts(ans *Answer) []kernel.Chart {
 			charts = append(charts, s.Exec.Charts()...)
 		}
 	}
-	if len(charts) > reflectMaxCharts {
-		charts = charts[len(charts)-reflectMaxCharts:]
+	var kept []kernel.Chart
+	redrawn := false // a later chart passes the checks
+	for i := len(charts) - 1; i >= 0; i-- {
+		passes := len(CheckChart(charts[i].Description)) == 0
+		if passes || !redrawn {
+			kept = append(kept, charts[i])
+		}
+		redrawn = redrawn || passes
 	}
-	return charts
+	slices.Reverse(kept)
+	if len(kept) > reflectMaxCharts {
+		kept = kept[len(kept)-reflectMaxCharts:]
+	}
+	return kept
 }

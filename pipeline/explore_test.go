@@ -86,6 +86,7 @@ func TestExploreOllama(t *testing.T) {
 		o.Model, o.ModelSpec, o.Goals = f.Client(t, false), "ollama:qwen2.5-coder:7b", 3
 	})
 	checkExploration(t, f, res)
+	checkReflectionSent(t, f, res, false)
 }
 
 // The same exploration over OpenAI's wire format (SSE, tool call ids).
@@ -95,7 +96,9 @@ func TestExploreOpenAI(t *testing.T) {
 	f := newFakeModel(t, "openai", exploreScript()...)
 	opts := options(t, data, filepath.Join(dir, "out"))
 	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, false), "openai:gpt-4o-mini", 3
-	checkExploration(t, f, run(t, opts))
+	res := run(t, opts)
+	checkExploration(t, f, res)
+	checkReflectionSent(t, f, res, false)
 }
 
 func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
