@@ -239,6 +239,17 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	if !strings.Contains(key, `class="untraced"`) || !regexp.MustCompile(`<a class="traced"[^>]*>400</a>`).MatchString(key) {
 		t.Errorf("the key findings do not mark 98765 untraced and link 400 to its cell: %s", key)
 	}
+	// Each goal's finding, where the exploration states it, has its
+	// numbers marked as in the Key findings: the same claims, the same
+	// marks.
+	if g1.FindingCell == "" || g2.FindingCell == "" {
+		t.Errorf("run.json names no finding cell: %q, %q", g1.FindingCell, g2.FindingCell)
+	}
+	explored := page[strings.Index(page, `id="stage-exploration"`):]
+	if !regexp.MustCompile(`<span class="untraced"[^>]*>98765<sup`).MatchString(explored) ||
+		!regexp.MustCompile(`<a class="traced" href="#cell-[^"]+"[^>]*>400</a>`).MatchString(explored) {
+		t.Errorf("the exploration's findings do not mark 98765 untraced and link 400 to its cell: %s", explored)
+	}
 	for _, id := range []string{g1.Cell, g2.Cell} {
 		if !strings.Contains(key, `href="#cell-`+id+`"`) || !strings.Contains(page, `id="cell-`+id+`"`) {
 			t.Errorf("no link to cell %s in the key findings, or no such cell: %s", id, key)

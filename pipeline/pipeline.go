@@ -673,7 +673,7 @@ func (r *runner) write(res *Result) error {
 			numbers[i].End += len(prefix)
 		}
 	}
-	keyFindings, keyNumbers := keyFindingsMarkdown(r.exploration, trace)
+	keyFindings, keyNumbers, cellNumbers := keyFindingsMarkdown(r.exploration, trace, r.nb)
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
@@ -683,6 +683,7 @@ func (r *runner) write(res *Result) error {
 		// The exploration's findings open the report.
 		KeyFindings:       keyFindings,
 		KeyFindingNumbers: keyNumbers,
+		CellNumbers:       cellNumbers,
 		Notebook:          r.nb,
 		Profile:           r.profile,
 		KaTeXDir:          r.opts.KaTeXDir,

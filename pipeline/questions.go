@@ -303,9 +303,7 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 	var marks []report.NumberMark
 	// mark records traces found in text written at offset.
 	mark := func(offset int, traces []numtrace.Trace) {
-		for _, t := range traces {
-			marks = append(marks, report.NumberMark{Start: offset + t.Start, End: offset + t.End, Cell: t.Source, Output: t.Output})
-		}
+		marks = append(marks, numberMarks(offset, traces)...)
 	}
 	for i, q := range questions {
 		if len(questions) > 1 {
