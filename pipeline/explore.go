@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/analyst-cli/analyst/nbformat"
-	"slices"
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
@@ -263,7 +262,14 @@ func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook
 			continue
 		}
 		vals, p := trace(eg.Answer.Question, eg.Answer.Values, eg.Finding)
-		all := slices.Clone(p)
+		var all []numtrace.Trace
+		for _, t := range p {
+			// A finding without a summary is its @name[value] pairs: their
+			// numbers are the named values, counted once, as values.
+			if t.Answer == "" {
+				all = append(all, t)
+			}
+		}
 		for _, v := range vals {
 			all = append(all, v...)
 		}
