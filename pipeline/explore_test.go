@@ -86,24 +86,20 @@ func TestExploreOllama(t *testing.T) {
 	res := reexecuteWith(t, dir, data, nil, true, func(o *pipeline.Options) {
 		o.Model, o.ModelSpec, o.Goals = f.Client(t, false), "ollama:qwen2.5-coder:7b", 3
 	})
-	checkExploration(t, f, res)
-	checkReflectionSent(t, f, res, false)
+	checkExploration(t, f, res, false)
 }
 
 // The same exploration over OpenAI's wire format (SSE, tool call ids).
 func TestExploreOpenAI(t *testing.T) {
-	dir := t.TempDir()
-	data := salesCSV(t, dir, 400)
-	f := newFakeModel(t, "openai", exploreScript()...)
-	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, false), "openai:gpt-4o-mini", 3
-	res := run(t, opts)
-	checkExploration(t, f, res)
-	checkReflectionSent(t, f, res, false)
+	f, res := runExploration(t, "openai", false)
+	checkExploration(t, f, res, false)
 }
 
-func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
+// checkExploration checks what exploreScript's run sent and wrote, the
+// reflection requests as a model with vision or without gets them.
+func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result, vision bool) {
 	t.Helper()
+	checkReflectionSent(t, f, res, vision)
 	f.CheckProtocol(t)
 	if n := len(f.Requests()); n != 11 {
 		t.Fatalf("the model got %d requests, want 11", n)

@@ -17,28 +17,29 @@ import (
 // image, the very PNG the notebook stores for the cell that drew it, with
 // the goal's question, and not its description.
 func TestExploreVisionOllama(t *testing.T) {
-	dir := t.TempDir()
-	data := salesCSV(t, dir, 400)
-	f := newFakeModel(t, "ollama", exploreScript()...)
-	f.Caps = `["completion","tools","vision"]`
-	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, true), "ollama:qwen2.5-coder:7b", 3
-	res := run(t, opts)
-	checkExploration(t, f, res)
-	checkReflectionSent(t, f, res, true)
+	f, res := runExploration(t, "ollama", true)
+	checkExploration(t, f, res, true)
 }
 
 // The same over OpenAI's wire format: the image is a data URL in an
 // image_url part of the user message.
 func TestExploreVisionOpenAI(t *testing.T) {
+	f, res := runExploration(t, "openai", true)
+	checkExploration(t, f, res, true)
+}
+
+// runExploration runs exploreScript's exploration (3 goals asked) with a
+// model of provider that has vision or not.
+func runExploration(t *testing.T, provider string, vision bool) (*fakeModel, *pipeline.Result) {
 	dir := t.TempDir()
 	data := salesCSV(t, dir, 400)
-	f := newFakeModel(t, "openai", exploreScript()...)
+	f := newFakeModel(t, provider, exploreScript()...)
+	if vision {
+		f.Caps = `["completion","tools","vision"]`
+	}
 	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, true), "openai:gpt-4o-mini", 3
-	res := run(t, opts)
-	checkExploration(t, f, res)
-	checkReflectionSent(t, f, res, true)
+	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, vision), f.Spec(), 3
+	return f, run(t, opts)
 }
 
 // checkReflectionSent checks, on what the model server received, the
