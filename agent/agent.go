@@ -132,8 +132,21 @@ type Verdict struct {
 	Round    int    `json:"round"`
 	Charts   string `json:"charts"`
 	Accepted bool   `json:"accepted"`
-	Note     string `json:"note"`
+	// Revised: the model answered again; Note then is its new answer.
+	Revised bool `json:"revised,omitempty"`
+	// Note is the model's reason for accepting, its revised answer, or,
+	// when neither, why the round ended (the tool's words).
+	Note string `json:"note"`
+	// Numbers are the numbers of a note in the model's words (accepted or
+	// revised) traced to cells; set by the caller, nil when not traced.
+	Numbers *numtrace.Record `json:"numbers,omitempty"`
 }
+
+// ModelWords says whether Note is the model's own text (a reason for
+// accepting or a revised answer), whose numbers are claims to trace. (A
+// round with no chart to check is accepted in the tool's words, which
+// state no number.)
+func (v Verdict) ModelWords() bool { return v.Accepted || v.Revised }
 
 // Answer is what asking one question produced, also when it stopped early.
 type Answer struct {

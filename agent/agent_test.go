@@ -288,6 +288,36 @@ func TestAgentReflectionRevises(t *testing.T) {
 	f.CheckProtocol(t)
 }
 
+// A revision that redraws a chart that passed the checks: round 2 judges
+// the new chart only, not the one it replaced.
+func TestAgentReflectionJudgesTheRedrawnChart(t *testing.T) {
+	k := agentKernel(t)
+	f := newFakeModel(t, "openai",
+		turn{Calls: []call{code("ax = df.groupby('region')['units'].sum().plot.bar()\nax.set(title='Units by region', xlabel='Region', ylabel='Units')")}},
+		turn{Calls: []call{final(map[string]any{"top_region": "West"}, "West.")}},
+		turn{Calls: []call{{Name: "revise", Args: `{"reason": "unsorted bars"}`}, code(
+			"ax = df.groupby('region')['units'].sum().sort_values().plot.barh()\nax.set(title='Units by region, sorted', xlabel='Units', ylabel='Region')")}},
+		turn{Calls: []call{final(map[string]any{"top_region": "West"}, "West, on the sorted chart.")}},
+		turn{Calls: []call{{Name: "accept", Args: `{"reason": "sorted and labelled"}`}}},
+	)
+	a := newAgent(t, f, k, false)
+	ans := ask(t, a, "question-1", "Which region sells most units?")
+	if err := a.Reflect(context.Background(), "reflection-1", ans, 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Verdicts) != 2 || !ans.Verdicts[0].Revised || !ans.Verdicts[1].Accepted {
+		t.Fatalf("verdicts %+v", ans.Verdicts)
+	}
+	r1, r2 := f.LastText(t, 2, "user"), f.LastText(t, 4, "user")
+	if !strings.Contains(r1, `1. bar "Units by region"`) {
+		t.Errorf("round 1 does not judge the chart:\n%s", r1)
+	}
+	if !strings.Contains(r2, `1. bar "Units by region, sorted"`) || strings.Contains(r2, `"Units by region",`) || strings.Contains(r2, "2. ") {
+		t.Errorf("round 2 judges more than the redrawn chart:\n%s", r2)
+	}
+	f.CheckProtocol(t)
+}
+
 // A 429 is retried (by llm) and the loop goes on; 401 and a dead server are
 // model errors of their kinds.
 func TestAgentModelErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/analyst-cli/analyst/internal/clip"
@@ -22,8 +23,10 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 	if !ans.Answered || rounds <= 0 {
 		return nil
 	}
+	from := 0 // the steps whose charts stand: all, or those of the last revision that drew one
 	for round := 1; round <= rounds; round++ {
-		charts := answerCharts(ans)
+		charts := answerCharts(ans, from)
+		start := len(ans.Steps)
 		if len(charts) == 0 {
 			ans.Verdicts = append(ans.Verdicts, Verdict{Round: round, Accepted: true, Note: "no chart was made for this answer; nothing to check"})
 			return nil
@@ -67,12 +70,18 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 			ans.Verdicts = append(ans.Verdicts, v)
 			return nil
 		case out.answered:
+			v.Revised = true
 			v.Note = "revised: " + FormatAnswers(out.values)
 			if out.summary != "" {
 				v.Note += " — " + out.summary
 			}
 			ans.setAnswer(out)
 			ans.Revised = true
+			if len(answerCharts(ans, start)) > 0 {
+				// The revision redrew: the charts it replaced are not
+				// judged again.
+				from = start
+			}
 			ans.Verdicts = append(ans.Verdicts, v)
 		default:
 			v.Note = "not accepted: " + out.stop
@@ -83,17 +92,30 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 	return nil
 }
 
-// answerCharts are the charts of the answer's successful cells, the last
-// reflectMaxCharts of them.
-func answerCharts(ans *Answer) []kernel.Chart {
+// answerCharts are the charts of the answer's successful cells from step
+// from on, the last reflectMaxCharts of them. A chart that failed the checks and was followed
+// by one that passes them was redrawn (the model was told what is wrong):
+// it is left out, so reflection judges the chart that stands, not one
+// already replaced.
+func answerCharts(ans *Answer, from int) []kernel.Chart {
 	var charts []kernel.Chart
-	for _, s := range ans.Steps {
+	for _, s := range ans.Steps[from:] {
 		if !s.Failed && s.Exec != nil {
 			charts = append(charts, s.Exec.Charts()...)
 		}
 	}
-	if len(charts) > reflectMaxCharts {
-		charts = charts[len(charts)-reflectMaxCharts:]
+	var kept []kernel.Chart
+	redrawn := false // a later chart passes the checks
+	for i := len(charts) - 1; i >= 0; i-- {
+		passes := len(CheckChart(charts[i].Description)) == 0
+		if passes || !redrawn {
+			kept = append(kept, charts[i])
+		}
+		redrawn = redrawn || passes
 	}
-	return charts
+	slices.Reverse(kept)
+	if len(kept) > reflectMaxCharts {
+		kept = kept[len(kept)-reflectMaxCharts:]
+	}
+	return kept
 }

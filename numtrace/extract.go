@@ -64,8 +64,8 @@ var skipRe = regexp.MustCompile("(?s)```.*?(?:```|$)|`[^`\n]*`|https?://[^\\s)\\
 //     date is a label the model read, not a number it computed, and its
 //     parts ("03") would otherwise be claims of their own. A year standing
 //     alone ("in 2024") is a number like any other;
-//   - numbers whose value also appears in one of the given texts (the
-//     question, the column names): they were given, not computed.
+//   - numbers whose value one of the given texts (the question, the
+//     column names) states as a claim: they were given, not computed.
 //
 // Numbers inside @name[value] markers are returned with Answer set.
 func Extract(text string, given ...string) []Number {
@@ -75,7 +75,10 @@ func Extract(text string, given ...string) []Number {
 	nums := scan(text, true)
 	givenVals := map[float64]bool{}
 	for _, g := range given {
-		for _, n := range scan(g, true) {
+		// Only what the given text states as a quantity is given: "goal 2"
+		// or "step 3" there gives no 2 or 3 (the exploration's questions
+		// name their goal).
+		for _, n := range Extract(g) {
 			givenVals[n.Value] = true
 			givenVals[-n.Value] = true
 		}

@@ -79,6 +79,17 @@ func TestExtractLeavesOutGivenNumbers(t *testing.T) {
 	}
 }
 
+// A number is given only where the given text states it as a quantity: the
+// "2" of "goal 2" and the parts of a date in the question give nothing, so
+// a finding's 2 and 3 are still claims to trace.
+func TestExtractGivenNumbersAreClaimsOnly(t *testing.T) {
+	got := texts(Extract("The 2 largest regions, 3 in all, hold 62.5% since 2024-03-01.",
+		"Exploration goal 2: Which regions lead since 2024-03-01?\nChart: bar of \"region\""))
+	if strings.Join(got, "|") != "2|3|62.5%" {
+		t.Errorf("got %q, want 2|3|62.5%%", got)
+	}
+}
+
 func TestExtractValues(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

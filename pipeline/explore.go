@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/analyst-cli/analyst/nbformat"
-	"slices"
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
@@ -53,6 +52,9 @@ type ExploredGoal struct {
 	// Chart that chart's kind and title.
 	Cell  string `json:"cell,omitempty"`
 	Chart string `json:"chart,omitempty"`
+	// FindingCell is the id of the markdown cell that states the finding
+	// (the report marks its numbers there as in the Key findings).
+	FindingCell string `json:"finding_cell,omitempty"`
 }
 
 // KeyFinding is a finding the report opens with.
@@ -166,7 +168,7 @@ func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agen
 		if eg.Finding == "" {
 			eg.Finding = agent.FormatAnswers(ans.Values)
 		}
-		r.nb.AddMarkdown(findingText(i, eg, ans), tag, phase, "finding")
+		eg.FindingCell = r.nb.AddMarkdown(findingText(i, eg, ans), tag, phase, "finding").ID
 	default:
 		r.nb.AddMarkdown(fmt.Sprintf("**No finding for goal %d.** %s", i, mdEscape(ans.Stop)), tag, phase, "finding")
 	}
@@ -247,31 +249,42 @@ func goalsMarkdown(set *agent.GoalSet, asked int) string {
 // link to the cell that drew its chart; the notes of an exploration that
 // found nothing, or whose ranking was not used. With trace, the numbers of
 // every goal's finding are traced to cells (each goal's answer records
-// them, for run.json) and those of the key findings marked.
-func keyFindingsMarkdown(ex *Exploration, trace traceFunc) (string, []report.NumberMark) {
+// them, for run.json) and marked, in the key findings and in each goal's
+// finding cell of nb (cellMarks, by cell id).
+func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook) (md string, marks []report.NumberMark, cellMarks map[string][]report.NumberMark) {
 	if ex == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	prose := map[int][]numtrace.Trace{}
+	cellMarks = map[string][]report.NumberMark{}
 	for i, eg := range ex.Goals {
 		if eg.Finding == "" || trace == nil {
 			continue
 		}
 		vals, p := trace(eg.Answer.Question, eg.Answer.Values, eg.Finding)
-		all := slices.Clone(p)
+		var all []numtrace.Trace
+		for _, t := range p {
+			// A finding without a summary is its @name[value] pairs: their
+			// numbers are the named values, counted once, as values.
+			if t.Answer == "" {
+				all = append(all, t)
+			}
+		}
 		for _, v := range vals {
 			all = append(all, v...)
 		}
 		eg.Answer.Numbers = numtrace.NewRecord(all)
 		prose[i+1] = p
+		if src, ok := cellSource(nb, eg.FindingCell); ok {
+			if at := strings.Index(src, eg.Finding); at >= 0 {
+				cellMarks[eg.FindingCell] = numberMarks(at, p)
+			}
+		}
 	}
 	var b strings.Builder
-	var marks []report.NumberMark
 	for i, k := range ex.KeyFindings {
 		fmt.Fprintf(&b, "%d. ", i+1)
-		for _, t := range prose[k.Goal] {
-			marks = append(marks, report.NumberMark{Start: b.Len() + t.Start, End: b.Len() + t.End, Cell: t.Source, Output: t.Output})
-		}
+		marks = append(marks, numberMarks(b.Len(), prose[k.Goal])...)
 		b.WriteString(strings.ReplaceAll(k.Finding, "\n", " ")) // same length: the marks stay in place
 		if k.Cell != "" {
 			fmt.Fprintf(&b, " ([%s](#cell-%s), goal %d)", mdEscape(k.Chart), k.Cell, k.Goal)
@@ -295,7 +308,27 @@ func keyFindingsMarkdown(ex *Exploration, trace traceFunc) (string, []report.Num
 	for _, n := range notes {
 		b.WriteString("\n*Note: " + mdEscape(n) + ".*\n")
 	}
-	return strings.TrimSpace(b.String()), marks
+	return strings.TrimSpace(b.String()), marks, cellMarks
+}
+
+// numberMarks are the report's marks of traces found in text written at
+// offset.
+func numberMarks(offset int, traces []numtrace.Trace) []report.NumberMark {
+	var out []report.NumberMark
+	for _, t := range traces {
+		out = append(out, report.NumberMark{Start: offset + t.Start, End: offset + t.End, Cell: t.Source, Output: t.Output})
+	}
+	return out
+}
+
+// cellSource is the source of nb's cell id.
+func cellSource(nb *nbformat.Notebook, id string) (string, bool) {
+	for _, c := range nb.Cells {
+		if id != "" && c.ID == id {
+			return c.Source, true
+		}
+	}
+	return "", false
 }
 
 // drawnCharts are the charts the distributions and visualization stages

@@ -50,7 +50,8 @@ func goal(q, chart string, cols ...string) map[string]any {
 // data lacks), the first goal's chart rejected by the checks and fixed, then
 // revised in reflection, its finding citing a number a cell printed; the
 // second's finding states a number no cell shows (told once, restated,
-// accepted); the ranking puts goal 2 first.
+// accepted with a reason that states one traced number and one untraced);
+// the ranking puts goal 2 first.
 func exploreScript() []turn {
 	proposal := goalsJSON(
 		goal("Which region brings the most revenue?", "bar chart", "region", "revenue"),
@@ -68,7 +69,7 @@ func exploreScript() []turn {
 		{Calls: []call{code(productChart)}},
 		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen], 98765 units in all.")}},
 		{Calls: []call{final(map[string]any{"top_product": "Pen"}, "Pens sell the most units: @top_product[Pen], 98765 units in all.")}},
-		{Calls: []call{{Name: "accept", Args: `{"reason": "titled, labelled, supports the finding"}`}}},
+		{Calls: []call{{Name: "accept", Args: `{"reason": "titled, labelled, supports the finding: 400 orders, the tallest bar 31337 units"}`}}},
 		{Text: "Here is my ranking:\n```json\n{\"key_findings\": [2, 1]}\n```"},
 	}
 }
@@ -85,21 +86,20 @@ func TestExploreOllama(t *testing.T) {
 	res := reexecuteWith(t, dir, data, nil, true, func(o *pipeline.Options) {
 		o.Model, o.ModelSpec, o.Goals = f.Client(t, false), "ollama:qwen2.5-coder:7b", 3
 	})
-	checkExploration(t, f, res)
+	checkExploration(t, f, res, false)
 }
 
 // The same exploration over OpenAI's wire format (SSE, tool call ids).
 func TestExploreOpenAI(t *testing.T) {
-	dir := t.TempDir()
-	data := salesCSV(t, dir, 400)
-	f := newFakeModel(t, "openai", exploreScript()...)
-	opts := options(t, data, filepath.Join(dir, "out"))
-	opts.Model, opts.ModelSpec, opts.Goals = f.Client(t, false), "openai:gpt-4o-mini", 3
-	checkExploration(t, f, run(t, opts))
+	f, res := runExploration(t, "openai", false)
+	checkExploration(t, f, res, false)
 }
 
-func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
+// checkExploration checks what exploreScript's run sent and wrote, the
+// reflection requests as a model with vision or without gets them.
+func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result, vision bool) {
 	t.Helper()
+	checkReflectionSent(t, f, res, vision)
 	f.CheckProtocol(t)
 	if n := len(f.Requests()); n != 11 {
 		t.Fatalf("the model got %d requests, want 11", n)
@@ -155,7 +155,7 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 		t.Fatalf("run.json: %v", err)
 	}
 	ex := m.Exploration
-	if !m.Model.Explore || m.Model.Goals != 3 || m.Model.Calls != 11 || m.Model.Untraced != 1 {
+	if !m.Model.Explore || m.Model.Goals != 3 || m.Model.Calls != 11 || m.Model.Untraced != 2 {
 		t.Errorf("run.json model: %+v", m.Model)
 	}
 	if last := m.Stages[len(m.Stages)-1]; last.Name != pipeline.StageExploration || last.Status != "ok" {
@@ -188,6 +188,15 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	}
 	if n := g2.Answer.Numbers; n == nil || len(n.Untraced) != 1 || n.Untraced[0].Text != "98765" || len(g2.Answer.TraceTold) != 1 {
 		t.Errorf("goal 2 numbers %+v, told %v", n, g2.Answer.TraceTold)
+	}
+	// The reason goal 2's chart was accepted states 400 (traced) and 31337
+	// (untraced, counted); goal 1's revision restates its answer.
+	if v := g2.Answer.Verdicts[0]; v.Numbers == nil || len(v.Numbers.Untraced) != 1 || v.Numbers.Untraced[0].Text != "31337" ||
+		len(v.Numbers.Traced) != 1 || v.Numbers.Traced[0].Text != "400" {
+		t.Errorf("goal 2 verdict numbers %+v", v.Numbers)
+	}
+	if v := g1.Answer.Verdicts[0]; !v.Revised || v.Numbers == nil || len(v.Numbers.Traced) == 0 {
+		t.Errorf("goal 1 verdict %+v", v)
 	}
 	if len(ex.KeyFindings) != 2 || ex.KeyFindings[0].Goal != 2 || ex.KeyFindings[1].Goal != 1 || ex.KeyFindings[0].Cell != g2.Cell {
 		t.Errorf("key findings %+v", ex.KeyFindings)
@@ -235,6 +244,20 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result) {
 	}
 	if !strings.Contains(key, `class="untraced"`) || !regexp.MustCompile(`<a class="traced"[^>]*>400</a>`).MatchString(key) {
 		t.Errorf("the key findings do not mark 98765 untraced and link 400 to its cell: %s", key)
+	}
+	// Each goal's finding, where the exploration states it, has its
+	// numbers marked as in the Key findings: the same claims, the same
+	// marks.
+	if g1.FindingCell == "" || g2.FindingCell == "" {
+		t.Errorf("run.json names no finding cell: %q, %q", g1.FindingCell, g2.FindingCell)
+	}
+	explored := page[strings.Index(page, `id="stage-exploration"`):]
+	if !regexp.MustCompile(`accepted\.</strong>[^<]*</p>\s*<blockquote>\s*<p>titled, labelled, supports the finding: <a class="traced"[^>]*>400</a> orders, the tallest bar <span class="untraced"[^>]*>31337<sup`).MatchString(explored) {
+		t.Errorf("goal 2's verdict does not link 400 and mark 31337 untraced: %s", explored)
+	}
+	if !regexp.MustCompile(`<span class="untraced"[^>]*>98765<sup`).MatchString(explored) ||
+		!regexp.MustCompile(`<a class="traced" href="#cell-[^"]+"[^>]*>400</a>`).MatchString(explored) {
+		t.Errorf("the exploration's findings do not mark 98765 untraced and link 400 to its cell: %s", explored)
 	}
 	for _, id := range []string{g1.Cell, g2.Cell} {
 		if !strings.Contains(key, `href="#cell-`+id+`"`) || !strings.Contains(page, `id="cell-`+id+`"`) {

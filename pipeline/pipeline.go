@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -673,7 +674,9 @@ func (r *runner) write(res *Result) error {
 			numbers[i].End += len(prefix)
 		}
 	}
-	keyFindings, keyNumbers := keyFindingsMarkdown(r.exploration, trace)
+	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(r.exploration, trace, r.nb)
+	cellNumbers := r.traceVerdicts(trace)
+	maps.Copy(cellNumbers, findingNumbers)
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),
@@ -683,6 +686,7 @@ func (r *runner) write(res *Result) error {
 		// The exploration's findings open the report.
 		KeyFindings:       keyFindings,
 		KeyFindingNumbers: keyNumbers,
+		CellNumbers:       cellNumbers,
 		Notebook:          r.nb,
 		Profile:           r.profile,
 		KaTeXDir:          r.opts.KaTeXDir,

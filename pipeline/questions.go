@@ -57,8 +57,9 @@ type ManifestModel struct {
 	Explore bool `json:"explore,omitempty"`
 	Goals   int  `json:"goals,omitempty"`
 	// TracedNumbers and UntracedNumbers count the numbers and named values
-	// of the answers that a cell's output shows, and that none does (each
-	// answer's "numbers" lists them).
+	// of the answers, and the numbers of the reasons the model gave for
+	// accepting its charts, that a cell's output shows, and that none does
+	// (each answer's and verdict's "numbers" lists them).
 	TracedNumbers   int `json:"traced_numbers"`
 	UntracedNumbers int `json:"untraced_numbers"`
 }
@@ -259,9 +260,12 @@ func answerBlock(a *agent.Answer) string {
 const unverifiedNote = "**Unverified:** the model gave this answer without any code having run for it, even when told to compute it first."
 
 func verdictText(v agent.Verdict) string {
-	what := "**Reflection round %d: revised.**"
-	if v.Accepted {
+	what := "**Reflection round %d: not accepted.**"
+	switch {
+	case v.Accepted:
 		what = "**Reflection round %d: accepted.**"
+	case v.Revised:
+		what = "**Reflection round %d: revised.**"
 	}
 	s := fmt.Sprintf(what, v.Round)
 	if v.Charts != "" {
@@ -303,9 +307,7 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 	var marks []report.NumberMark
 	// mark records traces found in text written at offset.
 	mark := func(offset int, traces []numtrace.Trace) {
-		for _, t := range traces {
-			marks = append(marks, report.NumberMark{Start: offset + t.Start, End: offset + t.End, Cell: t.Source, Output: t.Output})
-		}
+		marks = append(marks, numberMarks(offset, traces)...)
 	}
 	for i, q := range questions {
 		if len(questions) > 1 {
@@ -395,6 +397,14 @@ func (r *runner) manifestModel() *ManifestModel {
 		if a.Numbers != nil {
 			m.TracedNumbers += len(a.Numbers.Traced)
 			m.UntracedNumbers += len(a.Numbers.Untraced)
+		}
+		for _, v := range a.Verdicts {
+			// A revision restates an answer: its claims are counted as
+			// that answer's.
+			if v.Numbers != nil && !v.Revised {
+				m.TracedNumbers += len(v.Numbers.Traced)
+				m.UntracedNumbers += len(v.Numbers.Untraced)
+			}
 		}
 		for _, c := range a.Calls {
 			m.Calls++

@@ -66,6 +66,10 @@ func highlight(code, language string) string {
 type cellRenderer struct {
 	md       markdownRenderer
 	language string
+	// marks are the numbers of markdown cells to mark, by cell ID (see
+	// Input.CellNumbers), in nb.
+	marks map[string][]NumberMark
+	nb    *nbformat.Notebook
 }
 
 // cell renders one cell; "" when there is nothing to show.
@@ -75,7 +79,13 @@ func (r *cellRenderer) cell(c *nbformat.Cell) (string, error) {
 		if strings.TrimSpace(c.Source) == "" {
 			return "", nil
 		}
-		body, err := r.md.render(c.Source, c.Attachments, 2)
+		var body string
+		var err error
+		if marks, ok := r.marks[c.ID]; ok && len(c.Attachments) == 0 {
+			body, err = r.md.renderMarked(c.Source, marks, r.nb)
+		} else {
+			body, err = r.md.render(c.Source, c.Attachments, 2)
+		}
 		if err != nil {
 			return "", err
 		}

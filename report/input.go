@@ -31,9 +31,13 @@ type Input struct {
 	// Numbers are Answer's.
 	KeyFindings       string
 	KeyFindingNumbers []NumberMark
-	Notebook          *nbformat.Notebook // cells tagged "stage:NAME", in order
-	Profile           *eda.Profile       // nil when profiling did not finish
-	Run               RunInfo
+	// CellNumbers are numbers stated in markdown cells of the notebook (a
+	// model's findings), by cell ID, their spans in the cell's source: the
+	// cell is shown with them marked as Numbers are in Answer.
+	CellNumbers map[string][]NumberMark
+	Notebook    *nbformat.Notebook // cells tagged "stage:NAME", in order
+	Profile     *eda.Profile       // nil when profiling did not finish
+	Run         RunInfo
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.

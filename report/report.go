@@ -143,7 +143,7 @@ func buildPage(in Input) (*page, error) {
 	if in.Notebook != nil && in.Notebook.Metadata.LanguageInfo != nil && in.Notebook.Metadata.LanguageInfo.Name != "" {
 		language = in.Notebook.Metadata.LanguageInfo.Name
 	}
-	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: language}
+	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: language, marks: in.CellNumbers, nb: in.Notebook}
 	if strings.TrimSpace(in.Answer) != "" {
 		a, err := cr.md.renderMarked(in.Answer, in.Numbers, in.Notebook)
 		if err != nil {
