@@ -282,7 +282,8 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 	c := Choose(p, opts)
 
 	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
-		"(matplotlib would read `$...$` as math); panels are laid out in a grid."))
+		"(matplotlib would read `$...$` as math); panels are laid out in a grid; dates are bucketed into periods by " +
+		"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates)."))
 	add(Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"))
 
 	// Numeric summary.

@@ -12,7 +12,7 @@ group_table.insert(0, "rows", group_sizes)
 display(group_table)
 
 fig, axes = chart_grid(len(group_values), ncols=2, width=max(5, 0.7 * len(group_order) + 2), height=4)
-for ax, column in zip(axes, group_values):
+for drawn, (ax, column) in enumerate(zip(axes, group_values), start=1):
     stats, labels = [], []
     column_values = df[column].to_numpy(dtype=float, na_value=np.nan)
     for name in group_order:
@@ -28,6 +28,8 @@ for ax, column in zip(axes, group_values):
     ax.set_title(chart_label(f"{column} by {group_column}", 50))
     ax.set_xlabel(chart_label(group_column))
     ax.set_ylabel(chart_label(column))
+    progress_log.info(f"drew {drawn:,} of {len(group_values):,} columns by {group_column}",
+                      extra={"done": drawn, "total": len(group_values), "unit": "columns"})
 fig.suptitle(chart_label(f"Numeric columns by {group_column}", 60))
 fig.tight_layout()
 plt.show()
