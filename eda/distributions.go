@@ -260,7 +260,7 @@ var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: nu
 	// The profile counted each categorical column's values (value_counts[column] is its
 	// df[column].value_counts()) and each column's missing values: not counted again.
 	topCounts: "value_counts[column]", topRows: "len(df)", countsPerPeriod: true,
-	missingShare: `pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)  # the profile's df[column].isna().sum()`,
+	missingShare:    `pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)  # the profile's df[column].isna().sum()`,
 	categoricalNote: " The counts are the profile's: `value_counts[column]` is `df[column].value_counts()`."}
 
 var (
