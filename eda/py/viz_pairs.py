@@ -2,7 +2,7 @@ pair_columns = {{COLUMNS}}
 TOP_PAIRS = {{TOP_PAIRS}}  # pairs drawn; the table lists up to LISTED_PAIRS
 LISTED_PAIRS = 20
 HEXBIN_ROWS = {{HEXBIN_ROWS}}  # above this many rows a pair is drawn as hexagonal bins
-pair_r = df[pair_columns].corr(method="pearson")
+pair_r = {{PEARSON}}
 ranked = []
 for i, x in enumerate(pair_columns):
     for y in pair_columns[i + 1:]:
