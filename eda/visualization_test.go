@@ -56,7 +56,9 @@ func TestVisualizationStage(t *testing.T) {
 		p := profileOf(t, mustRun(t, k, ProfileStage()))
 		dist := Distributions(p, Options{})
 		if p.Rows > HexbinRows {
-			dist.Cells = slices.DeleteFunc(dist.Cells, func(c Cell) bool { return !slices.Contains(c.Tags, "chart-helpers") && !slices.Contains(c.Tags, "correlations") })
+			dist.Cells = slices.DeleteFunc(dist.Cells, func(c Cell) bool {
+				return !slices.Contains(c.Tags, "chart-helpers") && !slices.Contains(c.Tags, "correlations")
+			})
 		}
 		mustRun(t, k, dist)
 		st := Visualization(p, Options{})
