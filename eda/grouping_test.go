@@ -36,6 +36,35 @@ def same_frame(got, want):
 `
 	run(t, "same_frame", same)
 
+	// hexbin_rows draws what ax.hexbin draws: the same hexagons, counts,
+	// limits and PNG bytes.
+	t.Run("hexbin", func(t *testing.T) {
+		got := run(t, "hexbin", `
+def hexbin_same(xs, ys):
+    figs, bins = [], []
+    for draw in (lambda ax: ax.hexbin(xs, ys, gridsize=40, mincnt=1, cmap="viridis", linewidths=0),
+                 lambda ax: hexbin_rows(ax, xs, ys, gridsize=40, cmap="viridis", linewidths=0)):
+        fig, ax = plt.subplots()
+        bins.append(draw(ax))
+        fig.colorbar(bins[-1], ax=ax)
+        png = io.BytesIO()
+        fig.savefig(png, format="png")
+        figs.append((ax.get_xlim(), ax.get_ylim(), png.getvalue()))
+        plt.close(fig)
+    return bool(np.array_equal(bins[0].get_offsets(), bins[1].get_offsets())
+                and np.array_equal(bins[0].get_array(), bins[1].get_array()) and figs[0] == figs[1])
+
+rng = np.random.default_rng(7)
+x = rng.normal(size=200_000)
+print(hexbin_same(x, 0.6 * x + rng.normal(size=len(x))),  # more rows than one block
+      hexbin_same(rng.integers(1, 12, 5000).astype(float), rng.integers(0, 40, 5000) * 0.25),  # ties on hexagon edges
+      hexbin_same(np.full(100, 3.0), rng.normal(size=100)),  # a constant column: the range is widened
+      hexbin_same(np.array([1.0]), np.array([2.0])))`)
+		if got != "True True True True\n" {
+			t.Errorf("hexbin_rows against ax.hexbin: got %q, want True True True True", got)
+		}
+	})
+
 	spearmanFrames := map[string]string{
 		"ties and missing": `pd.DataFrame({
     "ties": [3, 1, 3, np.nan, 2, 3, 1, 2, np.nan, 0],

@@ -33,7 +33,7 @@ if top_pairs:
     fig, axes = chart_grid(len(top_pairs), width=5, height=4)
     for drawn, (ax, (x, y, r, slope, intercept, xs, ys)) in enumerate(zip(axes, top_pairs), start=1):
         if len(xs) > HEXBIN_ROWS:
-            bins = ax.hexbin(xs, ys, gridsize=40, mincnt=1, cmap="viridis", linewidths=0)
+            bins = hexbin_rows(ax, xs, ys, gridsize=40, cmap="viridis", linewidths=0)
             fig.colorbar(bins, ax=ax, label="rows")
         else:
             ax.scatter(xs, ys, s=6, alpha=0.4, linewidths=0)
