@@ -65,6 +65,19 @@ print(hexbin_same(x, 0.6 * x + rng.normal(size=len(x))),  # more rows than one b
 		}
 	})
 
+	// box_stats gives the boxes and whiskers cbook.boxplot_stats gives.
+	t.Run("box stats", func(t *testing.T) {
+		got := run(t, "box stats", `from matplotlib import cbook
+rng = np.random.default_rng(3)
+samples = [rng.lognormal(size=10_001), rng.integers(0, 5, 1000).astype(float), np.array([2.5]), np.full(7, 1.0),
+           np.array([1.0, 2.0, 3.0, 4.0, 100.0, -50.0]), np.concatenate([np.zeros(90), np.arange(10.0)])]
+keys = ["med", "q1", "q3", "whislo", "whishi"]
+print(all(all(box_stats(x)[k] == cbook.boxplot_stats(x, whis=1.5)[0][k] for k in keys) for x in samples))`)
+		if got != "True\n" {
+			t.Errorf("box_stats against cbook.boxplot_stats: got %q, want True", got)
+		}
+	})
+
 	spearmanFrames := map[string]string{
 		"ties and missing": `pd.DataFrame({
     "ties": [3, 1, 3, np.nan, 2, 3, 1, 2, np.nan, 0],

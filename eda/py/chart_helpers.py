@@ -97,3 +97,14 @@ def hexbin_rows(ax, xs, ys, gridsize, **style):
     filled = counts > 0
     return ax.hexbin(centres_x[filled], centres_y[filled], C=counts[filled], reduce_C_function=np.sum,
                      gridsize=gridsize, extent=extent, mincnt=1, **style)
+
+
+def box_stats(values, whis=1.5):
+    """What ax.bxp draws of a box, as matplotlib's cbook.boxplot_stats(values, whis) computes it:
+    quartiles by linear interpolation, whiskers at the furthest values within whis × IQR of the box.
+    Without the mean, notches and outliers boxplot_stats also computes (and copies the values for)."""
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    iqr = q3 - q1
+    high = np.max(values, where=values <= q3 + whis * iqr, initial=-np.inf)
+    low = np.min(values, where=values >= q1 - whis * iqr, initial=np.inf)
+    return {"med": med, "q1": q1, "q3": q3, "whislo": min(low, q1), "whishi": max(high, q3), "fliers": []}

@@ -1,5 +1,3 @@
-from matplotlib import cbook
-
 group_column = {{CATEGORY}}
 group_values = {{COLUMNS}}
 groups = df.groupby(group_column, observed=True, sort=False)
@@ -19,11 +17,9 @@ for drawn, (ax, column) in enumerate(zip(axes, group_values), start=1):
         values = column_values[group_rows[name]]
         values = values[np.isfinite(values)]
         if len(values):
-            stats.append(cbook.boxplot_stats(values, whis=1.5)[0])
+            stats.append(box_stats(values, whis=1.5))
             labels.append(f"{chart_label(name, 15)}\nn={len(values):,}")
-    for box in stats:
-        box["fliers"] = []  # outliers are not drawn: with many rows they would hide the boxes
-    ax.bxp(stats, showfliers=False)
+    ax.bxp(stats, showfliers=False)  # outliers are not drawn: with many rows they would hide the boxes
     ax.set_xticks(range(1, len(labels) + 1), labels, rotation=30 if len(labels) > 5 else 0, fontsize=8)
     ax.set_title(chart_label(f"{column} by {group_column}", 50))
     ax.set_xlabel(chart_label(group_column))
