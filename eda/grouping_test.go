@@ -2,6 +2,7 @@ package eda
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/analyst-cli/analyst/kernel"
@@ -22,6 +23,9 @@ func TestFastRanksAndPeriodsMatchPandas(t *testing.T) {
 		ex, err := k.Execute(context.Background(), code, kernel.ExecOptions{Timeout: cellTimeout})
 		if err != nil || ex.Status != kernel.StatusOK {
 			t.Fatalf("%s: %v %v\n%s", what, err, ex.Error, traceback(ex))
+		}
+		if strings.Contains(ex.Stderr(), "Warning") {
+			t.Errorf("%s wrote a warning:\n%s", what, ex.Stderr())
 		}
 		return ex.Stdout()
 	}
@@ -75,6 +79,21 @@ keys = ["med", "q1", "q3", "whislo", "whishi"]
 print(all(all(box_stats(x)[k] == cbook.boxplot_stats(x, whis=1.5)[0][k] for k in keys) for x in samples))`)
 		if got != "True\n" {
 			t.Errorf("box_stats against cbook.boxplot_stats: got %q, want True", got)
+		}
+	})
+
+	// The by-category table: each group's median as groupby's median gives it.
+	t.Run("medians by group", func(t *testing.T) {
+		run(t, "frame", `df = pd.DataFrame({"g": ["b", "a", "b", None, "c", "a", "b", "c"],
+    "x": [1.0, np.nan, 2.5, 4.0, np.inf, 3.0, 0.1, -np.inf], "n": [1, 2, 3, 4, 5, 6, 8, 9],
+    "empty_in_c": [1.0, 2.0, 3.0, 4.0, np.nan, 5.0, 6.0, np.nan]})`)
+		run(t, "by-category cell", fill(vizGroupsPy, "{{CATEGORY}}", `"g"`, "{{COLUMNS}}", `["x", "n", "empty_in_c"]`))
+		got := run(t, "compare", `want = groups[group_values].median().reindex(group_order)
+want.columns = ["median " + column for column in group_values]
+want.insert(0, "rows", group_sizes)
+print(same_frame(group_table, want), want.index.name == group_table.index.name)`)
+		if got != "True True\n" {
+			t.Errorf("by-category table equal to groupby's medians: got %q, want True True", got)
 		}
 	})
 
