@@ -42,16 +42,23 @@ def date_periods(dates, freq):
     values = (dates.tz_localize(None) if dates.tz is not None else dates).to_numpy()
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64), dates[:0]
-    if freq == "W-MON":
-        # Weeks start on Monday; day 0 (1970-01-01) was a Thursday, so day -3 was a Monday.
-        number = (values.astype("datetime64[D]").astype(np.int64) + 3) // 7
-        first, last = number.min(), number.max()
-        starts = (np.arange(first, last + 1) * 7 - 3).astype("datetime64[D]")
+    if freq == "h":
+        number = values.astype("datetime64[h]").astype(np.int64)
     else:
-        unit = PERIOD_UNITS[freq]
-        number = values.astype(f"datetime64[{unit}]").astype(np.int64)
-        first, last = number.min(), number.max()
-        starts = np.arange(first, last + 1).astype(f"datetime64[{unit}]")
+        days = values.astype("datetime64[D]").astype(np.int64)
+        if freq == "D":
+            number = days
+        elif freq == "W-MON":
+            number = (days + 3) // 7  # weeks start on Monday; day 0 (1970-01-01) was a Thursday
+        else:  # months and years: numpy's calendar conversion is slow per row, so it is done per distinct day
+            first_day = days.min()
+            day_range = np.arange(first_day, days.max() + 1).astype("datetime64[D]")
+            number = day_range.astype(f"datetime64[{PERIOD_UNITS[freq]}]").astype(np.int64)[days - first_day]
+    first, last = number.min(), number.max()
+    if freq == "W-MON":
+        starts = (np.arange(first, last + 1) * 7 - 3).astype("datetime64[D]")  # day -3 was a Monday
+    else:
+        starts = np.arange(first, last + 1).astype(f"datetime64[{PERIOD_UNITS[freq]}]")
     starts = pd.DatetimeIndex(starts.astype(values.dtype), freq=freq)
     if dates.tz is not None:
         starts = starts.tz_localize(dates.tz)
