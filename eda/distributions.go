@@ -287,7 +287,9 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 
 	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
 		"(matplotlib would read `$...$` as math); panels are laid out in a grid; dates are bucketed into periods by " +
-		"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates)."))
+		"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates); " +
+		"hexagonal bins are counted a block of rows at a time with hexbin's own arithmetic, and boxes get the quartiles and whiskers " +
+		"matplotlib's boxplot_stats gives (the same charts, with less memory and time)."))
 	add(Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"))
 
 	// Numeric summary.
