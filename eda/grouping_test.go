@@ -14,7 +14,8 @@ import (
 // groupby by date, which sort. This pins that they give exactly what those
 // give, on small frames with the awkward cases: ties, missing values, ±0, ±inf,
 // an all-missing column, one row, empty periods, dates before 1970, weeks,
-// hours, UTC dates, integer and float values, a missing category.
+// hours, dates with a time zone (UTC, daylight saving, a half-hour offset),
+// integer and float values, a missing category.
 func TestFastRanksAndPeriodsMatchPandas(t *testing.T) {
 	k := kerneltest.Start(t, nil)
 	mustRun(t, k, Setup())
@@ -136,6 +137,12 @@ print(all(np.array_equal(average_ranks(df[c]), want_ranks[c].to_numpy(dtype=floa
     "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "a"]})`, "h"},
 		"months, UTC": {`pd.DataFrame({"d": pd.to_datetime(["2024-03-31 23:30", "2024-01-01", "2024-03-01"], format="ISO8601", utc=True),
     "v": [1.0, 2.0, 3.0], "g": ["a", "b", "a"]})`, "MS"},
+		"hours across daylight saving, Paris": {`pd.DataFrame({"d": pd.date_range("2024-10-26 22:00", "2024-10-27 05:00", freq="17min", tz="UTC").tz_convert("Europe/Paris")})
+df = df.assign(v=np.arange(len(df)) * 0.5, g=np.where(np.arange(len(df)) % 3 == 0, "a", "b"))`, "h"},
+		"hours, India (+05:30)": {`pd.DataFrame({"d": pd.date_range("2024-01-01", "2024-01-01 06:00", freq="23min", tz="UTC").tz_convert("Asia/Kolkata")})
+df = df.assign(v=np.arange(len(df)) * 1.5, g="a")`, "h"},
+		"days across daylight saving, Paris": {`pd.DataFrame({"d": pd.date_range("2024-03-29", "2024-04-02", freq="97min", tz="UTC").tz_convert("Europe/Paris")})
+df = df.assign(v=np.arange(len(df)), g="a")`, "D"},
 		"one category, all missing groups": {`pd.DataFrame({"d": pd.to_datetime(["2024-01-05", "2024-03-01"], format="ISO8601"), "v": [1.0, 2.0], "g": [None, None]})`, "MS"},
 	}
 	for name, c := range dateFrames {

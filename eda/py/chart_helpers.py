@@ -37,11 +37,21 @@ def date_periods(dates, freq):
     """Each date's period, numbered from the first (0, 1, ...), and the start of every period from the
     first to the last, empty ones included: the periods resample(freq, closed="left", label="left")
     makes (freq one of h, D, W-MON, MS, YS). Integer period numbers are O(n); resample sorts the dates.
-    Dates with a time zone are bucketed by their local calendar, as resample does."""
+    Dates with a time zone are bucketed by their local calendar (hours by the instant), as resample does."""
     dates = pd.DatetimeIndex(dates)
     values = (dates.tz_localize(None) if dates.tz is not None else dates).to_numpy()
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64), dates[:0]
+    if freq == "h" and dates.tz is not None:
+        # Hours have one length everywhere: the instants are bucketed, with the zone's offset past whole
+        # hours (India's 30 minutes), so a daylight-saving change neither skips nor repeats an hour.
+        instants = dates.tz_convert("UTC").tz_localize(None).to_numpy().astype("datetime64[ns]").astype(np.int64)
+        shift = (values[0].astype("datetime64[ns]").astype(np.int64) - instants[0]) % 3_600_000_000_000
+        number = (instants + shift) // 3_600_000_000_000
+        first = number.min()
+        starts = pd.DatetimeIndex((np.arange(first, number.max() + 1) * 3_600_000_000_000 - shift).astype("datetime64[ns]"))
+        starts = starts.tz_localize("UTC").tz_convert(dates.tz).as_unit(dates.unit)
+        return number - first, pd.DatetimeIndex(starts, freq=freq)
     if freq == "h":
         number = values.astype("datetime64[h]").astype(np.int64)
     else:
