@@ -257,7 +257,11 @@ type distributionsCode struct {
 var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: numericStatsPy,
 	histDraw: `values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
     ax.hist(values, bins=hist_bins(values))`,
-	topCounts: "df[column].value_counts()", topRows: "len(df)", missingShare: "df.isna().mean()", countsPerPeriod: true}
+	// The profile counted each categorical column's values (value_counts[column] is its
+	// df[column].value_counts()) and each column's missing values: not counted again.
+	topCounts: "value_counts[column]", topRows: "len(df)", countsPerPeriod: true,
+	missingShare:    `pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)  # the profile's df[column].isna().sum()`,
+	categoricalNote: " The counts are the profile's: `value_counts[column]` is `df[column].value_counts()`."}
 
 var (
 	chartHelpersPy    = pyFile("chart_helpers.py")
@@ -282,7 +286,10 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 	c := Choose(p, opts)
 
 	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
-		"(matplotlib would read `$...$` as math); panels are laid out in a grid."))
+		"(matplotlib would read `$...$` as math); panels are laid out in a grid; dates are bucketed into periods by " +
+		"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates); " +
+		"hexagonal bins are counted a block of rows at a time with hexbin's own arithmetic, and boxes get the quartiles and whiskers " +
+		"matplotlib's boxplot_stats gives (the same charts, with less memory and time)."))
 	add(Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"))
 
 	// Numeric summary.

@@ -164,7 +164,14 @@ func Visualization(p *Profile, opts Options) Stage {
 
 	if len(v.Pairs) >= 2 {
 		add(Markdown(pairsMd))
-		add(Code(fill(vizPairsPy, "{{COLUMNS}}", pyList(v.Pairs), "{{TOP_PAIRS}}", strconv.Itoa(TopPairs),
+		// The pairs are the correlation columns: with the data in memory, the
+		// correlations cell already computed their Pearson r over df; out of
+		// core, df here is a sample and pearson was computed from every row.
+		pearson := `pearson  # the correlations cell's Pearson r: the same columns, over the same df`
+		if p.OutOfCore != nil {
+			pearson = `df[pair_columns].corr(method="pearson")`
+		}
+		add(Code(fill(vizPairsPy, "{{COLUMNS}}", pyList(v.Pairs), "{{PEARSON}}", pearson, "{{TOP_PAIRS}}", strconv.Itoa(TopPairs),
 			"{{HEXBIN_ROWS}}", fmt.Sprintf("%d_%03d", HexbinRows/1000, HexbinRows%1000)), "viz-pairs"))
 	}
 	if v.Category != "" && len(v.Grouped) > 0 {

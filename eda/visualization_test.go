@@ -49,13 +49,16 @@ func TestVisualizationStage(t *testing.T) {
 	mustRun(t, k, Setup())
 
 	// The whole distributions stage on the small file; on the large one
-	// only the chart helpers the visualization stage uses (to keep it fast).
+	// only the chart helpers and the correlations the visualization stage
+	// uses (to keep it fast).
 	stage := func(t *testing.T, file string) (*Profile, Stage, stageRun) {
 		mustRun(t, k, Load("/data/"+file))
 		p := profileOf(t, mustRun(t, k, ProfileStage()))
 		dist := Distributions(p, Options{})
 		if p.Rows > HexbinRows {
-			dist.Cells = slices.DeleteFunc(dist.Cells, func(c Cell) bool { return !slices.Contains(c.Tags, "chart-helpers") })
+			dist.Cells = slices.DeleteFunc(dist.Cells, func(c Cell) bool {
+				return !slices.Contains(c.Tags, "chart-helpers") && !slices.Contains(c.Tags, "correlations")
+			})
 		}
 		mustRun(t, k, dist)
 		st := Visualization(p, Options{})

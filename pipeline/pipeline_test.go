@@ -71,7 +71,30 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 	data := salesCSV(t, dir, 3000)
 	before := sha(t, data)
 	out := filepath.Join(dir, "out")
-	res := run(t, options(t, data, out))
+	opts := options(t, data, out)
+	var progress []pipeline.Event
+	opts.Progress = func(e pipeline.Event) {
+		if e.Type == pipeline.EventProgress {
+			progress = append(progress, e)
+		}
+	}
+	res := run(t, opts)
+
+	// The long cells of the distributions and visualization stages say how far
+	// they have got; the last step of each is always sent, however fast.
+	for _, want := range []struct{ stage, unit, message string }{
+		{eda.StageDistributions, "columns", "ranked 4 of 4 columns for Spearman's rho"},
+		{eda.StageVisualization, "pairs", "drew 3 of 3 pairs"},
+		{eda.StageVisualization, "columns", "drew 4 of 4 columns by product"},
+	} {
+		found := false
+		for _, e := range progress {
+			found = found || e.Stage == want.stage && e.Unit == want.unit && e.Message == want.message && e.Done == e.Total && e.Cell > 0
+		}
+		if !found {
+			t.Errorf("no progress %q (%s) in stage %s; got %+v", want.message, want.unit, want.stage, progress)
+		}
+	}
 
 	for _, p := range []string{res.Files.Notebook, res.Files.Report, res.Files.Manifest} {
 		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {

@@ -2,7 +2,7 @@ pair_columns = {{COLUMNS}}
 TOP_PAIRS = {{TOP_PAIRS}}  # pairs drawn; the table lists up to LISTED_PAIRS
 LISTED_PAIRS = 20
 HEXBIN_ROWS = {{HEXBIN_ROWS}}  # above this many rows a pair is drawn as hexagonal bins
-pair_r = df[pair_columns].corr(method="pearson")
+pair_r = {{PEARSON}}
 ranked = []
 for i, x in enumerate(pair_columns):
     for y in pair_columns[i + 1:]:
@@ -18,8 +18,11 @@ if len(ranked) > LISTED_PAIRS:
 
 top_pairs = []
 for x, y, r in ranked[:TOP_PAIRS]:
-    both = df[[x, y]].replace([np.inf, -np.inf], np.nan).dropna()
-    xs, ys = both[x].to_numpy(dtype=float), both[y].to_numpy(dtype=float)
+    # The rows where both values are finite (no copy of the columns when every row is).
+    xs, ys = df[x].to_numpy(dtype=float, na_value=np.nan), df[y].to_numpy(dtype=float, na_value=np.nan)
+    both = np.isfinite(xs) & np.isfinite(ys)
+    if not both.all():
+        xs, ys = xs[both], ys[both]
     slope = r * ys.std(ddof=1) / xs.std(ddof=1)
     intercept = ys.mean() - slope * xs.mean()
     top_pairs.append((x, y, r, slope, intercept, xs, ys))
@@ -28,9 +31,9 @@ for x, y, r in ranked[:TOP_PAIRS]:
 
 if top_pairs:
     fig, axes = chart_grid(len(top_pairs), width=5, height=4)
-    for ax, (x, y, r, slope, intercept, xs, ys) in zip(axes, top_pairs):
+    for drawn, (ax, (x, y, r, slope, intercept, xs, ys)) in enumerate(zip(axes, top_pairs), start=1):
         if len(xs) > HEXBIN_ROWS:
-            bins = ax.hexbin(xs, ys, gridsize=40, mincnt=1, cmap="viridis", linewidths=0)
+            bins = hexbin_rows(ax, xs, ys, gridsize=40, cmap="viridis", linewidths=0)
             fig.colorbar(bins, ax=ax, label="rows")
         else:
             ax.scatter(xs, ys, s=6, alpha=0.4, linewidths=0)
@@ -40,6 +43,8 @@ if top_pairs:
         ax.set_xlabel(chart_label(x))
         ax.set_ylabel(chart_label(y))
         ax.legend(loc="best", fontsize=8)
+        progress_log.info(f"drew {drawn:,} of {len(top_pairs):,} pairs",
+                          extra={"done": drawn, "total": len(top_pairs), "unit": "pairs"})
     fig.suptitle("The most strongly correlated pairs of numeric columns")
     fig.tight_layout()
     plt.show()

@@ -6,12 +6,21 @@ TREND_LINES = {{LINES}}  # groups drawn as their own line; the rest are summed a
 dated = df[trend_date].notna()
 group = df.loc[dated, trend_group]
 largest = list(group.value_counts().index[:TREND_LINES])
-lines = pd.DataFrame({"date": df.loc[dated, trend_date], "value": df.loc[dated, trend_value],
-                      "line": group.astype(object).where(group.isin(largest), "other")})
+# Each row's line: its group's place among the largest, or "other" after them.
+line_names = largest + ["other"]
+group_codes, group_names = pd.factorize(group)  # code -1: missing
+line_of_group = pd.Index(largest).get_indexer(group_names)  # -1: not among the largest
+line_of_group[line_of_group < 0] = len(largest)
+line = np.append(line_of_group, len(largest))[group_codes]  # a missing group (code -1) is "other" too
 # Each period is the interval [start, next start), labelled by its start.
-periods = pd.Grouper(key="date", freq=TREND_FREQUENCY, closed="left", label="left")
-trend = lines.groupby([periods, "line"])["value"].sum().unstack(fill_value=0)
-trend = trend[largest + (["other"] if "other" in trend.columns else [])]
+period, period_starts = date_periods(df.loc[dated, trend_date], TREND_FREQUENCY)
+sums = sum_per_code(df.loc[dated, trend_value], period * len(line_names) + line, len(period_starts) * len(line_names))
+trend = pd.DataFrame(sums.reshape(len(period_starts), len(line_names)), index=period_starts,
+                     columns=pd.Index(line_names, name="line"))
+# Periods without rows and an empty "other" are left out, as a groupby by period and line leaves them.
+trend = trend[np.bincount(period, minlength=len(period_starts)) > 0]
+if not (line == len(largest)).any():
+    trend = trend[largest]
 trend.index.name = "{{WORD}} starting"
 display(trend)
 
