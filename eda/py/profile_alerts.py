@@ -21,17 +21,20 @@ def case_variants(counts):
     return sorted(groups, key=lambda g: (-sum(n for _, n in g), str(g[0][0])))
 
 
-def correlation_blocks(frame, threshold, block=CORRELATION_BLOCK):
+def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
     """(pairs, strongest): every pair of columns with |Pearson r| >= threshold, as (a, b, r), and
     each column's largest |r| with another column.
 
     r is over the rows where both values are present, as DataFrame.corr computes it, but from
     matrix products of the centred values (and, where values are missing, of the masks of
-    present values), block by block of columns: memory stays rows × 2 blocks.
+    present values), block by block of columns: memory stays rows × 2 blocks. The columns of
+    a block are copied straight from frame, laid out as frame[names].to_numpy() would lay them.
     """
-    names = list(frame.columns)
     def prepared(start):
-        x = frame.iloc[:, start:start + block].to_numpy(dtype=float, na_value=np.nan)
+        x = np.empty((len(names[start:start + block]), len(frame)))
+        for k, name in enumerate(names[start:start + block]):
+            x[k] = frame[name].to_numpy(dtype=float, na_value=np.nan)
+        x = x.T
         x[~np.isfinite(x)] = np.nan
         present = ~np.isnan(x)
         with np.errstate(all="ignore"):
@@ -151,7 +154,7 @@ for i, c in enumerate(column_info, 1):
 
 # Correlated pairs: every numeric column against every other (see correlation_blocks).
 numeric_info = [c for c in column_info if c["kind"] == "numeric" and c["distinct"] > 1]
-pairs, strongest = correlation_blocks(df[[c["name"] for c in numeric_info]], HIGH_CORRELATION)
+pairs, strongest = correlation_blocks(df, [c["name"] for c in numeric_info], HIGH_CORRELATION)
 for c in numeric_info:
     c["max_correlation"] = jsonable(strongest[c["name"]])  # the heatmap shows the strongest first
 pairs.sort(key=lambda p: -abs(p[2]))  # stable: ties keep the file's order
