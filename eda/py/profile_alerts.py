@@ -33,13 +33,18 @@ def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
     def prepared(start):
         x = np.empty((len(names[start:start + block]), len(frame)))
         for k, name in enumerate(names[start:start + block]):
-            x[k] = frame[name].to_numpy(dtype=float, na_value=np.nan)
+            s = frame[name]  # NumPy numbers are cast as they are copied; others (Int64, Float64) give NaN for NA
+            x[k] = s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=float, na_value=np.nan)
         x = x.T
-        x[~np.isfinite(x)] = np.nan
-        present = ~np.isnan(x)
+        present = np.isfinite(x)  # missing and infinite values are left out
+        absent = None if present.all() else ~present
         with np.errstate(all="ignore"):
-            x = np.where(present, x - np.nanmean(x, axis=0), 0.0)
-        return x, (None if present.all() else present.astype(float))
+            if absent is not None:
+                x[absent] = 0.0
+            x -= x.sum(axis=0) / present.sum(axis=0)  # centred on the mean of the present values
+            if absent is not None:
+                x[absent] = 0.0
+        return x, (None if absent is None else present.astype(float))
     pairs, strongest = [], np.zeros(len(names))
     for i in range(0, len(names), block):
         xa, ma = prepared(i)
