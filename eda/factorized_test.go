@@ -17,7 +17,8 @@ import (
 // included), isna().sum(), and memory_usage(deep=True) to the byte, with
 // non-ASCII text, missing values, a marker turned missing, an empty column,
 // and equal non-ASCII strings whose sizes differ (one with its UTF-8 form
-// cached, as C functions that take text leave it).
+// cached, as C functions that take text leave it). Dates are parsed once per
+// distinct text and placed by the codes: the same as to_datetime of the column.
 func TestTextColumnsFactorizedOnce(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
@@ -55,10 +56,23 @@ for v in probe[:40:3]:
 checks["sizes differ"] = len({v.__sizeof__() for v in probe[:40] if v == "Zoë0"}) == 2
 factorized(probe)
 checks["probe memory"] = memory_bytes(probe) == probe.memory_usage(index=False, deep=True)
+texts = {"%Y-%m-%d": ["2024-01-31", None, "2024-02-30", "2023-12-01", "2024-01-31", "soon"] * 20,
+         "%Y-%m-%dT%H:%M:%S%z": ["2024-03-01T10:00:00+01:00", "2024-03-01T10:00:00Z", None, "2024-03-01T09:00:00-05:30"] * 30,
+         "%d/%m/%Y %H:%M": [f"{d % 28 + 1:02d}/01/2024 {d % 24:02d}:{d % 60:02d}" for d in range(300)]}
+for i, (fmt, values) in enumerate(texts.items()):
+    s = pd.Series(values, name=f"dates{i}", dtype=object)
+    factorized(s)
+    mine, ref = column_dates(s, fmt), to_dates(s, fmt)
+    checks[fmt] = bool(mine.equals(ref) and mine.dtype == ref.dtype and mine.isna().sum() == ref.isna().sum())
+ints = {"small": [3, -2, 3, 7, -2, 0], "one": [5], "wide": [0, 10**12, 3, 3], "uint": np.array([2**63 + 5, 2**63 + 1, 2**63 + 5], dtype=np.uint64),
+        "int8": np.arange(-128, 128, dtype=np.int8).repeat(2)[::3]}
+checks["distinct"] = [distinct_count(pd.Series(v)) == pd.Series(v).nunique() for v in ints.values()]
 print(json.dumps(checks))`, &got)
 	want := map[string]any{
 		"city": []any{true, true, true}, "name": []any{true, true, true},
 		"memory": true, "sizes differ": true, "probe memory": true,
+		"%Y-%m-%d": true, "%Y-%m-%dT%H:%M:%S%z": true, "%d/%m/%Y %H:%M": true,
+		"distinct": []any{true, true, true, true, true}, // integers counted by slot, as nunique counts them
 	}
 	for key, w := range want {
 		if fmt.Sprint(got[key]) != fmt.Sprint(w) {

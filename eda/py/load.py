@@ -388,6 +388,18 @@ def to_dates(values, fmt):
     return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
 
 
+def column_dates(s, fmt):
+    """to_dates(s, fmt) of a whole column. When the loader kept the column's codes, each distinct
+    text is parsed once and the dates are placed by the codes (what pandas' own cache of
+    to_datetime does, after hashing the column again)."""
+    kept = kept_factorization(s)
+    if kept is None:
+        return to_dates(s, fmt)
+    codes, uniques, _ = kept
+    dates = to_dates(pd.Series(uniques, dtype=object), fmt).array
+    return pd.Series(dates.take(codes, allow_fill=True), index=s.index, name=s.name)
+
+
 def spaced_sample(s, n):
     """Up to n non-missing values spread evenly over the column (not just its first rows):
     s.dropna().iloc[::step][:n], taken by position so that the column is not copied."""
@@ -418,7 +430,7 @@ def parse_dates(df, info):
         if share < DATE_SHARE:
             continue
         present = present_mask(df[column]).sum()
-        parsed = to_dates(df[column], fmt)
+        parsed = column_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
         if "%z" in fmt:

@@ -3,7 +3,7 @@ HIGH_MISSING_SHARE = {{HIGH_MISSING_SHARE}}  # flag a column with at least this 
 HIGH_CARDINALITY = {{HIGH_CARDINALITY}}  # flag a categorical column with more distinct values than this
 SKEWED = {{SKEWED}}  # flag a numeric column whose |skewness| is above this
 HIGH_CORRELATION = {{HIGH_CORRELATION}}  # flag two numeric columns whose |Pearson r| is at least this
-CORRELATION_BLOCK = 200  # columns per block of the correlation check: memory stays rows × 2 blocks
+CORRELATION_BLOCK = 200  # columns per block of the correlation check: memory stays rows × 3 blocks
 CORRELATION_MAX_ALERTS = {{CORRELATION_MAX_ALERTS}}  # high_correlation alerts listed, strongest first; the rest are counted
 VARIANT_GROUPS = 5  # groups of case/space variants shown per column
 DATES_AS_TEXT_SHARE = {{DATES_AS_TEXT_SHARE}}  # flag a text column when at least this share of sampled values are dates
@@ -27,7 +27,7 @@ def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
 
     r is over the rows where both values are present, as DataFrame.corr computes it, but from
     matrix products of the centred values (and, where values are missing, of the masks of
-    present values), block by block of columns: memory stays rows × 2 blocks. The columns of
+    present values), block by block of columns: memory stays rows × 3 blocks (two, and the squares of one). The columns of
     a block are copied straight from frame, laid out as frame[names].to_numpy() would lay them.
     """
     def prepared(start):
@@ -40,19 +40,21 @@ def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
         absent = None if present.all() else ~present
         with np.errstate(all="ignore"):
             if absent is not None:
-                x[absent] = 0.0
+                np.copyto(x, 0.0, where=absent)
             x -= x.sum(axis=0) / present.sum(axis=0)  # centred on the mean of the present values
             if absent is not None:
-                x[absent] = 0.0
+                np.copyto(x, 0.0, where=absent)
         return x, (None if absent is None else present.astype(float))
     pairs, strongest = [], np.zeros(len(names))
     for i in range(0, len(names), block):
         xa, ma = prepared(i)
+        squares_a = xa * xa
         for j in range(i, len(names), block):
             xb, mb = (xa, ma) if j == i else prepared(j)
+            squares_b = squares_a if j == i else xb * xb
             with np.errstate(all="ignore"):
                 if ma is None and mb is None:  # no value missing: one matrix product
-                    r = (xa.T @ xb) / np.sqrt(np.outer((xa * xa).sum(axis=0), (xb * xb).sum(axis=0)))
+                    r = (xa.T @ xb) / np.sqrt(np.outer(squares_a.sum(axis=0), squares_b.sum(axis=0)))
                     n = np.full(r.shape, len(frame))
                 else:  # sums over the rows where both values are present
                     ma = np.ones_like(xa) if ma is None else ma
@@ -60,7 +62,7 @@ def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
                     n = ma.T @ mb
                     sa, sb = xa.T @ mb, ma.T @ xb
                     r = (n * (xa.T @ xb) - sa * sb) / np.sqrt(
-                        (n * ((xa * xa).T @ mb) - sa ** 2) * (n * (ma.T @ (xb * xb)) - sb ** 2))
+                        (n * (squares_a.T @ mb) - sa ** 2) * (n * (ma.T @ squares_b) - sb ** 2))
             r[~np.isfinite(r) | (n < 2)] = 0.0
             r = np.clip(r, -1.0, 1.0)
             if j == i:

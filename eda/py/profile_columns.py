@@ -50,6 +50,18 @@ def memory_bytes(s):
                + pd.Series(one_by_one, dtype=object).memory_usage(index=False, deep=True) - one_by_one.nbytes)
 
 
+def distinct_count(s):
+    """s.nunique(). Integers spanning no more values than twice the rows are counted by
+    marking each value's slot (np.bincount): the same count as hashing them, faster."""
+    values = s.to_numpy()
+    if values.dtype.kind in "iu" and len(values):
+        low, high = int(values.min()), int(values.max())
+        if high - low < 2 * len(values):
+            wide = values.astype(np.int64 if values.dtype.kind == "i" else np.uint64, copy=False)
+            return int(np.count_nonzero(np.bincount((wide - low).astype(np.intp))))
+    return int(s.nunique())
+
+
 def column_kind(s, counts, present):
     """numeric, categorical, datetime, boolean, text or empty."""
     if present == 0:
@@ -77,7 +89,7 @@ def profile_column(name, s, rows, memory, value_counts):
     counts = None if numeric or pd.api.types.is_datetime64_any_dtype(s) else frequencies(s)
     if counts is not None:
         value_counts[name] = counts
-    distinct = len(counts) if counts is not None else int(s.nunique())
+    distinct = len(counts) if counts is not None else distinct_count(s)
     kind = column_kind(s, counts, present)
     samples = first_present(s, 100).astype(str).drop_duplicates().head(SAMPLE_VALUES)
     col = {
