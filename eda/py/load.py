@@ -473,10 +473,20 @@ EPOCH_NAME = re.compile(r"time|date|epoch|unix|stamp|(^|_)ts$|_at$|created|updat
 # Hashing millions of text values is the slow part of cleaning and profiling them, so the
 # loader factorizes each text column (every value a str) once (pd.factorize: a code per row, -1 where missing, and
 # the distinct values in order of first appearance) and keeps the result here, by column name,
-# for the profile: missing counts, frequencies and memory come from the codes. An entry holds
-# the values it was made from, so a column replaced since (df[c] = ...) is factorized afresh;
-# it assumes that no cell changes values inside a column in place between the load and the profile.
+# for the profile: missing counts, frequencies and memory come from the codes. An entry knows
+# the values it was made from (by a weak reference: it does not keep a replaced column alive),
+# so a column replaced since (df[c] = ...) is factorized afresh; it assumes that no cell changes
+# values inside a column in place between the load and the profile.
 FACTORIZED = {}
+
+
+def values_key(values):
+    """(weak reference to the array that owns values' memory, address, shape): equal keys with a
+    live owner mean the very same values."""
+    owner = values
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    return weakref.ref(owner), values.__array_interface__["data"][0], values.shape
 
 
 def factorized(s, keep=True):
@@ -491,7 +501,7 @@ def factorized(s, keep=True):
         codes = codes.astype(np.int32) if len(uniques) < 2**31 - 1 else codes
         kept = (codes, uniques, np.bincount(codes + 1, minlength=len(uniques) + 1))
         if keep:
-            FACTORIZED[s.name] = (values, *kept)
+            FACTORIZED[s.name] = (values_key(values), *kept)
     return kept
 
 
@@ -500,8 +510,8 @@ def kept_factorization(s):
     kept = FACTORIZED.get(s.name) if s.dtype == object else None
     if kept is None:
         return None
-    values = s.to_numpy()
-    if (kept[0].__array_interface__["data"][0], kept[0].shape) != (values.__array_interface__["data"][0], values.shape):
+    (owner, address, shape), now = kept[0], values_key(s.to_numpy())
+    if owner() is None or owner() is not now[0]() or (address, shape) != now[1:]:  # replaced since
         return None
     return kept[1:]
 
