@@ -34,7 +34,7 @@ load_info = {"format": "generated", "notes": [], "missing_markers": {}}`)}})
 		var t struct{ Blocks, All, First30 float64 }
 		pyValue(b, k, `import time
 numeric = df.select_dtypes("number")
-t0 = time.perf_counter(); correlation_blocks(numeric, HIGH_CORRELATION)
+t0 = time.perf_counter(); correlation_blocks(numeric, list(numeric.columns), HIGH_CORRELATION)
 t1 = time.perf_counter(); numeric.corr()
 t2 = time.perf_counter(); numeric.iloc[:, :30].corr()
 t3 = time.perf_counter()

@@ -166,17 +166,27 @@ def is_number(text):
         return False
 
 
+def amount(n, total):
+    """n bytes in the unit the file's size is shown in: MiB from 1 MiB up (with a decimal
+    below 10, so that the first chunks of a small file do not read as 0), else bytes."""
+    if total < 2**20:
+        return f"{n:,}"
+    return f"{n / 2**20:,.1f}" if n < 10 * 2**20 else f"{n / 2**20:,.0f}"
+
+
 class ProgressFile(io.RawIOBase):
     """The file at path, read as pandas would read it, logging to progress_log how much of it
     has been read (and, for uncompressed text, about how many rows, at the head's bytes per
-    line). The reading itself is unchanged."""
+    line), then, once it is all read, that pandas is converting the columns. The reading itself
+    is unchanged."""
 
     def __init__(self, path, head, compressed):
         super().__init__()
         self.file = open(path, "rb")
         self.total = os.path.getsize(path)
         self.line_bytes = None if compressed or b"\n" not in head else len(head) / head.count(b"\n")
-        self.size = f"{self.total / 2**20:,.0f} MiB" if self.total >= 2**20 else f"{self.total:,} bytes"
+        self.size = f"{amount(self.total, self.total)} " + ("MiB" if self.total >= 2**20 else "bytes")
+        self.finished = False
 
     def readable(self):
         return True
@@ -185,13 +195,24 @@ class ProgressFile(io.RawIOBase):
         n = self.file.readinto(buffer)
         done = self.file.tell()
         rows = f", about {done / self.line_bytes:,.0f} rows" if self.line_bytes else ""
-        progress_log.info(f"read {done / 2**20:,.0f} of {self.size} ({done / self.total:.0%}){rows}",
-                          extra={"done": done, "total": self.total, "unit": "bytes"})
+        if n:
+            progress_log.info(f"read {amount(done, self.total)} of {self.size} ({done / self.total:.0%}){rows}",
+                              extra={"done": done, "total": self.total, "unit": "bytes"})
+        elif not self.finished:  # the end: pandas now turns the text into typed columns, silently
+            self.finished = True
+            progress_log.info(f"read all {self.size}{rows}; converting the text into columns",
+                              extra={"done": done, "total": done, "unit": "bytes"})
         return n
 
     def close(self):
         self.file.close()
         super().close()
+
+
+def log_columns(step, done, total):
+    """Logs to progress_log how many of the text columns a cleaning step has done."""
+    progress_log.info(f"{step}: {done:,} of {total:,} text columns",
+                      extra={"done": done, "total": total, "unit": "columns"})
 
 
 def read_delimited(path, head, compression, encoding, info):
@@ -245,15 +266,21 @@ def read_delimited(path, head, compression, encoding, info):
     # Later rows with more fields than the header are skipped (their values cannot be placed
     # in columns); pandas reports each one and the loader records them in the notes.
     # Rows with fewer fields are kept, their missing trailing fields left empty.
+    def read(encoding):
+        # Under copy-on-write, pandas makes the frame from the parsed columns as they are; else it
+        # first copies them into one block per type (seconds on millions of rows). The option is
+        # on only while reading: the values, types and behaviour of df are the same either way.
+        with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
+            return pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
+                               decimal=decimal, thousands=thousands, header=None if no_header else "infer",
+                               names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
+                               lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+
     messages = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
         warnings.simplefilter("always")
         try:
-            with ProgressFile(path, head, compression) as data:
-                df = pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
-                                 decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                                 names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
-                                 lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+            df = read(encoding)
         except UnicodeDecodeError:
             if encoding not in ("utf-8", "utf-8-sig"):
                 raise
@@ -261,11 +288,7 @@ def read_delimited(path, head, compression, encoding, info):
             encoding = "latin-1"
             info["notes"].append("the file is not valid UTF-8 after its first 64 KB; "
                                  "it was read as Latin-1 (ISO-8859-1)")
-            with ProgressFile(path, head, compression) as data:
-                df = pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
-                                 decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                                 names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
-                                 lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+            df = read(encoding)
         except pd.errors.EmptyDataError:
             raise AnalystDataError("the file is empty: it has no header and no rows. Check that the "
                                    "export that wrote it finished.") from None
@@ -365,10 +388,22 @@ def to_dates(values, fmt):
     return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
 
 
+def column_dates(s, fmt):
+    """to_dates(s, fmt) of a whole column. When the loader kept the column's codes, each distinct
+    text is parsed once and the dates are placed by the codes (what pandas' own cache of
+    to_datetime does, after hashing the column again)."""
+    kept = kept_factorization(s)
+    if kept is None:
+        return to_dates(s, fmt)
+    codes, uniques, _ = kept
+    dates = to_dates(pd.Series(uniques, dtype=object), fmt).array
+    return pd.Series(dates.take(codes, allow_fill=True), index=s.index, name=s.name)
+
+
 def spaced_sample(s, n):
     """Up to n non-missing values spread evenly over the column (not just its first rows):
     s.dropna().iloc[::step][:n], taken by position so that the column is not copied."""
-    present = s.notna().to_numpy()
+    present = present_mask(s)
     count = int(present.sum())
     step = max(1, count // n)
     if count == len(s):
@@ -388,12 +423,14 @@ def first_present(s, n):
 
 def parse_dates(df, info):
     """Text columns whose values are mostly dates (>= DATE_SHARE) become datetime columns."""
-    for column in df.columns[df.dtypes == object]:
+    columns = df.columns[df.dtypes == object]
+    for i, column in enumerate(columns):
+        log_columns("looked for dates", i, len(columns))
         fmt, share = date_format(spaced_sample(df[column], 500))
         if share < DATE_SHARE:
             continue
-        present = df[column].notna().sum()
-        parsed = to_dates(df[column], fmt)
+        present = present_mask(df[column]).sum()
+        parsed = column_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
             continue
         if "%z" in fmt:
@@ -401,6 +438,7 @@ def parse_dates(df, info):
             info["notes"].append(f"the times in {column!r} carry UTC offsets ({', '.join(zones[:6])}); they were "
                                  "converted to UTC, so the column holds UTC times")
         df[column] = parsed
+        FACTORIZED.pop(column, None)
         info["parsed_dates"].append(str(column))
         failed = present - parsed.notna().sum()
         if failed:
@@ -410,6 +448,7 @@ def parse_dates(df, info):
         if swapped != fmt and swapped in DATE_FORMATS and (parsed.dt.day.dropna() <= 12).all():
             info["notes"].append(f"the dates in {column!r} could be day/month or month/day "
                                  f"(no day is above 12); they were read as {fmt}")
+    log_columns("looked for dates", len(columns), len(columns))
 
 
 # ---- Text as spreadsheets and exports write it --------------------------------------
@@ -430,23 +469,83 @@ EPOCH_RANGES = {"s": (1e9, 2e9), "ms": (1e12, 2e12)}
 EPOCH_NAME = re.compile(r"time|date|epoch|unix|stamp|(^|_)ts$|_at$|created|updated|modified", re.I)
 
 
-def text_values(s):
-    """The distinct non-missing values of s as a Series of text, or None if s is not text."""
+# ---- Text columns, hashed once ----------------------------------------------------
+# Hashing millions of text values is the slow part of cleaning and profiling them, so the
+# loader factorizes each text column (every value a str) once (pd.factorize: a code per row, -1 where missing, and
+# the distinct values in order of first appearance) and keeps the result here, by column name,
+# for the profile: missing counts, frequencies and memory come from the codes. An entry knows
+# the values it was made from (by a weak reference: it does not keep a replaced column alive),
+# so a column replaced since (df[c] = ...) is factorized afresh; it assumes that no cell changes
+# values inside a column in place between the load and the profile.
+FACTORIZED = {}
+
+
+def values_key(values):
+    """(weak reference to the array that owns values' memory, address, shape): equal keys with a
+    live owner mean the very same values."""
+    owner = values
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    return weakref.ref(owner), values.__array_interface__["data"][0], values.shape
+
+
+def factorized(s, keep=True):
+    """(codes, uniques, counts) of the text column s, computed once and kept in FACTORIZED
+    (unless keep is False):
+    codes as pd.factorize gives them (int32, -1 where missing), the distinct non-missing
+    values in order of first appearance, and counts[0] missing values, counts[1 + i] of uniques[i]."""
+    kept = kept_factorization(s)
+    if kept is None:
+        values = s.to_numpy()
+        codes, uniques = pd.factorize(values)
+        codes = codes.astype(np.int32) if len(uniques) < 2**31 - 1 else codes
+        kept = (codes, uniques, np.bincount(codes + 1, minlength=len(uniques) + 1))
+        if keep:
+            FACTORIZED[s.name] = (values_key(values), *kept)
+    return kept
+
+
+def kept_factorization(s):
+    """factorized(s) if it was kept for these very values of s, else None."""
+    kept = FACTORIZED.get(s.name) if s.dtype == object else None
+    if kept is None:
+        return None
+    (owner, address, shape), now = kept[0], values_key(s.to_numpy())
+    if owner() is None or owner() is not now[0]() or (address, shape) != now[1:]:  # replaced since
+        return None
+    return kept[1:]
+
+
+def present_mask(s):
+    """s.notna() as a NumPy array; for a text column, from its kept codes (no pass over the text)."""
+    kept = kept_factorization(s)
+    return s.notna().to_numpy() if kept is None else kept[0] >= 0
+
+
+def text_values(s, uniques=None):
+    """The distinct non-missing values of s as a Series of text, or None if s is not text
+    (uniques: s's distinct values when they are known already)."""
     if s.dtype != object:
         return None
-    values = pd.Series(pd.unique(s.to_numpy()), dtype=object)
+    values = pd.Series(pd.unique(s.to_numpy()) if uniques is None else uniques, dtype=object)
     values = values[values.notna()].reset_index(drop=True)
     if not values.map(type).eq(str).all():
         return None
     return values
 
 
-def clean_missing_markers(df, info):
-    """Values in NA_VALUES (ignoring case and surrounding spaces) become missing, counted per column."""
+def clean_missing_markers(df, info, keep_codes=False):
+    """Values in NA_VALUES (ignoring case and surrounding spaces) become missing, counted per column.
+    keep_codes: keep each text column's factorization for the profile (see FACTORIZED)."""
     markers = {str(m).strip().casefold() for m in NA_VALUES}
-    for column in df.columns[df.dtypes == object]:
-        values = text_values(df[column])
-        if values is None or not markers:
+    columns = df.columns[df.dtypes == object]
+    for i, column in enumerate(columns):
+        log_columns("looked for missing-value markers", i, len(columns))
+        values = text_values(df[column], factorized(df[column], keep_codes)[1])
+        if values is None:  # not text (numbers or lists among the values): nothing kept
+            FACTORIZED.pop(column, None)
+            continue
+        if not markers:
             continue
         found = values[values.str.strip().str.casefold().isin(markers)]
         if found.empty:
@@ -454,10 +553,14 @@ def clean_missing_markers(df, info):
         hit = df[column].isin(found)
         counts = df[column][hit].value_counts()
         df[column] = df[column].mask(hit)
+        FACTORIZED.pop(column, None)  # the codes were of the values before
+        if keep_codes:
+            factorized(df[column])
         info["missing_markers"][column] = [{"value": v, "count": int(n)} for v, n in counts.items()]
         listed = ", ".join(f"{v!r} ({n:,})" for v, n in counts.head(8).items())
         info["notes"].append(f"{int(hit.sum()):,} value(s) of {column!r} are missing-value markers "
                              f"and became missing: {listed}")
+    log_columns("looked for missing-value markers", len(columns), len(columns))
 
 
 def number_match(text):
@@ -525,13 +628,15 @@ def convert_number_text(df, info):
     missing and are counted and listed in the notes. Between NUMBER_HINT_SHARE and
     NUMBER_SHARE the column stays text (the profile alerts on it).
     """
-    for column in df.columns[df.dtypes == object]:
+    columns = df.columns[df.dtypes == object]
+    for i, column in enumerate(columns):
+        log_columns("looked for numbers written as text", i, len(columns))
         sample = df[column].iloc[:: max(1, len(df) // 2000)].dropna().head(1000)  # cheap: no copy of the column
         if sample.empty or not sample.map(type).eq(str).all():
             continue
         if sample.str.match(NUMBER_TEXT).mean() < NUMBER_HINT_SHARE:
             continue  # cheap test first: most text columns stop here
-        values = text_values(df[column])
+        values = text_values(df[column], factorized(df[column], keep=False)[1])
         numbers, rule = numbers_from_text(values, info["decimal"])
         converted = df[column].map(pd.Series(numbers.to_numpy(), index=values.to_numpy()))
         present = int(df[column].notna().sum())
@@ -546,6 +651,7 @@ def convert_number_text(df, info):
         if converted.notna().all() and (converted % 1 == 0).all():
             converted = converted.astype("int64")
         df[column] = converted
+        FACTORIZED.pop(column, None)
         info["converted_numbers"][column] = {"rule": rule, "converted": int(converted.notna().sum()),
                                              "failed": int(failed.sum()), "failed_values": examples}
         if rule:
@@ -553,6 +659,7 @@ def convert_number_text(df, info):
         if len(failed):
             info["notes"].append(f"{int(failed.sum()):,} value(s) of {column!r} are not numbers and became "
                                  f"missing: {listed}")
+    log_columns("looked for numbers written as text", len(columns), len(columns))
 
 
 def epoch_unit(s):
@@ -625,7 +732,7 @@ def load_table(path, sheet=None, table=None):
     if df.empty:
         raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")
     df.columns = [str(c) for c in df.columns]  # analyst refers to columns by their names as text
-    clean_missing_markers(df, info)
+    clean_missing_markers(df, info, keep_codes=True)
     convert_number_text(df, info)
     parse_dates(df, info)
     parse_epochs(df, info)

@@ -3,7 +3,7 @@ HIGH_MISSING_SHARE = {{HIGH_MISSING_SHARE}}  # flag a column with at least this 
 HIGH_CARDINALITY = {{HIGH_CARDINALITY}}  # flag a categorical column with more distinct values than this
 SKEWED = {{SKEWED}}  # flag a numeric column whose |skewness| is above this
 HIGH_CORRELATION = {{HIGH_CORRELATION}}  # flag two numeric columns whose |Pearson r| is at least this
-CORRELATION_BLOCK = 200  # columns per block of the correlation check: memory stays rows × 2 blocks
+CORRELATION_BLOCK = 200  # columns per block of the correlation check: memory stays rows × 3 blocks
 CORRELATION_MAX_ALERTS = {{CORRELATION_MAX_ALERTS}}  # high_correlation alerts listed, strongest first; the rest are counted
 VARIANT_GROUPS = 5  # groups of case/space variants shown per column
 DATES_AS_TEXT_SHARE = {{DATES_AS_TEXT_SHARE}}  # flag a text column when at least this share of sampled values are dates
@@ -21,30 +21,40 @@ def case_variants(counts):
     return sorted(groups, key=lambda g: (-sum(n for _, n in g), str(g[0][0])))
 
 
-def correlation_blocks(frame, threshold, block=CORRELATION_BLOCK):
+def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
     """(pairs, strongest): every pair of columns with |Pearson r| >= threshold, as (a, b, r), and
     each column's largest |r| with another column.
 
     r is over the rows where both values are present, as DataFrame.corr computes it, but from
     matrix products of the centred values (and, where values are missing, of the masks of
-    present values), block by block of columns: memory stays rows × 2 blocks.
+    present values), block by block of columns: memory stays rows × 3 blocks (two, and the squares of one). The columns of
+    a block are copied straight from frame, laid out as frame[names].to_numpy() would lay them.
     """
-    names = list(frame.columns)
     def prepared(start):
-        x = frame.iloc[:, start:start + block].to_numpy(dtype=float, na_value=np.nan)
-        x[~np.isfinite(x)] = np.nan
-        present = ~np.isnan(x)
+        x = np.empty((len(names[start:start + block]), len(frame)))
+        for k, name in enumerate(names[start:start + block]):
+            s = frame[name]  # NumPy numbers are cast as they are copied; others (Int64, Float64) give NaN for NA
+            x[k] = s.to_numpy() if isinstance(s.dtype, np.dtype) else s.to_numpy(dtype=float, na_value=np.nan)
+        x = x.T
+        present = np.isfinite(x)  # missing and infinite values are left out
+        absent = None if present.all() else ~present
         with np.errstate(all="ignore"):
-            x = np.where(present, x - np.nanmean(x, axis=0), 0.0)
-        return x, (None if present.all() else present.astype(float))
+            if absent is not None:
+                np.copyto(x, 0.0, where=absent)
+            x -= x.sum(axis=0) / present.sum(axis=0)  # centred on the mean of the present values
+            if absent is not None:
+                np.copyto(x, 0.0, where=absent)
+        return x, (None if absent is None else present.astype(float))
     pairs, strongest = [], np.zeros(len(names))
     for i in range(0, len(names), block):
         xa, ma = prepared(i)
+        squares_a = xa * xa
         for j in range(i, len(names), block):
             xb, mb = (xa, ma) if j == i else prepared(j)
+            squares_b = squares_a if j == i else xb * xb
             with np.errstate(all="ignore"):
                 if ma is None and mb is None:  # no value missing: one matrix product
-                    r = (xa.T @ xb) / np.sqrt(np.outer((xa * xa).sum(axis=0), (xb * xb).sum(axis=0)))
+                    r = (xa.T @ xb) / np.sqrt(np.outer(squares_a.sum(axis=0), squares_b.sum(axis=0)))
                     n = np.full(r.shape, len(frame))
                 else:  # sums over the rows where both values are present
                     ma = np.ones_like(xa) if ma is None else ma
@@ -52,7 +62,7 @@ def correlation_blocks(frame, threshold, block=CORRELATION_BLOCK):
                     n = ma.T @ mb
                     sa, sb = xa.T @ mb, ma.T @ xb
                     r = (n * (xa.T @ xb) - sa * sb) / np.sqrt(
-                        (n * ((xa * xa).T @ mb) - sa ** 2) * (n * (ma.T @ (xb * xb)) - sb ** 2))
+                        (n * (squares_a.T @ mb) - sa ** 2) * (n * (ma.T @ squares_b) - sb ** 2))
             r[~np.isfinite(r) | (n < 2)] = 0.0
             r = np.clip(r, -1.0, 1.0)
             if j == i:
@@ -151,7 +161,7 @@ for i, c in enumerate(column_info, 1):
 
 # Correlated pairs: every numeric column against every other (see correlation_blocks).
 numeric_info = [c for c in column_info if c["kind"] == "numeric" and c["distinct"] > 1]
-pairs, strongest = correlation_blocks(df[[c["name"] for c in numeric_info]], HIGH_CORRELATION)
+pairs, strongest = correlation_blocks(df, [c["name"] for c in numeric_info], HIGH_CORRELATION)
 for c in numeric_info:
     c["max_correlation"] = jsonable(strongest[c["name"]])  # the heatmap shows the strongest first
 pairs.sort(key=lambda p: -abs(p[2]))  # stable: ties keep the file's order

@@ -16,6 +16,52 @@ def jsonable(x):
     return x
 
 
+def missing_count(s):
+    """s.isna().sum(); for a text column, from the codes the loader kept (see FACTORIZED)."""
+    kept = kept_factorization(s)
+    return int(s.isna().sum()) if kept is None else int(kept[2][0])
+
+
+def frequencies(s):
+    """s.value_counts(); for a text column, from the counts of its kept codes: the same Series,
+    made as pandas makes it (distinct values in order of first appearance, sorted by count)."""
+    kept = kept_factorization(s)
+    if kept is None:
+        return s.value_counts()
+    _, uniques, counts = kept
+    return pd.Series(counts[1:], index=pd.Index(uniques, name=s.name), name="count").sort_values(ascending=False)
+
+
+def memory_bytes(s):
+    """s.memory_usage(index=False, deep=True): the bytes of column s. For a text column, from its
+    kept codes: a str of ASCII characters only takes as many bytes as any str equal to it, so
+    each distinct one is measured once and counted as often as it occurs; missing values and
+    other text (whose size can depend on what it was used for) are measured one by one, as
+    pandas measures every value (sys.getsizeof, which for a str is its __sizeof__())."""
+    kept = kept_factorization(s)
+    if kept is None:
+        return int(s.memory_usage(index=False, deep=True))
+    codes, uniques, counts = kept
+    ascii = np.fromiter((type(u) is str and u.isascii() for u in uniques), bool, len(uniques))
+    sizes = np.fromiter((u.__sizeof__() for u in uniques), np.int64, len(uniques))
+    values = s.to_numpy()
+    one_by_one = values[np.concatenate([[True], ~ascii])[codes + 1]]  # missing (code -1) or not ASCII
+    return int(values.nbytes + sizes[ascii] @ counts[1:][ascii]
+               + pd.Series(one_by_one, dtype=object).memory_usage(index=False, deep=True) - one_by_one.nbytes)
+
+
+def distinct_count(s):
+    """s.nunique(). Integers spanning no more values than twice the rows are counted by
+    marking each value's slot (np.bincount): the same count as hashing them, faster."""
+    values = s.to_numpy()
+    if values.dtype.kind in "iu" and len(values):
+        low, high = int(values.min()), int(values.max())
+        if high - low < 2 * len(values):
+            wide = values.astype(np.int64 if values.dtype.kind == "i" else np.uint64, copy=False)
+            return int(np.count_nonzero(np.bincount((wide - low).astype(np.intp))))
+    return int(s.nunique())
+
+
 def column_kind(s, counts, present):
     """numeric, categorical, datetime, boolean, text or empty."""
     if present == 0:
@@ -36,14 +82,14 @@ def column_kind(s, counts, present):
 
 def profile_column(name, s, rows, memory, value_counts):
     """The profile of column s; its frequencies, when counted, go into value_counts[name]."""
-    missing = int(s.isna().sum())
+    missing = missing_count(s)
     present = rows - missing
     numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
     # Frequencies only for non-numeric columns: they give the distinct count too.
-    counts = None if numeric or pd.api.types.is_datetime64_any_dtype(s) else s.value_counts()
+    counts = None if numeric or pd.api.types.is_datetime64_any_dtype(s) else frequencies(s)
     if counts is not None:
         value_counts[name] = counts
-    distinct = len(counts) if counts is not None else int(s.nunique())
+    distinct = len(counts) if counts is not None else distinct_count(s)
     kind = column_kind(s, counts, present)
     samples = first_present(s, 100).astype(str).drop_duplicates().head(SAMPLE_VALUES)
     col = {
@@ -71,7 +117,9 @@ def profile_column(name, s, rows, memory, value_counts):
 
 
 rows = len(df)
-memory = df.memory_usage(deep=True)  # bytes per column, and the index
+# Bytes per column, and the index: df.memory_usage(deep=True), column by column.
+memory = pd.Series([df.index.memory_usage(deep=True)] + [memory_bytes(df[name]) for name in df.columns],
+                   index=["Index", *df.columns], dtype="int64")
 value_counts = {}  # frequencies of the non-numeric columns, for the alerts
 column_info = []
 for name in df.columns:

@@ -12,6 +12,7 @@ import os
 import re
 import time
 import warnings
+import weakref
 import zipfile
 
 import matplotlib.pyplot as plt

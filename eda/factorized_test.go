@@ -1,0 +1,126 @@
+package eda
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+)
+
+// The loader factorizes each text column once and the profile takes its
+// missing counts, frequencies and memory from the codes (issue 15). What it
+// prints must be what pandas gives: value_counts in the same order (ties
+// included), isna().sum(), and memory_usage(deep=True) to the byte, with
+// non-ASCII text, missing values, a marker turned missing, an empty column,
+// and equal non-ASCII strings whose sizes differ (one with its UTF-8 form
+// cached, as C functions that take text leave it). Dates are parsed once per
+// distinct text and placed by the codes: the same as to_datetime of the column.
+func TestTextColumnsFactorizedOnce(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,city,name,empty,amount\n")
+	cities := []string{"Oslo", "Paris", "Lima", "", "N/A", "Paris", "Oslo", "Québec", "Lima", "São Paulo"}
+	names := []string{"Zoë", "日本", "Ann", "🙂 smile", "", "Zoë", "Bob", "日本", "Ann", "Łukasz"}
+	for i := range 97 {
+		fmt.Fprintf(&b, "%d,%s,%s,,%d.5\n", i, cities[i%len(cities)], names[(i*7)%len(names)], i%13)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "text.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
+	mustRun(t, k, Setup())
+	mustRun(t, k, LoadWith("/data/text.csv", LoadOptions{}))
+	p := profileOf(t, mustRun(t, k, ProfileStage()))
+	if c := p.col(t, "city"); c.Missing != 20 || len(p.Load.MissingMarkers["city"]) != 1 {
+		t.Errorf("city: %d missing, markers %+v; want 20 (10 empty, 10 N/A)", c.Missing, p.Load.MissingMarkers)
+	}
+	var got map[string]any
+	pyValue(t, k, `import ctypes
+checks = {}
+for c in df.columns[df.dtypes == object]:
+    s, ref = df[c], df[c].value_counts()
+    mine = value_counts.get(c)
+    checks[c] = [kept_factorization(s) is not None, missing_count(s) == int(s.isna().sum()),
+                 mine is not None and mine.equals(ref) and list(mine.index) == list(ref.index)
+                 and (mine.name, mine.index.name, mine.index.dtype) == (ref.name, ref.index.name, ref.index.dtype)]
+checks["memory"] = memory.equals(df.memory_usage(deep=True))
+as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+as_utf8.argtypes, as_utf8.restype = [ctypes.py_object], ctypes.c_char_p
+probe = pd.Series(["".join(["Zo", "ë", str(i % 2)]) for i in range(40)] + [None, "plain"] * 3, name="probe")
+for v in probe[:40:3]:
+    as_utf8(v)
+checks["sizes differ"] = len({v.__sizeof__() for v in probe[:40] if v == "Zoë0"}) == 2
+factorized(probe)
+checks["probe memory"] = memory_bytes(probe) == probe.memory_usage(index=False, deep=True)
+texts = {"%Y-%m-%d": ["2024-01-31", None, "2024-02-30", "2023-12-01", "2024-01-31", "soon"] * 20,
+         "%Y-%m-%dT%H:%M:%S%z": ["2024-03-01T10:00:00+01:00", "2024-03-01T10:00:00Z", None, "2024-03-01T09:00:00-05:30"] * 30,
+         "%d/%m/%Y %H:%M": [f"{d % 28 + 1:02d}/01/2024 {d % 24:02d}:{d % 60:02d}" for d in range(300)]}
+for i, (fmt, values) in enumerate(texts.items()):
+    s = pd.Series(values, name=f"dates{i}", dtype=object)
+    factorized(s)
+    mine, ref = column_dates(s, fmt), to_dates(s, fmt)
+    checks[fmt] = bool(mine.equals(ref) and mine.dtype == ref.dtype and mine.isna().sum() == ref.isna().sum())
+ints = {"small": [3, -2, 3, 7, -2, 0], "one": [5], "wide": [0, 10**12, 3, 3], "uint": np.array([2**63 + 5, 2**63 + 1, 2**63 + 5], dtype=np.uint64),
+        "int8": np.arange(-128, 128, dtype=np.int8).repeat(2)[::3]}
+checks["distinct"] = [distinct_count(pd.Series(v)) == pd.Series(v).nunique() for v in ints.values()]
+df["name"] = df["name"].str.upper()  # a replaced column is not taken for the one the codes were made from
+checks["replaced"] = kept_factorization(df["name"]) is None and frequencies(df["name"]).equals(df["name"].value_counts())
+print(json.dumps(checks))`, &got)
+	want := map[string]any{
+		"city": []any{true, true, true}, "name": []any{true, true, true},
+		"memory": true, "sizes differ": true, "probe memory": true,
+		"%Y-%m-%d": true, "%Y-%m-%dT%H:%M:%S%z": true, "%d/%m/%Y %H:%M": true,
+		"distinct": []any{true, true, true, true, true}, // integers counted by slot, as nunique counts them
+		"replaced": true,
+	}
+	for key, w := range want {
+		if fmt.Sprint(got[key]) != fmt.Sprint(w) {
+			t.Errorf("%s: got %v, want %v (kept, missing, value_counts)", key, got[key], w)
+		}
+	}
+}
+
+// correlation_blocks copies each block's columns straight from df and
+// centres them in place; on small frames with missing and infinite values,
+// nullable integers and a block size that splits the columns, its r are
+// pandas' (over the rows where both values are present), and a perfectly
+// linear pair is exactly 1.
+func TestCorrelationBlocksKnownAnswers(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte("a,b\n1,2\n3,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
+	mustRun(t, k, Setup())
+	mustRun(t, k, LoadWith("/data/a.csv", LoadOptions{})) // the loader's helpers, which the profile uses
+	mustRun(t, k, Stage{Name: "frame", Cells: []Cell{Code(`df = pd.DataFrame({
+    "x": [1.0, 2.0, 3.0, 4.0, np.nan, 6.0, 7.0],
+    "twice_x": [2, 4, 6, 8, 10, 12, 14],
+    "noisy": [3.0, -1.0, np.inf, 2.5, 0.0, -np.inf, 9.0],
+    "nullable": pd.array([1, None, 3, 1, 2, None, 5], dtype="Int64"),
+})
+load_info = {"format": "generated", "notes": [], "missing_markers": {}}`)}})
+	mustRun(t, k, ProfileStage())
+	var got struct {
+		Pairs     [][]any
+		Strongest map[string]float64
+		Pandas    map[string]float64
+	}
+	pyValue(t, k, `names = list(df.columns)
+pairs, strongest = correlation_blocks(df, names, 0.999, block=3)
+clean = df.astype(float).replace([np.inf, -np.inf], np.nan)
+pandas = {n: float(clean.corr().loc[n].drop(n).abs().max()) for n in names}
+print(json.dumps({"Pairs": pairs, "Strongest": {n: float(v) for n, v in strongest.items()}, "Pandas": pandas}))`, &got)
+	if len(got.Pairs) != 1 || got.Pairs[0][0] != "x" || got.Pairs[0][1] != "twice_x" || got.Pairs[0][2] != 1.0 {
+		t.Errorf("pairs %v, want only x and twice_x at exactly r = 1", got.Pairs)
+	}
+	for name, want := range got.Pandas {
+		if !near(got.Strongest[name], want) {
+			t.Errorf("%s: strongest |r| %v, pandas' DataFrame.corr %v", name, got.Strongest[name], want)
+		}
+	}
+}
