@@ -130,6 +130,9 @@ for name in df.columns:
 # identifier); only otherwise are all the rows compared, which takes long on millions of rows.
 identifier = next((c["name"] for c in column_info if c["distinct"] == rows and c["missing"] == 0), None)
 duplicate_rows = 0 if identifier is not None else int(df.duplicated().sum())
+# The codes the loader kept have served the profile: let them go, so that no later cell (the
+# model's, or yours after changing df) can read codes of values that are no longer there.
+FACTORIZED.clear()
 
 overview = pd.DataFrame({
     "column": [c["name"] for c in column_info],
