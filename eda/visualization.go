@@ -180,9 +180,13 @@ func Visualization(p *Profile, opts Options) Stage {
 			left = fmt.Sprintf(" Not drawn by %s (%d): %s.", mdCode(v.Category), len(v.GroupedLeft), mdList(v.GroupedLeft))
 		}
 		add(Markdown(fmt.Sprintf("### By %s\n\nEach numeric column by %s: per group its median, quartiles $Q(0.25)$ and "+
-			"$Q(0.75)$ (the box), and whiskers to the furthest values within $1.5\\,\\mathrm{IQR}$ of the box; values beyond "+
-			"them are not drawn. Under each group, $n$ is its number of rows with a value. The table gives each group's "+
-			"rows and medians, largest group first.%s", mdCode(v.Category), mdCode(v.Category), left)))
+			"$Q(0.75)$ (the box), and whiskers to the furthest values within $1.5\\,\\mathrm{IQR}$ of the box. Values beyond "+
+			"the whiskers are not drawn (with many rows they would hide the boxes); they are counted. Under each box, and "+
+			"in the table as _values_, is the number of the group's rows with a finite value of the column, which the box "+
+			"is drawn from; a group without any is marked _no values_ and keeps its place. The table gives, largest group "+
+			"first, each group's _rows_, and per column its _values_, its _median_ (of its non-missing values) and how many "+
+			"of them lie _beyond the whiskers_. Rows whose %s is missing are in no group; the cell prints how many.%s",
+			mdCode(v.Category), mdCode(v.Category), mdCode(v.Category), left)))
 		add(Code(fill(vizGroupsPy, "{{CATEGORY}}", pyString(v.Category), "{{COLUMNS}}", pyList(v.Grouped)), "viz-by-category"))
 	}
 	if v.Date != "" {
@@ -222,7 +226,9 @@ func visualizationMethodMd(v VisualizationChoice) string {
 		fmt.Fprintf(&b, "- **By category**: %s, of the categorical columns with 2 to %d distinct values (not identifiers, at most "+
 			"half missing), is the one whose values split the rows most evenly (highest entropy of the shares of its "+
 			"values): more, balanced groups compare best. The %d numeric columns with the most distinct values are drawn "+
-			"by it as box plots.\n", mdCode(v.Category), MaxGroups, MaxGroupedColumns)
+			"by it as box plots: whiskers at the furthest values within 1.5 × IQR of the box (Tukey's rule); values beyond "+
+			"them are counted per group, not drawn; rows with no %s are left out and counted.\n",
+			mdCode(v.Category), MaxGroups, MaxGroupedColumns, mdCode(v.Category))
 	} else {
 		fmt.Fprintf(&b, "- **By category**: not drawn: %s.\n", v.NoCategoryWhy)
 	}
