@@ -180,12 +180,13 @@ func Visualization(p *Profile, opts Options) Stage {
 			left = fmt.Sprintf(" Not drawn by %s (%d): %s.", mdCode(v.Category), len(v.GroupedLeft), mdList(v.GroupedLeft))
 		}
 		add(Markdown(fmt.Sprintf("### By %s\n\nEach numeric column by %s: per group its median, quartiles $Q(0.25)$ and "+
-			"$Q(0.75)$ (the box), and whiskers to the furthest values within $1.5\\,\\mathrm{IQR}$ of the box. Values beyond "+
-			"the whiskers are not drawn (with many rows they would hide the boxes); they are counted. Under each box, and "+
-			"in the table as _values_, is the number of the group's rows with a finite value of the column, which the box "+
-			"is drawn from; a group without any is marked _no values_ and keeps its place. The table gives, largest group "+
-			"first, each group's _rows_, and per column its _values_, its _median_ (of its non-missing values) and how many "+
-			"of them lie _beyond the whiskers_. Rows whose %s is missing are in no group; the cell prints how many.%s",
+			"$Q(0.75)$ (the box), and whiskers to the furthest values within $1.5\\,\\mathrm{IQR}$ of the box; values beyond "+
+			"the whiskers are not drawn (with many rows they would hide the boxes) but counted. Under each box is the number "+
+			"of values it is drawn from: the group's rows with a finite value of the column (a group without any is marked "+
+			"_no values_ and keeps its place). The table gives, largest group first, each group's _rows_ and, per column, "+
+			"its _values_ (the number under the box), _median_ (of its non-missing values) and how many values lie _beyond "+
+			"whiskers_; the cell prints the totals. Rows whose %s is missing are in no group and left out; the cell prints "+
+			"how many when there are any.%s",
 			mdCode(v.Category), mdCode(v.Category), mdCode(v.Category), left)))
 		add(Code(fill(vizGroupsPy, "{{CATEGORY}}", pyString(v.Category), "{{COLUMNS}}", pyList(v.Grouped)), "viz-by-category"))
 	}

@@ -213,6 +213,10 @@ func TestVisualizationStage(t *testing.T) {
 		if !strings.Contains(notes[0], "whiskers at the furthest values within 1.5 × IQR of the box") {
 			t.Errorf("the method note does not state the whisker rule:\n%s", notes[0])
 		}
+		if i := slices.IndexFunc(notes, func(n string) bool { return strings.HasPrefix(n, "### By `group`") }); i < 0 ||
+			!strings.Contains(notes[i], "_no values_") || !strings.Contains(notes[i], "Rows whose `group` is missing are in no group") {
+			t.Errorf("no description of the box plots saying what a group without values and a missing group become: %q", notes)
+		}
 		var cell *kernel.Execution
 		for i, c := range codeCells(st) {
 			if strings.Contains(c, "group_table") {
