@@ -5,7 +5,7 @@ group_sizes = groups.size().sort_values(ascending=False, kind="stable")
 group_order = list(group_sizes.index)
 group_rows = groups.indices  # each group's row positions
 no_group = len(df) - int(group_sizes.sum())  # rows whose category is missing: in no group
-group_counts = {}  # per column: each group's values, its median (missing values left out), its values beyond the whiskers
+group_stats = {}  # per column: each group's values, its median (missing values left out), its values beyond the whiskers
 
 fig, axes = chart_grid(len(group_values), ncols=2, width=max(5, 0.7 * len(group_order) + 2), height=4)
 positions = range(1, len(group_order) + 1)  # every group keeps its place in every panel, with or without values
@@ -37,12 +37,12 @@ for drawn, (ax, column) in enumerate(zip(axes, group_values), start=1):
     ax.set_title(chart_label(f"{column} by {group_column}", 50))
     ax.set_xlabel(chart_label(group_column))
     ax.set_ylabel(chart_label(column))
-    group_counts["values " + column] = counts
-    group_counts["median " + column] = medians
-    group_counts["beyond whiskers " + column] = beyond
+    group_stats["values " + column] = counts
+    group_stats["median " + column] = medians
+    group_stats["beyond whiskers " + column] = beyond
     progress_log.info(f"drew {drawn:,} of {len(group_values):,} columns by {group_column}",
                       extra={"done": drawn, "total": len(group_values), "unit": "columns"})
-group_table = pd.DataFrame(group_counts, index=pd.Index(group_order, name=group_column))
+group_table = pd.DataFrame(group_stats, index=pd.Index(group_order, name=group_column))
 group_table.insert(0, "rows", group_sizes)
 if no_group:
     print(f"{no_group:,} rows have no {group_column}: they are in no group, left out of the boxes and the table.")
