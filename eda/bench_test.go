@@ -39,15 +39,22 @@ t1 = time.perf_counter(); numeric.corr()
 t2 = time.perf_counter(); numeric.iloc[:, :30].corr()
 t3 = time.perf_counter()
 print(json.dumps({"Blocks": t1 - t0, "All": t2 - t1, "First30": t3 - t2}))`, &t)
-		blocks += time.Duration(t.Blocks * float64(time.Second))
-		corrAll += time.Duration(t.All * float64(time.Second))
-		corr30 += time.Duration(t.First30 * float64(time.Second))
+		blocks += seconds(t.Blocks)
+		corrAll += seconds(t.All)
+		corr30 += seconds(t.First30)
 	}
-	n := float64(b.N)
-	b.ReportMetric(profile.Seconds()/n, "profile-s")
-	b.ReportMetric(blocks.Seconds()/n, "every-pair-check-s")
-	b.ReportMetric(corrAll.Seconds()/n, "pandas-corr-600-s")
-	b.ReportMetric(corr30.Seconds()/n, "pandas-corr-30-s")
+	reportPerOp(b, profile, "profile-s")
+	reportPerOp(b, blocks, "every-pair-check-s")
+	reportPerOp(b, corrAll, "pandas-corr-600-s")
+	reportPerOp(b, corr30, "pandas-corr-30-s")
+}
+
+// seconds is a duration timed in Python (time.perf_counter differences).
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// reportPerOp reports the mean of a total over the benchmark's runs, in seconds.
+func reportPerOp(b *testing.B, total time.Duration, unit string) {
+	b.ReportMetric(total.Seconds()/float64(b.N), unit)
 }
 
 // BenchmarkBoxPlotsByCategory times the by-category cell on 4,000,000 rows
@@ -80,11 +87,10 @@ t0 = time.perf_counter(); boxes = [box_stats(v, whis=1.5) for v in parts]
 t1 = time.perf_counter(); [np.count_nonzero(v < s["whislo"]) + np.count_nonzero(v > s["whishi"]) for v, s in zip(parts, boxes)]
 t2 = time.perf_counter()
 print(json.dumps({"Stats": t1 - t0, "Beyond": t2 - t1}))`, &t)
-		stats += time.Duration(t.Stats * float64(time.Second))
-		beyond += time.Duration(t.Beyond * float64(time.Second))
+		stats += seconds(t.Stats)
+		beyond += seconds(t.Beyond)
 	}
-	n := float64(b.N)
-	b.ReportMetric(total.Seconds()/n, "cell-s")
-	b.ReportMetric(stats.Seconds()/n, "box-stats-s")
-	b.ReportMetric(beyond.Seconds()/n, "beyond-whiskers-s")
+	reportPerOp(b, total, "cell-s")
+	reportPerOp(b, stats, "box-stats-s")
+	reportPerOp(b, beyond, "beyond-whiskers-s")
 }
