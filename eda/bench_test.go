@@ -39,13 +39,58 @@ t1 = time.perf_counter(); numeric.corr()
 t2 = time.perf_counter(); numeric.iloc[:, :30].corr()
 t3 = time.perf_counter()
 print(json.dumps({"Blocks": t1 - t0, "All": t2 - t1, "First30": t3 - t2}))`, &t)
-		blocks += time.Duration(t.Blocks * float64(time.Second))
-		corrAll += time.Duration(t.All * float64(time.Second))
-		corr30 += time.Duration(t.First30 * float64(time.Second))
+		blocks += seconds(t.Blocks)
+		corrAll += seconds(t.All)
+		corr30 += seconds(t.First30)
 	}
-	n := float64(b.N)
-	b.ReportMetric(profile.Seconds()/n, "profile-s")
-	b.ReportMetric(blocks.Seconds()/n, "every-pair-check-s")
-	b.ReportMetric(corrAll.Seconds()/n, "pandas-corr-600-s")
-	b.ReportMetric(corr30.Seconds()/n, "pandas-corr-30-s")
+	reportPerOp(b, profile, "profile-s")
+	reportPerOp(b, blocks, "every-pair-check-s")
+	reportPerOp(b, corrAll, "pandas-corr-600-s")
+	reportPerOp(b, corr30, "pandas-corr-30-s")
+}
+
+// seconds is a duration timed in Python (time.perf_counter differences).
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// reportPerOp reports the mean of a total over the benchmark's runs, in seconds.
+func reportPerOp(b *testing.B, total time.Duration, unit string) {
+	b.ReportMetric(total.Seconds()/float64(b.N), unit)
+}
+
+// BenchmarkBoxPlotsByCategory times the by-category cell on 4,000,000 rows
+// (10 groups, 5% of rows without one, 4 numeric columns) and, in the same
+// kernel, its two passes over each group's values: box_stats (quartiles and
+// whiskers) and the count of values beyond the whiskers (two comparisons,
+// no sort), which must stay a small part of it.
+//
+//	go test -run '^$' -bench BoxPlotsByCategory -benchtime 3x ./eda/
+func BenchmarkBoxPlotsByCategory(b *testing.B) {
+	k := kerneltest.Start(b, nil)
+	mustRun(b, k, Setup())
+	mustRun(b, k, Stage{Name: "make-groups", Cells: []Cell{Code(fill(chartHelpersPy, "{{HIST_BINS}}", "30")),
+		Code(`rng = np.random.default_rng(1)
+rows = 4_000_000
+df = pd.DataFrame({"product": rng.choice([f"p{i}" for i in range(10)], rows),
+                   "revenue": rng.lognormal(3, 1, rows), "units": rng.integers(1, 20, rows).astype(float),
+                   "price": rng.normal(50, 10, rows), "discount": rng.random(rows)})
+df.loc[rng.random(rows) < 0.05, "product"] = None`)}})
+	cell := Stage{Name: "by-category", Cells: []Cell{Code(fill(vizGroupsPy, "{{CATEGORY}}", `"product"`,
+		"{{COLUMNS}}", `["revenue", "units", "price", "discount"]`))}}
+	var total, stats, beyond time.Duration
+	for range b.N {
+		total += mustRun(b, k, cell).took
+		var t struct{ Stats, Beyond float64 }
+		pyValue(b, k, `import time
+parts = [v[np.isfinite(v)] for column in group_values
+         for v in (df[column].to_numpy(dtype=float, na_value=np.nan)[group_rows[name]] for name in group_order)]
+t0 = time.perf_counter(); boxes = [box_stats(v, whis=1.5) for v in parts]
+t1 = time.perf_counter(); [np.count_nonzero(v < s["whislo"]) + np.count_nonzero(v > s["whishi"]) for v, s in zip(parts, boxes)]
+t2 = time.perf_counter()
+print(json.dumps({"Stats": t1 - t0, "Beyond": t2 - t1}))`, &t)
+		stats += seconds(t.Stats)
+		beyond += seconds(t.Beyond)
+	}
+	reportPerOp(b, total, "cell-s")
+	reportPerOp(b, stats, "box-stats-s")
+	reportPerOp(b, beyond, "beyond-whiskers-s")
 }

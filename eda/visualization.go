@@ -181,8 +181,13 @@ func Visualization(p *Profile, opts Options) Stage {
 		}
 		add(Markdown(fmt.Sprintf("### By %s\n\nEach numeric column by %s: per group its median, quartiles $Q(0.25)$ and "+
 			"$Q(0.75)$ (the box), and whiskers to the furthest values within $1.5\\,\\mathrm{IQR}$ of the box; values beyond "+
-			"them are not drawn. Under each group, $n$ is its number of rows with a value. The table gives each group's "+
-			"rows and medians, largest group first.%s", mdCode(v.Category), mdCode(v.Category), left)))
+			"the whiskers are not drawn (with many rows they would hide the boxes) but counted. Under each box is the number "+
+			"of values it is drawn from: the group's rows with a finite value of the column (a group without any is marked "+
+			"_no values_ and keeps its place). The table gives, largest group first, each group's _rows_ and, per column, "+
+			"its _values_ (the number under the box), _median_ (of its non-missing values) and how many values lie _beyond "+
+			"whiskers_; the cell prints the totals. Rows whose %s is missing are in no group and left out; the cell prints "+
+			"how many when there are any.%s",
+			mdCode(v.Category), mdCode(v.Category), mdCode(v.Category), left)))
 		add(Code(fill(vizGroupsPy, "{{CATEGORY}}", pyString(v.Category), "{{COLUMNS}}", pyList(v.Grouped)), "viz-by-category"))
 	}
 	if v.Date != "" {
@@ -222,7 +227,9 @@ func visualizationMethodMd(v VisualizationChoice) string {
 		fmt.Fprintf(&b, "- **By category**: %s, of the categorical columns with 2 to %d distinct values (not identifiers, at most "+
 			"half missing), is the one whose values split the rows most evenly (highest entropy of the shares of its "+
 			"values): more, balanced groups compare best. The %d numeric columns with the most distinct values are drawn "+
-			"by it as box plots.\n", mdCode(v.Category), MaxGroups, MaxGroupedColumns)
+			"by it as box plots: whiskers at the furthest values within 1.5 × IQR of the box (Tukey's rule); values beyond "+
+			"them are counted per group, not drawn; rows with no %s are left out and counted.\n",
+			mdCode(v.Category), MaxGroups, MaxGroupedColumns, mdCode(v.Category))
 	} else {
 		fmt.Fprintf(&b, "- **By category**: not drawn: %s.\n", v.NoCategoryWhy)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,8 +25,13 @@ type vizAxes struct {
 	Series []struct {
 		Kind   string
 		Counts []float64
-		Boxes  []struct{ Label string }
+		Boxes  []struct {
+			Label            string
+			Min, Median, Max float64
+			Outliers         []float64
+		}
 	}
+	XTickLabels []string `json:"x_tick_labels"`
 }
 
 // TestVisualizationStage runs the stage on the generated sales data, small
@@ -35,6 +41,21 @@ type vizAxes struct {
 // again.
 func TestVisualizationStage(t *testing.T) {
 	dir := t.TempDir()
+	// groups.csv: a, b and c by group, with answers known by hand. x: c has
+	// no values; a has one outlier (100: Q1 2.75, Q3 6.25, whiskers within
+	// 2.75 - 5.25 and 6.25 + 5.25). y: b's -100 (Q1 20.75, Q3 24.25: its
+	// whisker stops at 20) and c's 50 (Q1 1.75, median 2.5, Q3 14.75: its
+	// whisker stays at the box's top) lie beyond the whiskers. Three rows have no
+	// group (their 1000s would stretch any box they were counted in).
+	groups := "group,x,y\n"
+	for i := range 8 {
+		groups += fmt.Sprintf("a,%d,%d\n", []int{1, 2, 3, 4, 5, 6, 7, 100}[i], 10+i)
+		groups += fmt.Sprintf("b,%d,%d\n", i+1, []int{20, 21, 22, 23, 24, 25, 26, -100}[i])
+	}
+	groups += "c,,1\nc,,2\nc,,3\nc,,50\n,1000,1000\n,1000,1000\n,1000,1000\n"
+	if err := os.WriteFile(filepath.Join(dir, "groups.csv"), []byte(groups), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for name, rows := range map[string]int{"small.csv": 2000, "large.csv": HexbinRows + 10_000} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
@@ -121,8 +142,8 @@ func TestVisualizationStage(t *testing.T) {
 		}
 		for _, ax := range byProduct {
 			boxes := ax.Series[0].Boxes
-			if ax.Kind != "box" || len(boxes) != 10 || !strings.Contains(boxes[0].Label, "n=") {
-				t.Errorf("panel %q: kind %s, %d boxes %+v; want 10 boxes labelled with n=", ax.Title, ax.Kind, len(boxes), boxes)
+			if ax.Kind != "box" || len(boxes) != 10 || !strings.HasSuffix(boxes[0].Label, " values") {
+				t.Errorf("panel %q: kind %s, %d boxes %+v; want 10 boxes labelled with their values", ax.Title, ax.Kind, len(boxes), boxes)
 			}
 		}
 		trend := charts["Sum of revenue per month by product"]
@@ -172,6 +193,74 @@ func TestVisualizationStage(t *testing.T) {
 					t.Errorf("cell %d chart %q: PNG bytes differ on a second run", i, first[j].Title)
 				}
 			}
+		}
+	})
+
+	// The box plots say what they show: what n counts, a group without
+	// values, rows without a group, values beyond the whiskers.
+	t.Run("groups", func(t *testing.T) {
+		p, st, r := stage(t, "groups.csv")
+		v := ChooseVisualization(p, Options{})
+		if v.Category != "group" || !slices.Equal(v.Grouped, []string{"x", "y"}) {
+			t.Fatalf("choice %+v; want x and y by group", v)
+		}
+		var notes []string
+		for _, c := range st.Cells {
+			if c.Markdown {
+				notes = append(notes, c.Source)
+			}
+		}
+		if !strings.Contains(notes[0], "whiskers at the furthest values within 1.5 × IQR of the box") {
+			t.Errorf("the method note does not state the whisker rule:\n%s", notes[0])
+		}
+		if i := slices.IndexFunc(notes, func(n string) bool { return strings.HasPrefix(n, "### By `group`") }); i < 0 ||
+			!strings.Contains(notes[i], "_no values_") || !strings.Contains(notes[i], "Rows whose `group` is missing are in no group") {
+			t.Errorf("no description of the box plots saying what a group without values and a missing group become: %q", notes)
+		}
+		var cell *kernel.Execution
+		for i, c := range codeCells(st) {
+			if strings.Contains(c, "group_table") {
+				cell = r.execs[i]
+			}
+		}
+		if cell == nil {
+			t.Fatalf("no by-category cell among %d", len(r.execs))
+		}
+		for _, want := range []string{
+			"3 rows have no group: they are in no group, left out of the boxes and the table.\n",
+			"Values beyond the whiskers (more than 1.5 × IQR from the box), not drawn: x 1 of 16, y 2 of 20.\n",
+		} {
+			if !strings.Contains(cell.Stdout(), want) {
+				t.Errorf("the cell printed %q; want a line %q", cell.Stdout(), want)
+			}
+		}
+		var table map[string][]float64
+		pyValue(t, k, `print(json.dumps({c: group_table[c].tolist() for c in group_table.columns if not c.startswith("median")}))`, &table)
+		want := map[string][]float64{
+			"rows": {8, 8, 4}, "values x": {8, 8, 0}, "beyond whiskers x": {1, 0, 0},
+			"values y": {8, 8, 4}, "beyond whiskers y": {0, 1, 1},
+		}
+		for col, counts := range want {
+			if !slices.Equal(table[col], counts) {
+				t.Errorf("table column %q: %v, want %v (table %v)", col, table[col], counts, table)
+			}
+		}
+
+		panels := describe(t, r)["Numeric columns by group"]
+		if len(panels) != 2 {
+			t.Fatalf("%d panels by group, want 2", len(panels))
+		}
+		x, y := panels[0], panels[1]
+		if want := []string{"a\n8 values", "b\n8 values", "c\nno values"}; !slices.Equal(x.XTickLabels, want) {
+			t.Errorf("x by group: ticks %q, want %q", x.XTickLabels, want)
+		}
+		if boxes := x.Series[0].Boxes; len(boxes) != 2 || boxes[0].Label != "a\n8 values" || boxes[1].Label != "b\n8 values" {
+			t.Errorf("x by group: boxes %+v, want a and b (c has no values)", boxes)
+		}
+		boxes := y.Series[0].Boxes
+		if len(boxes) != 3 || boxes[2].Label != "c\n4 values" || boxes[2].Median != 2.5 || boxes[2].Max != 14.75 ||
+			boxes[1].Min != 20 || len(boxes[1].Outliers)+len(boxes[2].Outliers) != 0 {
+			t.Errorf("y by group: boxes %+v; want c's median 2.5 and whisker 14.75, b's whisker 20 (not -100), outliers not drawn", boxes)
 		}
 	})
 

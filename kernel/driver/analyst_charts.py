@@ -425,6 +425,10 @@ def _boxes(ax, used, caps):
                        and s[0][p] != s[1][p] and q1 <= s[0][v] <= q3]
             if not medians:
                 continue
+            # a whisker cut back to the box edge (no value beyond it within
+            # 1.5 IQR) has its cap on that edge: the median is the line inside
+            inside = [m for m in medians if q1 < m < q3]
+            medians = inside or medians
             lo, hi = q1, q3  # whiskers default to the box edges
             for _, s in mine:
                 s_lo, s_hi = sorted((s[0][v], s[1][v]))

@@ -351,6 +351,16 @@ class BoxTests(unittest.TestCase):
             (s,) = only_series(describe(fig), "box")
             self.check(s["boxes"], self.groups, ["p", "q", "r"])
 
+    def test_whisker_at_the_box_edge(self):
+        # [1, 2, 3, 50]: Q1 1.75, median 2.5, Q3 14.75; no value lies between Q3
+        # and its fence, so the upper whisker and its cap sit on the box's top
+        fig, ax = plt.subplots()
+        ax.boxplot([[1.0, 2.0, 3.0, 50.0]], tick_labels=["p"])
+        (s,) = only_series(describe(fig), "box")
+        (b,) = s["boxes"]
+        self.assertEqual((b["min"], b["q1"], b["median"], b["q3"], b["max"], b["outliers"]),
+                         (1.0, 1.75, 2.5, 14.75, 14.75, [50.0]))
+
     def test_pandas(self):
         df = pd.DataFrame({"p": self.groups[0], "q": self.groups[1]})
         for make in (lambda ax: df.boxplot(ax=ax), lambda ax: df.plot.box(ax=ax)):
