@@ -126,3 +126,56 @@ print(json.dumps({"Pairs": pairs, "Strongest": {n: float(v) for n, v in stronges
 		}
 	}
 }
+
+// A cell between the load and the profile that changes a text column's
+// values in place (df.loc[rows, column] = value keeps the same array, so
+// the weak reference cannot tell) must not leave the profile counting the
+// loader's codes: its missing counts, top values and memory are pandas'
+// on the changed frame. A replaced column and an untouched one too.
+func TestProfileAfterTextChangedInPlace(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("city,kind,note\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%s,%s,%s\n", []string{"Oslo", "Paris", "Lima", ""}[i%4], []string{"a", "b"}[i%2], []string{"x", ""}[i%2])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cities.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
+	mustRun(t, k, Setup())
+	mustRun(t, k, LoadWith("/data/cities.csv", LoadOptions{}))
+	mustRun(t, k, Stage{Name: "edit", Cells: []Cell{Code(`kept_before = set(FACTORIZED)
+city = df["city"].to_numpy()
+df.loc[df.index[:10], "city"] = "Zürich"        # in place: the same array
+df.loc[df.index[3], "note"] = "filled"          # a missing value filled in place
+df["kind"] = df["kind"].str.upper()             # replaced
+same_array = df["city"].to_numpy() is city or np.shares_memory(df["city"].to_numpy(), city)`)}})
+	p := profileOf(t, mustRun(t, k, ProfileStage()))
+	var got map[string]any
+	pyValue(t, k, `ref = {c: df[c].value_counts() for c in ["city", "kind", "note"]}
+print(json.dumps({
+    "kept_before": sorted(kept_before), "same_array": bool(same_array),
+    "top": {c: [[str(v), int(n)] for v, n in ref[c].items()] for c in ref},
+    "missing": {c: int(df[c].isna().sum()) for c in ref},
+    "memory": bool(memory.equals(df.memory_usage(deep=True))),
+}))`, &got)
+	if fmt.Sprint(got["kept_before"]) != "[city kind note]" || got["same_array"] != true {
+		t.Fatalf("the edit did not change kept columns in place: kept %v, same array %v", got["kept_before"], got["same_array"])
+	}
+	if got["memory"] != true {
+		t.Error("memory differs from df.memory_usage(deep=True) after the edit")
+	}
+	top := got["top"].(map[string]any)
+	missing := got["missing"].(map[string]any)
+	for _, name := range []string{"city", "kind", "note"} {
+		c := p.col(t, name)
+		var mine [][]any
+		for _, v := range c.Top {
+			mine = append(mine, []any{v.Value, float64(v.Count)})
+		}
+		if fmt.Sprint(mine) != fmt.Sprint(top[name]) || float64(c.Missing) != missing[name] {
+			t.Errorf("%s: profile top %v, missing %d; pandas on the edited frame %v, missing %v", name, mine, c.Missing, top[name], missing[name])
+		}
+	}
+}

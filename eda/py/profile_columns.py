@@ -117,6 +117,7 @@ def profile_column(name, s, rows, memory, value_counts):
 
 
 rows = len(df)
+drop_stale_codes(df)  # the loader's codes, unless a cell has changed the values since
 # Bytes per column, and the index: df.memory_usage(deep=True), column by column.
 memory = pd.Series([df.index.memory_usage(deep=True)] + [memory_bytes(df[name]) for name in df.columns],
                    index=["Index", *df.columns], dtype="int64")
