@@ -323,8 +323,11 @@ func numberMarks(offset int, traces []numtrace.Trace) []report.NumberMark {
 
 // cellSource is the source of nb's cell id.
 func cellSource(nb *nbformat.Notebook, id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
 	for _, c := range nb.Cells {
-		if id != "" && c.ID == id {
+		if c.ID == id {
 			return c.Source, true
 		}
 	}

@@ -215,6 +215,19 @@ def log_columns(step, done, total):
                       extra={"done": done, "total": total, "unit": "columns"})
 
 
+def skipped_rows(reported):
+    """(line, fields expected, fields found) of each row pandas reported skipping, read from the
+    text of its warnings (on_bad_lines="warn")."""
+    return [tuple(map(int, row)) for row in re.findall(r"Skipping line (\d+): expected (\d+) fields?, saw (\d+)", reported)]
+
+
+def ragged_rows_note(skipped):
+    """The load note on the rows skipped for having more fields than the header."""
+    lines = ", ".join(str(line) for line, _, _ in skipped[:10]) + (", ..." if len(skipped) > 10 else "")
+    return (f"{len(skipped):,} ragged row(s) with more fields than the header ({skipped[0][1]}) were "
+            f"skipped: line(s) {lines}")
+
+
 def read_delimited(path, head, compression, encoding, info):
     text = head.decode(encoding, errors="replace")
     # Classic Mac OS ends lines with a carriage return alone; pandas must be told.
@@ -299,11 +312,9 @@ def read_delimited(path, head, compression, encoding, info):
     if index_col is None:
         df = df.rename_axis("row_label").reset_index()
     reported = messages.getvalue() + "\n".join(str(w.message) for w in caught)
-    skipped = re.findall(r"Skipping line (\d+): expected (\d+) fields?, saw (\d+)", reported)
+    skipped = skipped_rows(reported)
     if skipped:
-        lines = ", ".join(line for line, _, _ in skipped[:10]) + (", ..." if len(skipped) > 10 else "")
-        info["notes"].append(f"{len(skipped):,} ragged row(s) with more fields than the header "
-                             f"({skipped[0][1]}) were skipped: line(s) {lines}")
+        info["notes"].append(ragged_rows_note(skipped))
     if "loss of data" in reported:
         info["notes"].append("some rows have more fields than the header; their extra fields were dropped")
     if not no_header and len(header) == len(df.columns):

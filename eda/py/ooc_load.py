@@ -126,8 +126,7 @@ def read_chunks(plan, columns=None, found=None, skipped=None):
                 else:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             if skipped is not None:
-                skipped.extend((int(line), int(want), int(saw)) for line, want, saw
-                               in re.findall(r"Skipping line (\d+): expected (\d+) fields?, saw (\d+)", reported))
+                skipped.extend(skipped_rows(reported))
             if chunk is None:
                 return
             yield clean_chunk(chunk, plan, found)

@@ -188,9 +188,7 @@ load_info["missing_markers"] = {}
 load_info["notes"] = [n for n in load_info["notes"]
                       if not re.search(r"are missing-value markers|became missing|ragged row", n)]
 if ragged:
-    lines = ", ".join(str(line) for line, _, _ in ragged[:10]) + (", ..." if len(ragged) > 10 else "")
-    load_info["notes"].append(f"{len(ragged):,} ragged row(s) with more fields than the header "
-                              f"({ragged[0][1]}) were skipped: line(s) {lines}")
+    load_info["notes"].append(ragged_rows_note(ragged))
 for (column, what, value), n in sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[1], kv[0][2])):
     if what == "marker":
         load_info["missing_markers"].setdefault(column, []).append({"value": value, "count": n})
