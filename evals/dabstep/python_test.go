@@ -282,3 +282,27 @@ json.dump(res, sys.stdout)
 		}
 	}
 }
+
+// TestPercentAgreesWithPython: the leaderboard's round(mean * 100, 2) for
+// every k of n up to DABstep's 450 tasks.
+func TestPercentAgreesWithPython(t *testing.T) {
+	var pairs [][2]int
+	for n := 1; n <= 450; n++ {
+		for k := 0; k <= n; k++ {
+			pairs = append(pairs, [2]int{k, n})
+		}
+	}
+	out := hostpython.Run(t, pairs, "-c", `
+import json, sys
+json.dump(["%.2f%%" % round(k / n * 100, 2) for k, n in json.load(sys.stdin)], sys.stdout)
+`)
+	var want []string
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pairs {
+		if got := (LevelScore{Right: p[0], Total: p[1]}).Percent(); got != want[i] {
+			t.Fatalf("%d of %d: %s, Python %s", p[0], p[1], got, want[i])
+		}
+	}
+}
