@@ -103,16 +103,14 @@ func pyString(s string) string {
 // pyFloatRepr is Python's repr(float) as json writes it: NaN, Infinity and
 // -Infinity where repr says nan, inf and -inf.
 func pyFloatRepr(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
+	s := PyFloatRepr(x)
+	if j, ok := jsonSpecials[s]; ok {
+		return j
 	}
-	return PyFloatRepr(x)
+	return s
 }
+
+var jsonSpecials = map[string]string{"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 // PyFloatRepr is Python 3's repr(x) (and str(x)) of a float: the shortest
 // digits that read back as x, in fixed notation for exponents from -4 to

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/analyst-cli/analyst/evals/dabstep"
+	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
 )
 
 func submission(t *testing.T, lines ...string) *dabstep.Submission {
@@ -24,12 +25,19 @@ func answerLine(id, answer string) string {
 	return fmt.Sprintf(`{"task_id": %q, "agent_answer": %q, "reasoning_trace": "t"}`, id, answer)
 }
 
-func TestScoreAllRight(t *testing.T) {
+// openFixture is a generated snapshot and its split.
+func openFixture(t *testing.T, split string) (*dabsteptest.Fixture, *dabstep.Benchmark) {
+	t.Helper()
 	f := fixture(t)
-	b, err := dabstep.Open(f.Dir, "")
+	b, err := dabstep.Open(f.Dir, split)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, b
+}
+
+func TestScoreAllRight(t *testing.T) {
+	f, b := openFixture(t, "")
 	var ls []string
 	for _, task := range f.Tasks {
 		ls = append(ls, answerLine(task.ID, " "+strings.ToUpper(task.Answer)+" "))
@@ -53,11 +61,7 @@ Hard Level Accuracy:   100.00%  (5 of 5)
 // A wrong answer, a missing task, a task id twice (the first line scored,
 // as the leaderboard does), ids not in the split, and an integer task id.
 func TestScoreReportsWhatTheLeaderboardWould(t *testing.T) {
-	f := fixture(t)
-	b, err := dabstep.Open(f.Dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, b := openFixture(t, "")
 	gold := map[string]string{}
 	for _, task := range f.Tasks {
 		gold[task.ID] = task.Answer
@@ -94,11 +98,7 @@ task 6 is on lines 6, 7: the first is scored, as the leaderboard does
 }
 
 func TestScoreNeedsAnswers(t *testing.T) {
-	f := fixture(t)
-	b, err := dabstep.Open(f.Dir, dabstep.SplitAll)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := openFixture(t, dabstep.SplitAll)
 	if _, err := dabstep.Score(b, submission(t, answerLine("1", "x"))); err == nil || !strings.Contains(err.Error(), "the all split has no answers (the leaderboard keeps them): score against the dev split") {
 		t.Errorf("scoring the all split: %v", err)
 	}
