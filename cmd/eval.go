@@ -14,6 +14,7 @@ import (
 
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
+	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -190,6 +191,10 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 
 // loadSuite reads a suite: a folder in DABench's layout, or our YAML.
 func loadSuite(path string) (*evals.Suite, error) {
+	if dabstep.IsDABstep(path) {
+		return nil, usageErrorf("%s is a DABstep snapshot: running its tasks comes with folder datasets (issue #23); "+
+			"score a submission with: analyst eval score --dabstep %s SUBMISSION", path, path)
+	}
 	s, err := evals.LoadSuite(path)
 	if err != nil {
 		return nil, withCode(ExitBadData, fmt.Errorf("suite: %w", err))

@@ -45,13 +45,13 @@ the accuracy overall, on the easy and on the hard tasks, in percent with two
 decimals as the leaderboard shows them, with the counts; a task with no line
 counts wrong (the leaderboard refuses such a file). Wrong tasks, missing
 ones, task ids not in the split and ids on several lines are listed.
---split picks the tasks file (default: dev, the one with answers).
+--split picks the tasks file (default: dev when it has answers).
 
 Exit status: 0 when scored; 2 on bad flags or arguments; 3 when DIR is not
 the benchmark's layout, its split has no answers, or the answers file is
 malformed (not JSON Lines, a field the leaderboard refuses, a null).`,
 		Example: `  analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl
-  analyst eval score --dabstep DABstep eval-out/submissions/ollama_qwen2.5-coder_7b.jsonl`,
+  analyst eval score --dabstep DABstep submission.jsonl`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("eval score takes one RESPONSES or SUBMISSION file")
