@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -218,6 +219,71 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	}
 	html, _ := os.ReadFile(res.Files.Report)
 	for _, s := range []string{"Schema changes", "fails on the new data", "was asked again", "East → <strong>West</strong>"} {
+		if !strings.Contains(string(html), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+}
+
+// A replay on new data follows the recording both ways. The recorded run
+// sent its first answer back (99 was in no output of the old data) and the
+// model answered again; on the new data that first answer's numbers all
+// show, so a run would take it — the replay still plays the recorded second
+// answer, whose 30 no output shows on the new data, and takes it as the
+// recorded run did, without a model server. Both checks are in run.json.
+func TestReplayOnNewDataFollowsTheRecordedPushBack(t *testing.T) {
+	dir := t.TempDir()
+	data := regionsCSV(t, filepath.Join(dir, "sales.csv"), "region,revenue", "East,10", "West,20", "North,30")
+	const cell = `print("total", df["revenue"].sum())
+print("largest", df["revenue"].max())`
+	f := newFakeModel(t, "ollama",
+		turn{Calls: []call{code(cell)}},
+		turn{Calls: []call{final(map[string]any{"total": 60}, "The total is 60; the largest is 99.")}},
+		turn{Calls: []call{final(map[string]any{"total": 60}, "The total is 60; the largest is 30.")}},
+	)
+	opts := options(t, data, filepath.Join(dir, "a"))
+	opts.Questions = []string{"What is the total revenue?"}
+	opts.NoExplore = true
+	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b", new(int)
+	first := run(t, opts)
+	if a := first.Answers[0]; strings.Join(a.TraceTold, ",") != "99" || !a.TraceCorrected || first.Manifest.Model.Calls != 3 {
+		t.Fatalf("the recorded run: told %v, corrected %v, %d calls", a.TraceTold, a.TraceCorrected, first.Manifest.Model.Calls)
+	}
+	asked := len(f.Requests())
+	rec := openRun(t, first)
+
+	// Total 60 and largest 99 on the new data.
+	newData := regionsCSV(t, filepath.Join(dir, "new.csv"), "region,revenue", "East,-39", "West,0", "North,99")
+	rerun, err := audit.NewRerun(rec, audit.RecordData{Name: "new.csv"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ropts := replayOptions(t, rec, newData, filepath.Join(dir, "b"), audit.NewRecorder(rerun.Client()))
+	ropts.Rerun = rerun
+	res := run(t, ropts)
+	if n := len(f.Requests()); n != asked {
+		t.Errorf("the replay asked the model server %d times", n-asked)
+	}
+	a := res.Answers[0]
+	if !a.Answered || a.Summary != "The total is 60; the largest is 30." {
+		t.Errorf("answer: answered %v, %q (stop %q)", a.Answered, a.Summary, a.Stop)
+	}
+	rr := res.Manifest.Rerun
+	want := []agent.Finding{
+		{Phase: "question-1", Turn: 2, Check: agent.FindingUntraced, Asked: true,
+			Found: "on the new data the model would not be asked here; the recorded run asked it"},
+		{Phase: "question-1", Turn: 3, Check: agent.FindingUntraced, Asked: false,
+			Found: "numbers of the answer that no output shows on the new data: 30"},
+	}
+	if rr.ReplayedReplies != 3 || rr.ModelReplies != 0 || !reflect.DeepEqual(rr.Checks, want) {
+		t.Errorf("replayed %d, new %d, checks:\n%+v\nwant\n%+v", rr.ReplayedReplies, rr.ModelReplies, rr.Checks, want)
+	}
+	if v := rr.Answers[0].Values[0]; v.Old != "60" || v.New != "60" || !v.Located || v.Cell == "" {
+		t.Errorf("total: %+v", v)
+	}
+	html, _ := os.ReadFile(res.Files.Report)
+	for _, s := range []string{"Checks on the new data", "the recorded run asked the model again here: its recorded reply is played",
+		`60 → <strong>60</strong> (read from <a href="#cell-` + rr.Answers[0].Values[0].Cell + `">`} {
 		if !strings.Contains(string(html), s) {
 			t.Errorf("report lacks %q", s)
 		}
