@@ -51,7 +51,7 @@ const (
 	// FindingNextTurn: the conversation going on after a reply.
 	FindingNextTurn = "next-turn"
 	// FindingGoals: the screen of the exploration's goals (ProposeGoals).
-	FindingGoals = "goals"
+	FindingGoals = "goal-screen"
 )
 
 // askAgain is the one place the agent decides whether to ask the model
