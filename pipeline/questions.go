@@ -138,6 +138,9 @@ func (r *runner) newAgent() *agent.Agent {
 			r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
 		},
 	}
+	if r.opts.Rerun != nil {
+		ag.Replay = r.opts.Rerun
+	}
 	turns, repairs := ag.Budgets()
 	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
 		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
@@ -336,7 +339,7 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		if changes, ok := rerun[i+1]; ok {
 			b.WriteString("Named values, old → new:\n\n")
 			for _, c := range changes {
-				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(c.Name), valueChangeText(c))
+				fmt.Fprintf(&b, "- **%s**: %s%s\n", mdEscape(c.Name), valueChangeText(c), readFrom(c, true))
 			}
 		} else {
 			for k, v := range a.Values {
