@@ -1,14 +1,21 @@
 package eda
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/analyst-cli/analyst/evals/dabstep"
+	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
+	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // relatedTables is a test cell: DABstep-like tables (payments, merchants,
@@ -309,5 +316,131 @@ func checkDiagram(t *testing.T, r stageRun, p *RelationshipProfile) {
 	sort.Strings(want)
 	if !slices.Equal(edges, want) {
 		t.Errorf("arrows:\n%s\nwant:\n%s", strings.Join(edges, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The DABstep-shaped fixture's tables, each read by the loader (nested
+// JSON flattened, lists kept as JSON text): the links a person draws from
+// its files are found, and none between its small integer columns.
+func TestRelationshipsDABstepFixture(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := dabsteptest.Write(dir, dabsteptest.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = filepath.Join(dir, dabstep.ContextDir) })
+	mustRun(t, k, Setup())
+	mustRun(t, k, Stage{Name: "tables", Cells: []Cell{Code("tables = {}")}})
+	files := []string{"payments.csv", "fees.json", "merchant_data.json", "merchant_category_codes.csv", "acquirer_countries.csv"}
+	var names []string
+	for _, f := range files {
+		name := strings.TrimSuffix(f, filepath.Ext(f))
+		names = append(names, name)
+		mustRun(t, k, LoadFrom(Source{Path: "/data/" + f}))
+		mustRun(t, k, Stage{Name: "keep", Cells: []Cell{Code(fmt.Sprintf("tables[%s] = df", pyString(name)))}})
+	}
+	r := mustRun(t, k, Relationships(names))
+	p := relationshipsOf(t, r)
+	t.Logf("the relationships cell printed:\n%s", r.execs[0].Stdout())
+
+	var got []string
+	for _, rel := range p.Relationships {
+		got = append(got, fmt.Sprintf("%s (%.0f%% of rows)", linkName(rel.Link), 100*rel.ShareRows))
+	}
+	for _, want := range []string{
+		"payments.merchant → merchant_data.merchant (100% of rows)",
+		"fees.merchant_category_code[] → merchant_category_codes.mcc (100% of rows)",
+		"merchant_data.acquirer[] → acquirer_countries.acquirer (100% of rows)",
+		"merchant_data.merchant_category_code → merchant_category_codes.mcc (100% of rows)",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no relationship %s among:\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	for _, g := range got {
+		// Hours, minutes, days, card bins, rates and pandas' index
+		// columns are small integers in the range of the fee rules' IDs.
+		for _, never := range []string{"hour_of_day", "minute_of_hour", "day_of_year", "year", "card_bin", "rate",
+			"Unnamed", "is_credit", "intracountry", "psp_reference"} {
+			if strings.Contains(g, "."+never) {
+				t.Errorf("relationship %s: %s must not make one", g, never)
+			}
+		}
+	}
+	// acquirer_countries.country_code repeats NL: no key, so
+	// payments.acquirer_country refers to nothing.
+	if ac := p.table(t, "acquirer_countries"); slices.Contains(ac.Keys, "country_code") || !slices.Contains(ac.Keys, "acquirer") {
+		t.Errorf("acquirer_countries keys %q", ac.Keys)
+	}
+	var lists []string
+	for _, c := range p.table(t, "fees").ListColumns {
+		lists = append(lists, c.Column+" "+c.Elements)
+	}
+	if !slices.Equal(lists, []string{"account_type text", "merchant_category_code integer", "aci text"}) {
+		t.Errorf("fees' columns of lists: %q", lists)
+	}
+	prompt := RelationshipsPrompt(p)
+	for _, want := range []string{`tables["payments"]["merchant"] → tables["merchant_data"]["merchant"]: 100% of 3000 rows match`,
+		`tables["fees"]["merchant_category_code"] (the elements of its lists) → tables["merchant_category_codes"]["mcc"]`,
+		`"fees": "account_type" (text), "merchant_category_code" (integer), "aci" (text)`, "json.loads"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the prompt does not say %s:\n%s", want, prompt)
+		}
+	}
+}
+
+// The notebook of the relationships re-runs in Jupyter (nbconvert
+// --execute, ipykernel) to the same printed text, the same JSON summary
+// line and the same diagram, byte for byte.
+func TestRelationshipsNotebookReexecutes(t *testing.T) {
+	k := kerneltest.Start(t, nil)
+	nb := nbformat.New()
+	stages := []Stage{Setup(), {Name: "tables", Cells: []Cell{Code(relatedTables)}}, Relationships(relatedTableNames)}
+	images := 0
+	for _, st := range stages {
+		for _, c := range st.Cells {
+			if c.Markdown {
+				nb.AddMarkdown(c.Source, c.Tags...)
+				continue
+			}
+			ex, err := k.Execute(context.Background(), c.Source, kernel.ExecOptions{Timeout: cellTimeout})
+			if err != nil || ex.Status != kernel.StatusOK {
+				t.Fatalf("%s: %v %s", st.Name, err, traceback(ex))
+			}
+			ex.AddToNotebook(nb, c.Tags...)
+			for _, o := range ex.Outputs {
+				if _, ok := o.Data[nbformat.MimePNG]; ok {
+					images++
+				}
+			}
+		}
+	}
+	if images != 1 {
+		t.Fatalf("%d images, want the diagram", images)
+	}
+	share := t.TempDir()
+	if err := nbformat.WriteFile(filepath.Join(share, "relationships.ipynb"), nb); err != nil {
+		t.Fatal(err)
+	}
+	rerun := t.TempDir()
+	j := kerneltest.Start(t, func(o *kernel.Options) { o.Data = share; o.OutputDir = rerun })
+	ex, err := j.Execute(context.Background(), `
+import subprocess
+r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=300",
+                    "--output-dir", "/output", "--output", "rerun", "/data/relationships.ipynb"], capture_output=True, text=True)
+print("exit", r.returncode)
+if r.returncode:
+    print(r.stdout[-4000:], r.stderr[-4000:])
+`, kernel.ExecOptions{Timeout: 4 * time.Minute})
+	if err != nil || !strings.HasPrefix(ex.Stdout(), "exit 0") {
+		t.Fatalf("nbconvert --execute: %v\n%s%v", err, ex.Stdout(), ex.Error)
+	}
+	theirs, err := nbformat.ReadFile(filepath.Join(rerun, "rerun.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ours := range nb.Cells {
+		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {
+			t.Errorf("cell %d %v: %s", i, ours.Metadata.Tags, d)
+		}
 	}
 }
