@@ -254,6 +254,13 @@ func TestRelationshipsFound(t *testing.T) {
 		}
 	}
 	checkDiagram(t, r, p)
+
+	// A table that is not loaded is named.
+	bad := runStage(t, k, Relationships([]string{"payments", "refunds"}))
+	if bad.err == nil || bad.err.Error == nil || bad.err.Error.Name != "KeyError" ||
+		!strings.Contains(bad.err.Error.Value, "tables has no 'refunds': load each table into tables[name] first") {
+		t.Errorf("a table not loaded: %+v", bad.err)
+	}
 }
 
 // checkDiagram checks the diagram's description: a box per drawn table,

@@ -12,6 +12,7 @@ GENERIC_WORDS = {"id", "key", "code", "no", "nr", "num", "number", "idx", "index
 GENERIC_TABLE_WORDS = GENERIC_WORDS | {"data", "table", "list", "info", "master", "dim", "lookup", "map",
                                        "mapping", "detail", "all", "raw", "clean"}
 NOT_COUNTED_SHOWN = 10  # containments not counted that are printed (all are in relationships["not_counted"])
+PRINTED_LINES, PRINTED_NAMES = 100, 20  # lines per section and names per line printed (the JSON holds all)
 SAMPLE_ROWS = 10_000  # rows looked at first, to rule columns out as keys (speed only: the result is the same)
 DIGITS = re.compile(r"[+-]?\d{1,18}")  # text read as a whole number (zero-padded ids: "007")
 
@@ -435,41 +436,61 @@ def link_text(r):
             f"({r['share_distinct']:.1%}) are keys")
 
 
-def describe_relationships(rel):
-    """The relationships in words, for the reader of the notebook."""
-    lines = ["Tables (a key is a column whose values are all different and never missing):"]
+def capped(lines, n, where):
+    """The first n lines, and a line that says how many more there are in where."""
+    return lines[:n] + ([f"- and {len(lines) - n:,} more (in {where})"] if len(lines) > n else [])
+
+
+def listed_names(items, n=PRINTED_NAMES):
+    return ", ".join(str(i) for i in items[:n]) + (f" and {len(items) - n:,} more" if len(items) > n else "")
+
+
+def table_lines(rel):
+    lines = []
     for t in rel["tables"]:
-        keys = "key " + ", ".join(t["keys"]) if t["keys"] else "no single-column key"
-        lists = ", ".join(f"{c['column']} ({c['elements']})" for c in t["list_columns"])
+        keys = "key " + listed_names(t["keys"]) if t["keys"] else "no single-column key"
+        lists = listed_names([f"{c['column']} ({c['elements']})" for c in t["list_columns"]])
         lines.append(f"- {t['name']}: {t['rows']:,} rows × {t['columns']:,} columns; {keys}"
                      + (f"; lists in {lists}" if lists else ""))
+    return lines
+
+
+def relationship_line(r):
+    rows = f"{r['matched_rows']:,} of {r['rows']:,} {'rows with elements' if r['list'] else 'rows with a value'} " \
+           f"({r['share_rows']:.1%}) match"
+    orphans_ = ", ".join(f"{o['value']!r} ({o['count']:,})" for o in r["orphan_sample"])
+    return (f"- {link_text(r)}; {rows}" + (f"; {r['orphan_rows']:,} orphan rows, such as {orphans_}" if r["orphan_rows"]
+                                           else "") + f". Evidence: {r['evidence']}.")
+
+
+def describe_relationships(rel):
+    """The relationships in words, for the reader of the notebook (long lists are cut: the JSON
+    below and the variable relationships hold them all)."""
+    lines = ["Tables (a key is a column whose values are all different and never missing):"]
+    lines += capped(table_lines(rel), PRINTED_LINES, "relationships['tables']")
     lines.append("\nRelationships (A.x → B.key: the values of A.x are keys of B):" if rel["relationships"]
                  else "\nNo relationships: no column's values are keys of another column by the rule above.")
-    for r in rel["relationships"]:
-        rows = f"{r['matched_rows']:,} of {r['rows']:,} {'rows with elements' if r['list'] else 'rows with a value'} " \
-               f"({r['share_rows']:.1%}) match"
-        orphans_ = ", ".join(f"{o['value']!r} ({o['count']:,})" for o in r["orphan_sample"])
-        lines.append(f"- {link_text(r)}; {rows}"
-                     + (f"; {r['orphan_rows']:,} orphan rows, such as {orphans_}" if r["orphan_rows"] else "")
-                     + f". Evidence: {r['evidence']}.")
+    lines += capped([relationship_line(r) for r in rel["relationships"]], PRINTED_LINES, "relationships['relationships']")
     if rel["not_counted"]:
         lines.append("\nNot counted: values that are keys by chance (numbers in the same range, names that do not say "
                      "so), or through another key:")
-        lines += [f"- {link_text(c)}; " + (f"chance up to {c['chance']:.2g}" if c["reason"].startswith("chance") else
-                                          c["reason"]) for c in rel["not_counted"][:NOT_COUNTED_SHOWN]]
-        if len(rel["not_counted"]) > NOT_COUNTED_SHOWN:
-            lines.append(f"- and {len(rel['not_counted']) - NOT_COUNTED_SHOWN:,} more (relationships['not_counted'])")
+        lines += capped([f"- {link_text(c)}; " + (f"chance up to {c['chance']:.2g}" if c["reason"].startswith("chance")
+                                                   else c["reason"]) for c in rel["not_counted"]],
+                        NOT_COUNTED_SHOWN, "relationships['not_counted']")
     if rel["alerts"]:
         lines.append("\nAlerts:")
-        lines += [f"- {a['type']}: {a['message']}" for a in rel["alerts"]]
-    skipped = [f"{t['name']}: " + "; ".join(
-        f"{reason}: " + ", ".join(c["column"] for c in t["not_compared"] if c["reason"] == reason)
+        lines += capped([f"- {a['type']}: {a['message']}" for a in rel["alerts"]], PRINTED_LINES, "relationships['alerts']")
+    skipped = [f"- {t['name']}: " + "; ".join(
+        f"{reason}: " + listed_names([c["column"] for c in t["not_compared"] if c["reason"] == reason])
         for reason in dict.fromkeys(c["reason"] for c in t["not_compared"])) for t in rel["tables"] if t["not_compared"]]
     if skipped:
         lines.append("\nNot compared (values no key is made of):")
-        lines += [f"- {s}" for s in skipped]
+        lines += capped(skipped, PRINTED_LINES, "relationships['tables']")
     return "\n".join(lines)
 
 
+missing_tables = [name for name in RELATIONSHIP_TABLES if name not in tables]
+if missing_tables:
+    raise KeyError(f"tables has no {', '.join(map(repr, missing_tables))}: load each table into tables[name] first")
 relationships = find_relationships({name: tables[name] for name in RELATIONSHIP_TABLES})
 print(describe_relationships(relationships))
