@@ -201,10 +201,5 @@ func ParseRelationships(raw []byte) (*RelationshipProfile, error) {
 // RelationshipsFromData reads the relationships from one cell output's
 // mime bundle (nbformat "data"): ok is false when the bundle holds none.
 func RelationshipsFromData(data map[string]json.RawMessage) (p *RelationshipProfile, ok bool, err error) {
-	raw, ok := data[MimeRelationships]
-	if !ok {
-		return nil, false, nil
-	}
-	p, err = ParseRelationships(raw)
-	return p, true, err
+	return fromData(data, MimeRelationships, ParseRelationships)
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
@@ -428,22 +427,9 @@ func TestRelationshipsNotebookReexecutes(t *testing.T) {
 	if err := nbformat.WriteFile(filepath.Join(share, "relationships.ipynb"), nb); err != nil {
 		t.Fatal(err)
 	}
-	rerun := t.TempDir()
-	j := kerneltest.Start(t, func(o *kernel.Options) { o.Data = share; o.OutputDir = rerun })
-	ex, err := j.Execute(context.Background(), `
-import subprocess
-r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=300",
-                    "--output-dir", "/output", "--output", "rerun", "/data/relationships.ipynb"], capture_output=True, text=True)
-print("exit", r.returncode)
-if r.returncode:
-    print(r.stdout[-4000:], r.stderr[-4000:])
-`, kernel.ExecOptions{Timeout: 4 * time.Minute})
-	if err != nil || !strings.HasPrefix(ex.Stdout(), "exit 0") {
-		t.Fatalf("nbconvert --execute: %v\n%s%v", err, ex.Stdout(), ex.Error)
-	}
-	theirs, err := nbformat.ReadFile(filepath.Join(rerun, "rerun.ipynb"))
-	if err != nil {
-		t.Fatal(err)
+	theirs := kerneltest.Nbconvert(t, share, "relationships.ipynb")
+	if len(theirs.Cells) != len(nb.Cells) {
+		t.Fatalf("re-run has %d cells, ours %d", len(theirs.Cells), len(nb.Cells))
 	}
 	for i, ours := range nb.Cells {
 		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {
