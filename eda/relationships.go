@@ -154,7 +154,7 @@ func Relationships(tables []string) Stage {
 	code := fill(relationshipsPy, "{{TABLES}}", pyList(names), "{{MATCH_SHARE}}", pyFloat(matchShare),
 		"{{MIN_DISTINCT}}", strconv.Itoa(minDistinct), "{{CHANCE}}", pyFloat(chanceBound),
 		"{{ORPHAN_SAMPLE}}", strconv.Itoa(orphanSample))
-	return Stage{Name: StageRelationships, Title: "Tables and relationships", Cells: []Cell{
+	return Stage{Name: StageRelationships, Title: "Relationships between tables", Cells: []Cell{
 		Markdown(relationshipsMd),
 		Code(code, "relationships-find"),
 		Markdown("The relationships as JSON, which analyst reads to write the report and to brief the model."),

@@ -17,7 +17,7 @@ func relationshipsInput() Input {
 			nbformat.MimeChart: json.RawMessage(`{"kind": "diagram", "title": "Tables and their relationships"}`),
 		}, nil)}, 1, nbformat.StageTag(eda.StageRelationships), eda.RelationshipsChartTag)
 	chance := 1e-12
-	return Input{Title: "t", Notebook: nb, Run: RunInfo{Stages: []StageInfo{{Name: eda.StageRelationships, Title: "Tables and relationships", Status: StatusOK}}},
+	return Input{Title: "t", Notebook: nb, Run: RunInfo{Stages: []StageInfo{{Name: eda.StageRelationships, Title: "Relationships between tables", Status: StatusOK}}},
 		Relationships: &eda.RelationshipProfile{
 			Rule: eda.RelationshipRule{MatchShare: 0.9, MinDistinct: 2, Chance: 1e-6},
 			Tables: []eda.TableKeys{
