@@ -65,13 +65,21 @@ country_rates = pd.DataFrame({"country": ["NL", "NL", "DE", "FR"], "rate": [0.1,
 empty = pd.DataFrame({"id": pd.Series([], dtype="int64"), "merchant": pd.Series([], dtype=object)})
 calendar = pd.DataFrame({"day": pd.date_range("2023-01-01", "2023-12-31", freq="D"), "weekday": 0})
 calendar["weekday"] = calendar["day"].dt.day_name()
+# Refunds, in pandas' own types: nullable integers (one missing, two unknown payments), a category,
+# pandas' text, and dates with a time zone (which a join does not match to the calendar's plain dates).
+refunds = pd.DataFrame({
+    "psp_reference": pd.array(list(payments["psp_reference"][:57]) + [1, 2, None], dtype="Int64"),
+    "merchant": pd.Categorical(payments["merchant"][:60]),
+    "reason": pd.array(rng.choice(["fraud", "duplicate"], 60), dtype="string"),
+    "day": pd.Timestamp("2023-03-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 10, 60), unit="D"),
+})
 tables = {"payments": payments, "merchants": merchants, "merchant_profiles": merchant_profiles, "mccs": mccs,
           "account_types": account_types, "fees": fees, "customers": customers, "products": products, "orders": orders,
-          "accounts": accounts, "country_rates": country_rates, "empty": empty, "calendar": calendar}
+          "refunds": refunds, "accounts": accounts, "country_rates": country_rates, "empty": empty, "calendar": calendar}
 print(len(tables), "tables")`
 
 var relatedTableNames = []string{"payments", "merchants", "merchant_profiles", "mccs", "account_types", "fees",
-	"customers", "products", "orders", "accounts", "country_rates", "empty", "calendar"}
+	"customers", "products", "orders", "refunds", "accounts", "country_rates", "empty", "calendar"}
 
 // relationshipsOf finds the relationships among a stage's outputs.
 func relationshipsOf(t testing.TB, r stageRun) *RelationshipProfile {
@@ -149,6 +157,9 @@ func TestRelationshipsFound(t *testing.T) {
 		"fees.merchant_category_code[] → mccs.mcc",
 		"orders.customer_id → customers.id",
 		"orders.product_id → products.id",
+		"refunds.psp_reference → payments.psp_reference",
+		"refunds.merchant → merchants.merchant",
+		"refunds.merchant → merchant_profiles.merchant",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("relationships:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
@@ -174,6 +185,10 @@ func TestRelationshipsFound(t *testing.T) {
 	if m := p.find(t, "payments.mcc → mccs.mcc"); m.Chance == nil || *m.Chance > chanceBound {
 		t.Errorf("payments.mcc → mccs.mcc: chance %v, want a bound under %g", m.Chance, chanceBound)
 	}
+	if r := p.find(t, "refunds.psp_reference → payments.psp_reference"); r.Rows != 59 || r.OrphanRows != 2 ||
+		r.Evidence != EvidenceValuesAndNames || len(r.OrphanSample) != 2 || r.OrphanSample[0].Value != "1" {
+		t.Errorf("refunds → payments: %+v", r)
+	}
 
 	// Not counted: numbers that are keys by chance and do not say so.
 	var coincidences []string
@@ -189,7 +204,7 @@ func TestRelationshipsFound(t *testing.T) {
 	}
 	for _, name := range names {
 		for _, never := range []string{"is_credit", "year", "hour_of_day", "quantity", "booking_date", "accounts.",
-			"country_rates", "empty", "Unnamed", "eur_amount", "acquirer_country"} {
+			"country_rates", "empty", "Unnamed", "eur_amount", "acquirer_country", "refunds.day", "refunds.reason"} {
 			if strings.Contains(name, never) {
 				t.Errorf("relationship %s: %s must not make one", name, never)
 			}
@@ -224,6 +239,7 @@ func TestRelationshipsFound(t *testing.T) {
 	wantAlerts := []string{
 		"broken_relationship: fees,mccs: merchant_category_code,mcc",
 		"broken_relationship: orders,customers: customer_id,id",
+		"broken_relationship: refunds,payments: psp_reference,psp_reference",
 		"type_mismatch: accounts,customers: customer_id,id",
 	}
 	if !slices.Equal(alerts, wantAlerts) {
@@ -255,9 +271,9 @@ func TestRelationshipsFound(t *testing.T) {
 	checkDiagram(t, r, p)
 
 	// A table that is not loaded is named.
-	bad := runStage(t, k, Relationships([]string{"payments", "refunds"}))
+	bad := runStage(t, k, Relationships([]string{"payments", "chargebacks"}))
 	if bad.err == nil || bad.err.Error == nil || bad.err.Error.Name != "KeyError" ||
-		!strings.Contains(bad.err.Error.Value, "tables has no 'refunds': load each table into tables[name] first") {
+		!strings.Contains(bad.err.Error.Value, "tables has no 'chargebacks': load each table into tables[name] first") {
 		t.Errorf("a table not loaded: %+v", bad.err)
 	}
 }
@@ -300,8 +316,8 @@ func checkDiagram(t *testing.T, r stageRun, p *RelationshipProfile) {
 			t.Errorf("title %q does not say how many tables are drawn", desc.Title)
 		}
 	}
-	if len(nodes) != drawn || slices.Contains(nodes, "calendar") {
-		t.Errorf("boxes %q: want %d, the unlinked calendar (last) left out", nodes, drawn)
+	if len(nodes) != drawn || slices.Contains(nodes, "calendar") || slices.Contains(nodes, "empty") {
+		t.Errorf("boxes %q: want %d, the last unlinked tables (empty, calendar) left out", nodes, drawn)
 	}
 	var edges, want []string
 	for _, e := range s.Edges {

@@ -184,6 +184,8 @@ def read(c, step):
     step = max(1, step)
     part = c["series"].iloc[::step] if step > 1 else c["series"]
     describe_values(c, distinct_values(part, c["many"]))
+    if c["domain"] == "datetime" and isinstance(c["series"].dtype, pd.DatetimeTZDtype):
+        c["domain"] = "datetime (UTC)"  # a join does not match times with a zone to times without
     c.update(read=len(part), whole=step == 1)
     # A key candidate so far: no value repeated or missing in the rows read.
     c["maybe_key"] = (c["domain"] is not None and not c["list"] and len(c["series"]) >= 2
@@ -204,7 +206,7 @@ def chance_bound(a, b, matched, n):
     from a's 5th to 95th percentile value that are keys of b. None for text, which does not
     fall on keys by chance the way numbers in a range do; 1 for datetimes (tables of one period
     share their dates)."""
-    if a["domain"] == "datetime":
+    if a["domain"].startswith("datetime"):
         return 1.0
     mine, keys = numbers(a), numbers(b)
     if mine is None or keys is None:
@@ -224,7 +226,7 @@ def shown(value, domain):
     """A value as the report shows it: whole numbers without ".0", datetimes in ISO form."""
     if domain == "integer":
         return str(int(value))
-    if domain == "datetime":
+    if domain.startswith("datetime"):
         return pd.Timestamp(value).isoformat()
     return str(value)
 
