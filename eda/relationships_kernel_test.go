@@ -73,13 +73,15 @@ refunds = pd.DataFrame({
     "reason": pd.array(rng.choice(["fraud", "duplicate"], 60), dtype="string"),
     "day": pd.Timestamp("2023-03-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 10, 60), unit="D"),
 })
+# A column that refers to its own table's key.
+employees = pd.DataFrame({"name": [f"employee {i}" for i in range(30)], "manager": [f"employee {i // 3}" for i in range(30)]})
 tables = {"payments": payments, "merchants": merchants, "merchant_profiles": merchant_profiles, "mccs": mccs,
           "account_types": account_types, "fees": fees, "customers": customers, "products": products, "orders": orders,
-          "refunds": refunds, "accounts": accounts, "country_rates": country_rates, "empty": empty, "calendar": calendar}
+          "refunds": refunds, "employees": employees, "accounts": accounts, "country_rates": country_rates, "empty": empty, "calendar": calendar}
 print(len(tables), "tables")`
 
 var relatedTableNames = []string{"payments", "merchants", "merchant_profiles", "mccs", "account_types", "fees",
-	"customers", "products", "orders", "refunds", "accounts", "country_rates", "empty", "calendar"}
+	"customers", "products", "orders", "refunds", "employees", "accounts", "country_rates", "empty", "calendar"}
 
 // relationshipsOf finds the relationships among a stage's outputs.
 func relationshipsOf(t testing.TB, r stageRun) *RelationshipProfile {
@@ -160,6 +162,7 @@ func TestRelationshipsFound(t *testing.T) {
 		"refunds.psp_reference → payments.psp_reference",
 		"refunds.merchant → merchants.merchant",
 		"refunds.merchant → merchant_profiles.merchant",
+		"employees.manager → employees.name",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("relationships:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))

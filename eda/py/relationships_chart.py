@@ -3,6 +3,7 @@ from matplotlib import patheffects
 DIAGRAM_TABLES = {{DIAGRAM_TABLES}}  # tables drawn at most: those in relationships first
 CHAR_INCHES, LINE_INCHES = 0.075, 0.19  # about how wide a character and how tall a line of 9-point text are
 LABEL_CHARS = 28  # an arrow's label is cut to this many characters a line
+LOOP = "arc,angleA=0,angleB=0,armA=22,armB=22,rad=6"  # a table's column referring to its own key: out right and back
 
 
 def diagram_text(text, width=LABEL_CHARS):
@@ -131,9 +132,11 @@ def draw_relationships(rel):
     columns = diagram_columns(names, [(r["from"], r["to"]) for r in links])
     texts = {t["name"]: table_box_text(t) for t in tables}
     label_chars = max([len(line) for r in links for line in edge_label(r).split("\n")] + [10])
-    layout = layout_boxes(columns, box_sizes(texts), label_chars * CHAR_INCHES * 0.9 + 0.8)
-    fig, ax = plt.subplots(figsize=(layout["width"] + 0.8, layout["height"] + 1.0))
-    ax.set_xlim(-0.4, layout["width"] + 0.4)
+    gap = label_chars * CHAR_INCHES * 0.9 + 0.8
+    layout = layout_boxes(columns, box_sizes(texts), gap)
+    right = layout["width"] + (gap if any(r["from"] == r["to"] for r in links) else 0)  # room for loops
+    fig, ax = plt.subplots(figsize=(right + 0.8, layout["height"] + 1.0))
+    ax.set_xlim(-0.4, right + 0.4)
     ax.set_ylim(-layout["height"] / 2 - 0.4, layout["height"] / 2 + 0.6)
     ax.axis("off")
     boxes = {}
@@ -161,7 +164,8 @@ def label_point(r, ends, layout):
     (x0, y0), (x1, y1) = at(r["from"], ends[0]), at(r["to"], ends[1])
     a, b = layout["column"][r["from"]], layout["column"][r["to"]]
     if r["from"] == r["to"]:
-        return x0 + 0.6, (y0 + y1) / 2  # beside the loop
+        half = max(len(line) for line in edge_label(r).split("\n")) * CHAR_INCHES * 0.45
+        return x0 + 0.45 + half, (y0 + y1) / 2  # right of the loop
     if a == b:
         return (x0 + x1) / 2, (y0 + y1) / 2
     bounds = layout["bounds"]
@@ -189,7 +193,7 @@ def draw_edge(ax, r, boxes, ends, point):
                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.3, linestyle="--" if broken else "-",
                                         shrinkA=0, shrinkB=0, patchA=source.get_bbox_patch(),
                                         patchB=target.get_bbox_patch(),
-                                        connectionstyle="arc3,rad=-0.6" if r["from"] == r["to"] else "arc3,rad=0"))
+                                        connectionstyle=LOOP if r["from"] == r["to"] else "arc3,rad=0"))
     # The chart description names the arrow by its label: the columns in full.
     arrow.set_label(f"{r['from_column']}{'[]' if r['list'] else ''} → {r['to_column']}: "
                     f"{r['share_rows']:.1%} of rows match")
