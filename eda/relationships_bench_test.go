@@ -52,7 +52,7 @@ func BenchmarkRelationships(b *testing.B) {
 		// The find's CPU time, and that of its baseline: every column read
 		// whole at once, no sample first (the same result, checked).
 		var t struct{ CPU, Whole float64 }
-		pyValue(b, k, `import time
+		timed := Stage{Name: "timed", Cells: []Cell{Code(`import time
 frames = {name: tables[name] for name in RELATIONSHIP_TABLES}
 start = time.process_time()
 sampled = find_relationships(frames)
@@ -62,7 +62,10 @@ whole = find_relationships(frames)
 end = time.process_time()
 SAMPLE_ROWS = kept
 assert whole == sampled
-print(json.dumps({"CPU": middle - start, "Whole": end - middle}))`, &t)
+print(json.dumps({"CPU": middle - start, "Whole": end - middle}))`)}}
+		if err := json.Unmarshal([]byte(mustRun(b, k, timed).execs[0].Stdout()), &t); err != nil {
+			b.Fatal(err)
+		}
 		cpu += seconds(t.CPU)
 		whole += seconds(t.Whole)
 	}
