@@ -1,7 +1,6 @@
 package eda
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -136,11 +135,16 @@ func (p *RelationshipProfile) table(t *testing.T, name string) TableKeys {
 // draw are found, with their orphans; booleans, years, hours, quantities,
 // dates, zero-padded text ids, tables without a key and an empty table
 // make none.
+//
+// The notebook of those cells then re-runs in Jupyter (nbconvert --execute,
+// ipykernel) to the same printed text, JSON summary line and diagram, byte
+// for byte.
 func TestRelationshipsFound(t *testing.T) {
 	k := kerneltest.Start(t, nil)
-	mustRun(t, k, Setup())
-	mustRun(t, k, Stage{Name: "tables", Cells: []Cell{Code(relatedTables)}})
-	r := mustRun(t, k, Relationships(relatedTableNames))
+	nb := nbformat.New()
+	inNotebook(t, k, nb, Setup())
+	inNotebook(t, k, nb, Stage{Name: "tables", Cells: []Cell{Code(relatedTables)}})
+	r := inNotebook(t, k, nb, Relationships(relatedTableNames))
 	p := relationshipsOf(t, r)
 
 	var names []string
@@ -296,6 +300,52 @@ print(json.dumps({"Same": sampled == whole, "Relationships": len(sampled["relati
 		!strings.Contains(bad.err.Error.Value, "tables has no 'chargebacks': load each table into tables[name] first") {
 		t.Errorf("a table not loaded: %+v", bad.err)
 	}
+	reexecutes(t, nb)
+}
+
+// inNotebook runs st's code cells like mustRun and adds every cell, with its
+// outputs, to nb.
+func inNotebook(t *testing.T, k *kernel.Kernel, nb *nbformat.Notebook, st Stage) stageRun {
+	t.Helper()
+	r := mustRun(t, k, st)
+	i := 0
+	for _, c := range st.Cells {
+		if c.Markdown {
+			nb.AddMarkdown(c.Source, c.Tags...)
+			continue
+		}
+		r.execs[i].AddToNotebook(nb, c.Tags...)
+		i++
+	}
+	return r
+}
+
+// reexecutes re-runs nb in Jupyter and compares every output, the
+// diagram's PNG bytes among them.
+func reexecutes(t *testing.T, nb *nbformat.Notebook) {
+	t.Helper()
+	share := t.TempDir()
+	if err := nbformat.WriteFile(filepath.Join(share, "relationships.ipynb"), nb); err != nil {
+		t.Fatal(err)
+	}
+	theirs := kerneltest.Nbconvert(t, share, "relationships.ipynb")
+	if len(theirs.Cells) != len(nb.Cells) {
+		t.Fatalf("re-run has %d cells, ours %d", len(theirs.Cells), len(nb.Cells))
+	}
+	images := 0
+	for i, ours := range nb.Cells {
+		for _, o := range ours.Outputs {
+			if _, ok := o.Data[nbformat.MimePNG]; ok {
+				images++
+			}
+		}
+		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {
+			t.Errorf("cell %d %v: %s", i, ours.Metadata.Tags, d)
+		}
+	}
+	if images != 1 {
+		t.Errorf("%d images compared, want the diagram", images)
+	}
 }
 
 // checkDiagram checks the diagram's description: a box per drawn table,
@@ -426,50 +476,6 @@ func TestRelationshipsDABstepFixture(t *testing.T) {
 		`"fees": "account_type" (text), "merchant_category_code" (integer), "aci" (text)`, "json.loads"} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("the prompt does not say %s:\n%s", want, prompt)
-		}
-	}
-}
-
-// The notebook of the relationships re-runs in Jupyter (nbconvert
-// --execute, ipykernel) to the same printed text, the same JSON summary
-// line and the same diagram, byte for byte.
-func TestRelationshipsNotebookReexecutes(t *testing.T) {
-	k := kerneltest.Start(t, nil)
-	nb := nbformat.New()
-	stages := []Stage{Setup(), {Name: "tables", Cells: []Cell{Code(relatedTables)}}, Relationships(relatedTableNames)}
-	images := 0
-	for _, st := range stages {
-		for _, c := range st.Cells {
-			if c.Markdown {
-				nb.AddMarkdown(c.Source, c.Tags...)
-				continue
-			}
-			ex, err := k.Execute(context.Background(), c.Source, kernel.ExecOptions{Timeout: cellTimeout})
-			if err != nil || ex.Status != kernel.StatusOK {
-				t.Fatalf("%s: %v %s", st.Name, err, traceback(ex))
-			}
-			ex.AddToNotebook(nb, c.Tags...)
-			for _, o := range ex.Outputs {
-				if _, ok := o.Data[nbformat.MimePNG]; ok {
-					images++
-				}
-			}
-		}
-	}
-	if images != 1 {
-		t.Fatalf("%d images, want the diagram", images)
-	}
-	share := t.TempDir()
-	if err := nbformat.WriteFile(filepath.Join(share, "relationships.ipynb"), nb); err != nil {
-		t.Fatal(err)
-	}
-	theirs := kerneltest.Nbconvert(t, share, "relationships.ipynb")
-	if len(theirs.Cells) != len(nb.Cells) {
-		t.Fatalf("re-run has %d cells, ours %d", len(theirs.Cells), len(nb.Cells))
-	}
-	for i, ours := range nb.Cells {
-		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {
-			t.Errorf("cell %d %v: %s", i, ours.Metadata.Tags, d)
 		}
 	}
 }
