@@ -60,7 +60,8 @@ orders.loc[orders.index % 100 == 0, "customer_id"] = 9999  # 20 orders of a cust
 orders.loc[[5, 6], "customer_id"] = np.nan
 # Zero-padded ids as text, against the integer ids of customers.
 accounts = pd.DataFrame({"customer_id": [f"{i:04d}" for i in range(1, 301)], "balance": rng.normal(100, 20, 300)})
-country_rates = pd.DataFrame({"country": ["NL", "NL", "DE", "FR"], "rate": [0.1, 0.2, 0.3, 0.4]})  # NL twice: no key
+country_rates = pd.DataFrame({"country": ["NL", "NL", "DE", "FR"], "rate": [0.1, 0.2, 0.3, 0.4],  # NL twice: no key
+                              "tags": [["eu"], ["eu", "euro"], [], ["eu"]]})  # Python lists in cells: not comparable
 empty = pd.DataFrame({"id": pd.Series([], dtype="int64"), "merchant": pd.Series([], dtype=object)})
 calendar = pd.DataFrame({"day": pd.date_range("2023-01-01", "2023-12-31", freq="D"), "weekday": 0})
 calendar["weekday"] = calendar["day"].dt.day_name()
@@ -233,6 +234,9 @@ func TestRelationshipsFound(t *testing.T) {
 	}
 	if got := fmt.Sprint(p.table(t, "payments").NotCompared); got != "[{is_credit booleans} {eur_amount fractional numbers}]" {
 		t.Errorf("payments not compared: %s", got)
+	}
+	if got := fmt.Sprint(p.table(t, "country_rates").NotCompared); got != "[{rate fractional numbers} {tags values that are not comparable (lists or objects)}]" {
+		t.Errorf("country_rates not compared: %s", got)
 	}
 	if e := p.table(t, "empty"); e.Rows != 0 || e.Columns != 2 {
 		t.Errorf("empty table: %+v", e)

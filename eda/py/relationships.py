@@ -183,7 +183,15 @@ def read(c, step):
     """Reads every step-th row of c: its distinct values, how they compare, whether it may be a key."""
     step = max(1, step)
     part = c["series"].iloc[::step] if step > 1 else c["series"]
-    describe_values(c, distinct_values(part, c["many"]))
+    try:
+        values = distinct_values(part, c["many"])
+    except TypeError:  # Python lists or dicts in cells (the loader keeps them as JSON text): not hashable
+        values = None
+    if values is None:
+        c.update(list=False, values=np.array([], dtype=object), domain=None, codes=None,
+                 reason="values that are not comparable (lists or objects)", read=len(part), whole=True, maybe_key=False)
+        return
+    describe_values(c, values)
     if c["domain"] == "datetime" and isinstance(c["series"].dtype, pd.DatetimeTZDtype):
         c["domain"] = "datetime (UTC)"  # a join does not match times with a zone to times without
     c.update(read=len(part), whole=step == 1)
