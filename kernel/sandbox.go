@@ -112,7 +112,8 @@ func (k *Kernel) prepareMounts() error {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
 	// Podman's default seccomp profile plus our denials (no namespaces,
-	// mounts, keyring, bpf, perf, ptrace): see package seccomp.
+	// mounts, keyring, bpf, perf, ptrace; local and IP sockets only): see
+	// package seccomp.
 	if err := os.WriteFile(filepath.Join(dir, "seccomp.json"), seccomp.Profile(), 0o444); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
@@ -211,6 +212,8 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		"--cap-drop=all",
 		"--security-opt=no-new-privileges",
 		"--security-opt", "seccomp="+k.tmpDir+"/seccomp.json",
+		// On top of podman's masked paths: the host's boot line.
+		"--security-opt", "mask=/proc/cmdline",
 		"--read-only",
 		"--read-only-tmpfs=false",
 		"--tmpfs", fmt.Sprintf("/tmp:rw,nosuid,nodev,size=%d,mode=1777", l.TmpBytes),
