@@ -232,6 +232,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		defer conv.Remove()
 	}
+	if err := removeLeftovers(opts); err != nil {
+		return nil, err
+	}
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
 		return nil, err
@@ -253,6 +256,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, errors.Join(runErr, writeErr)
 	}
 	return res, runErr
+}
+
+// removeLeftovers removes the staging folders killed runs left in the
+// output folder, with a notice for each.
+func removeLeftovers(opts Options) error {
+	removed, err := removeLeftoverStaging(opts.OutDir)
+	for _, l := range removed {
+		if opts.Progress != nil {
+			opts.Progress(Event{Time: time.Now(), Type: EventNotice, Stage: eda.StageSetup,
+				Message: fmt.Sprintf("removed %s, left by analyst process %d, which is gone (killed during a run)", l.path, l.ownerPID)})
+		}
+	}
+	return err
 }
 
 // Preflight checks what a run can check before anything slow starts: the
