@@ -660,6 +660,19 @@ func (r *runner) manifest(charts []string) *Manifest {
 	return m
 }
 
+// outputFiles are the files the code copied out of the kernel's /output
+// into NAME_files, for the report.
+func (r *runner) outputFiles() []report.OutputFile {
+	if r.k == nil {
+		return nil
+	}
+	var files []report.OutputFile
+	for _, f := range r.k.OutputFiles() {
+		files = append(files, report.OutputFile{Name: f.Name, Bytes: f.Bytes})
+	}
+	return files
+}
+
 // mbPerS is bytes read in d, in MB (10^6 bytes) per second.
 func mbPerS(bytes int64, d time.Duration) float64 {
 	if d <= 0 {
@@ -711,6 +724,7 @@ func (r *runner) write(res *Result) error {
 			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes
 			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
 			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory, Model: r.reportModel(),
+			OutputFiles: r.outputFiles(), OutputFolder: r.name + "_files/",
 		},
 	}
 	err = report.WriteFile(r.out.path(r.name+".html"), in)
