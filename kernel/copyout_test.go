@@ -280,3 +280,62 @@ plt.plot([1, 2, 3])
 		t.Fatalf("status %s, error %+v, stderr %q; want an error %q, out of memory", ex.Status, ex.Error, ex.Stderr(), want)
 	}
 }
+
+// A cell whose time runs out while its files are copied out: the driver
+// stops at the next chunk, the kernel keeps its state, the cell says the
+// file was not copied, and it is copied after the next cell. (Where the
+// machine is so slow that the time runs out in the cell's sleep, the
+// interrupt stops the copy before it begins: the same outcome.)
+func TestCellTimeoutStopsCopyOutKeepsState(t *testing.T) {
+	out := t.TempDir()
+	k := startKernel(t, func(o *kernel.Options) { o.OutputDir = out })
+	ex, err := executeWithin(t, context.Background(), k, `
+import os, time
+kept = 42
+fd = os.open("/output/big.bin", os.O_WRONLY | os.O_CREAT)
+os.posix_fallocate(fd, 0, 64 << 20)  # 16 chunks
+os.close(fd)
+time.sleep(2.5)
+`, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/output/big.bin was not copied out: the cell was interrupted while its files were copied out"
+	var said bool
+	for _, o := range ex.Outputs {
+		said = said || (o.EName == "OutputNotCopied" && strings.Contains(o.EValue, want))
+	}
+	if ex.Status != kernel.StatusTimeout || ex.StateLost || !said {
+		t.Fatalf("status %s, state lost %v, outputs %+v; want a timeout, the state kept, %q", ex.Status, ex.StateLost, ex.Outputs, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "big.bin")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("big.bin reached the host after the interrupt: %v", err)
+	}
+	assertNoPartialFiles(t, out)
+	if got := runTimeout(t, k, "kept", 5*time.Minute); got.Status != kernel.StatusOK || got.Text() != "42" {
+		t.Errorf("the kernel's state after the interrupt: %s %q", got.Status, got.Text())
+	}
+	if fi, err := os.Stat(filepath.Join(out, "big.bin")); err != nil || fi.Size() != 64<<20 {
+		t.Errorf("big.bin after the next cell: %v %v, want 64 MiB", fi, err)
+	}
+}
+
+// An interrupt that comes before the cell has begun (a timeout of 1 ms)
+// still stops it: the kernel keeps its state, instead of being killed after
+// the grace because the interrupt was lost.
+func TestTimeoutBeforeCellBeginsKeepsState(t *testing.T) {
+	k := startKernel(t, func(o *kernel.Options) { o.InterruptGrace = 2 * time.Second })
+	mustOK(t, k, "kept = 42")
+	for range 3 {
+		ex, err := executeWithin(t, context.Background(), k, "import time\ntime.sleep(30)", time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Status != kernel.StatusTimeout || ex.StateLost {
+			t.Fatalf("status %s, state lost %v (%s); want a timeout, the state kept", ex.Status, ex.StateLost, ex.Cause)
+		}
+	}
+	if got := mustOK(t, k, "kept").Text(); got != "42" {
+		t.Errorf("after the interrupts: %q", got)
+	}
+}

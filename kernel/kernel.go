@@ -42,6 +42,12 @@ const (
 // maxLine bounds one protocol line (an 8 MiB PNG is about 11 MiB of base64).
 const maxLine = 64 << 20
 
+// linesQueued bounds the lines read ahead of Execute. Few: a file chunk is a
+// 5.6 MB line, and whatever is queued when a cell is interrupted must still
+// be handled within the grace (64 queued chunks took longer than 5 s at a
+// load average of 16 on 2 cores); past them the driver waits on its pipe.
+const linesQueued = 4
+
 // ErrDead is returned by Execute once the kernel has died or been killed.
 var ErrDead = errors.New("kernel is not running")
 
@@ -123,7 +129,7 @@ func newKernel(opts Options) *Kernel {
 		runner: opts.Runner,
 		podman: opts.Podman,
 		stderr: &tailBuffer{max: 16 << 10},
-		lines:  make(chan []byte, 64),
+		lines:  make(chan []byte, linesQueued),
 		exited: make(chan struct{}),
 	}
 	if k.runner == nil {

@@ -485,7 +485,12 @@ class _PlotlyHook:
 FILE_CHUNK = 4 << 20
 _output_seen = {}  # relative name -> (size, mtime_ns, ctime_ns, inode) when last sent
 _output_sent = {}  # relative name -> bytes last sent for it (room it frees when replaced)
-_copy_stop = threading.Event()  # set by an interrupt: stop copying out
+# Set by an interrupt for the running request, cleared when the reader
+# reads the next execute request (an interrupt always follows the request
+# it is for on stdin, so a late one for an earlier cell is never kept).
+# The cell is stopped by it wherever it is: running, about to run, or being
+# copied out.
+_interrupted = threading.Event()
 
 
 class CopyStopped(Exception):
@@ -523,18 +528,17 @@ def _send_file(req_id, path, rel, room):
         if not stat.S_ISREG(st.st_mode):
             return 0
         size, allocated = st.st_size, st.st_blocks * 512
-        frees = _output_sent.pop(rel, 0)
+        frees = _output_sent.get(rel, 0)  # analyst keeps that copy until this one is whole
         if size > room + frees:
             _refuse_file(req_id, rel, "its size, %d bytes, is more than the %d bytes left of the output budget"
                          % (size, room + frees), size, allocated)
-            return -frees
+            return 0
         offset = 0
         while True:
-            if _copy_stop.is_set():
-                _output_sent[rel] = frees  # analyst keeps the copy it had
+            if _interrupted.is_set():
                 reply("file", id=req_id, path=rel, offset=offset, size=size, allocated=allocated, data="",
                       eof=True, refused="the cell was interrupted while its files were copied out; "
-                      "this file and any after it were not copied out")
+                      "this file and any after it were not copied out (they are after the next cell)")
                 raise CopyStopped()
             chunk = f.read(min(FILE_CHUNK, size - offset))
             eof = not chunk or offset + len(chunk) >= size
@@ -672,6 +676,8 @@ def run_cell(code):
     status = "ok"
     _running = True
     try:
+        if _interrupted.is_set():
+            raise KeyboardInterrupt  # it came before the cell began
         if tree.body:
             exec(compile(tree, filename, "exec"), _user_ns)
         if last is not None:
@@ -779,9 +785,7 @@ def install_progress_handler():
 
 
 def execute(req, cfg):
-    global _cell, _interrupt_reason, _request_id
-    _interrupt_reason = None
-    _copy_stop.clear()
+    global _cell, _request_id
     _request_id = req.get("id")
     cell = Cell(cfg)
     _cell = cell
@@ -870,10 +874,13 @@ def _reader(q):
             # Whatever the cell is doing: running code, or its files being
             # copied out (which stops at the next chunk).
             _interrupt_reason = msg.get("reason") or "interrupt"
-            _copy_stop.set()
+            _interrupted.set()
             if _running:
                 os.kill(DRIVER_PID, signal.SIGINT)
             continue
+        if msg.get("type") == "execute":
+            _interrupted.clear()
+            _interrupt_reason = None
         q.put(msg)
     q.put({"type": "shutdown"})
 
