@@ -177,7 +177,7 @@ const socketAttack = `
 import ctypes, errno, json, mmap, os, platform, signal
 libc = ctypes.CDLL(None, use_errno=True)
 TYPES = {"stream": 1, "dgram": 2, "raw": 3, "seqpacket": 5}
-res = {"socket": {}, "socketpair": {}, "int80": {}}
+res = {"socket": {}, "socketpair": {}, "int80": {}, "netlink": {}, "needed": {}}
 
 def outcome(r):
     e = ctypes.get_errno()
@@ -196,6 +196,26 @@ for family in list(range(64)) + [255, 1000, 2**31 - 1]:
     res["socketpair"][str(family)] = outcome(r)
     if r == 0:
         libc.close(pair[0]); libc.close(pair[1])
+
+# AF_NETLINK: NETLINK_ROUTE (0) only; audit, sock_diag, netfilter,
+# uevents, generic are refused.
+for proto in (4, 9, 12, 15, 16):
+    ctypes.set_errno(0)
+    fd = libc.socket(16, 3, proto)
+    res["netlink"][str(proto)] = outcome(fd)
+    if fd >= 0:
+        libc.close(fd)
+# What needs NETLINK_ROUTE: getifaddrs, and ZeroMQ naming an interface
+# (ipykernel and nbconvert abort without it).
+try:
+    import socket, zmq
+    res["needed"]["if_nameindex"] = str(socket.if_nameindex())
+    z = zmq.Context().socket(zmq.REP)
+    z.bind_to_random_port("tcp://lo")
+    z.close(0)
+    res["needed"]["zmq bind tcp://lo"] = "ok"
+except Exception as e:
+    res["needed"]["error"] = "%s: %s" % (type(e).__name__, e)
 
 if platform.machine() == "x86_64":
     # mov eax, NR; mov ebx, A; mov ecx, B; mov edx, C; int 0x80; ret
@@ -230,31 +250,40 @@ if platform.machine() == "x86_64":
 print(json.dumps(res))
 `
 
-// Only local and IP sockets can be made in the sandbox: vsock (the
-// hypervisor's transport on a virtual machine host), packet, netlink,
-// bluetooth, alg and every other family fail with EAFNOSUPPORT, from a
-// fresh single-threaded process, also through the 32-bit socketcall.
+// Only local and IP sockets, and netlink's NETLINK_ROUTE, can be made in
+// the sandbox: vsock (the hypervisor's transport on a virtual machine host),
+// packet, other netlink protocols, bluetooth, alg and every other family
+// fail with EAFNOSUPPORT, from a fresh single-threaded process, also
+// through the 32-bit socketcall; getifaddrs and ZeroMQ still work.
 func TestIsolationSocketFamilies(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the attack uses x86-64 machine code for the 32-bit calls")
 	}
 	k := startKernel(t, nil)
 	var res struct {
-		Socket, Socketpair, Int80 map[string]string
+		Socket, Socketpair, Int80, Netlink, Needed map[string]string
 	}
 	jsonCell(t, k, childPython(socketAttack), &res)
 	if len(res.Socket) < 64*4 || len(res.Socketpair) < 64 {
 		t.Fatalf("only %d socket and %d socketpair attempts reported", len(res.Socket), len(res.Socketpair))
 	}
-	allowed := map[string]bool{"1": true, "2": true, "10": true}
+	allowed := map[string]bool{"1": true, "2": true, "10": true, "16": true} // 16: NETLINK_ROUTE only
 	for label, got := range res.Socket {
 		family, typ, _ := strings.Cut(label, "/")
 		switch {
 		case !allowed[family] && got != "EAFNOSUPPORT":
 			t.Errorf("socket(family %s, %s) from a child process: %s, want EAFNOSUPPORT", family, typ, got)
-		case allowed[family] && typ != "raw" && typ != "seqpacket" && got != "succeeded":
+		case allowed[family] && (typ == "dgram" || (typ == "stream" && family != "16")) && got != "succeeded":
 			t.Errorf("socket(family %s, %s): %s, want it to work", family, typ, got)
 		}
+	}
+	for proto, got := range res.Netlink {
+		if got != "EAFNOSUPPORT" {
+			t.Errorf("socket(AF_NETLINK, SOCK_RAW, protocol %s): %s, want EAFNOSUPPORT (NETLINK_ROUTE only)", proto, got)
+		}
+	}
+	if len(res.Netlink) != 5 || res.Needed["if_nameindex"] != "[(1, 'lo')]" || res.Needed["zmq bind tcp://lo"] != "ok" {
+		t.Errorf("netlink: %v; what needs NETLINK_ROUTE: %v", res.Netlink, res.Needed)
 	}
 	for family, got := range res.Socketpair {
 		want := "EAFNOSUPPORT"
@@ -263,6 +292,8 @@ func TestIsolationSocketFamilies(t *testing.T) {
 			want = "succeeded"
 		case "2", "10":
 			want = "ENOTSUP" // EOPNOTSUPP, the kernel's answer: IP has no socket pairs
+		case "16":
+			want = "ESOCKTNOSUPPORT" // the kernel's answer: netlink has no stream sockets
 		}
 		if got != want {
 			t.Errorf("socketpair(family %s): %s, want %s", family, got, want)

@@ -69,15 +69,26 @@ var Denied = []string{
 	"socketcall",
 }
 
-// SocketFamilies are the only address families socket and socketpair may
-// use: local sockets and IP (whose namespace has only a loopback
-// interface). Every other family fails with EAFNOSUPPORT: AF_VSOCK, which
-// reaches the hypervisor on a virtual machine host, AF_PACKET, AF_NETLINK
-// (the image's Python needs it for nothing: glibc's getaddrinfo does without
-// it), AF_BLUETOOTH, AF_ALG and the rest up to AF_MAX and beyond. Docker's
-// default profile, the strictest of the usual anchors, refuses AF_VSOCK
-// alone; podman's refuses none.
-var SocketFamilies = map[string]uint64{"AF_UNIX": 1, "AF_INET": 2, "AF_INET6": 10}
+// SocketFamilies are the address families socket and socketpair may use:
+// local sockets and IP (whose namespace has only a loopback interface),
+// and AF_NETLINK with NetlinkProtocol only. Every other family fails with
+// EAFNOSUPPORT: AF_VSOCK, which reaches the hypervisor on a virtual machine
+// host, AF_PACKET, AF_BLUETOOTH, AF_ALG and the rest up to AF_MAX and beyond.
+// Docker's default profile, the strictest of the usual anchors, refuses
+// AF_VSOCK alone; podman's refuses none.
+var SocketFamilies = map[string]uint64{"AF_UNIX": 1, "AF_INET": 2, "AF_INET6": 10, "AF_NETLINK": AFNetlink}
+
+// AF_NETLINK is allowed with one protocol, NETLINK_ROUTE: glibc's
+// getifaddrs uses it, and ZeroMQ, so ipykernel and nbconvert in the image,
+// abort without it ("Address family not supported by protocol
+// (src/ip_resolver.cpp:542)"). In the sandbox's network namespace it sees
+// the loopback interface only, and changes nothing without CAP_NET_ADMIN.
+// Every other netlink protocol (audit, uevents, sock_diag, netfilter,
+// generic, ...) fails with EAFNOSUPPORT.
+const (
+	AFNetlink       = 16
+	NetlinkProtocol = 0 // NETLINK_ROUTE
+)
 
 // socketCalls are the calls whose first argument is an address family.
 var socketCalls = []string{"socket", "socketpair"}
@@ -235,8 +246,9 @@ func Rules() []Syscall {
 
 // socketRules allow SocketFamilies and refuse every other value of the
 // family argument with EAFNOSUPPORT. The rules are disjoint (one per value
-// up to the largest allowed family, then one for all above it), so no
-// precedence between them matters; a value with high bits set is above.
+// up to the largest allowed family, two for AF_NETLINK split on the
+// protocol, then one for all above), so no precedence between them
+// matters; a value with high bits set is above.
 func socketRules() []Syscall {
 	refuse := uint(EAFNOSUPPORT)
 	var top uint64
@@ -255,9 +267,18 @@ func socketRules() []Syscall {
 	}
 	var rules []Syscall
 	for v := uint64(0); v <= top; v++ {
-		if name, ok := allowed[v]; ok {
+		name, ok := allowed[v]
+		switch {
+		case v == AFNetlink:
+			// Split on the protocol (the third argument).
+			allow := rule("SCMP_ACT_ALLOW", "SCMP_CMP_EQ", v, name+" with NETLINK_ROUTE")
+			allow.Args = append(allow.Args, Arg{Index: 2, Value: NetlinkProtocol, Op: "SCMP_CMP_EQ"})
+			refuse := rule("SCMP_ACT_ERRNO", "SCMP_CMP_EQ", v, name+" with another protocol")
+			refuse.Args = append(refuse.Args, Arg{Index: 2, Value: NetlinkProtocol, Op: "SCMP_CMP_NE"})
+			rules = append(rules, allow, refuse)
+		case ok:
 			rules = append(rules, rule("SCMP_ACT_ALLOW", "SCMP_CMP_EQ", v, name))
-		} else {
+		default:
 			rules = append(rules, rule("SCMP_ACT_ERRNO", "SCMP_CMP_EQ", v, fmt.Sprintf("no address family %d", v)))
 		}
 	}
