@@ -232,6 +232,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		defer conv.Remove()
 	}
+	if err := removeLeftovers(opts); err != nil {
+		return nil, err
+	}
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
 		return nil, err
@@ -253,6 +256,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, errors.Join(runErr, writeErr)
 	}
 	return res, runErr
+}
+
+// removeLeftovers removes the staging folders killed runs left in the
+// output folder, with a notice for each.
+func removeLeftovers(opts Options) error {
+	removed, err := removeLeftoverStaging(opts.OutDir)
+	for _, l := range removed {
+		if opts.Progress != nil {
+			opts.Progress(Event{Time: time.Now(), Type: EventNotice, Stage: eda.StageSetup,
+				Message: fmt.Sprintf("removed %s, left by analyst process %d, which is gone (killed during a run)", l.path, l.ownerPID)})
+		}
+	}
+	return err
 }
 
 // Preflight checks what a run can check before anything slow starts: the
@@ -645,6 +661,19 @@ func (r *runner) manifest(charts []string) *Manifest {
 	return m
 }
 
+// outputFiles are the files the code copied out of the kernel's /output
+// into NAME_files, for the report.
+func (r *runner) outputFiles() []report.OutputFile {
+	if r.k == nil {
+		return nil
+	}
+	var files []report.OutputFile
+	for _, f := range r.k.OutputFiles() {
+		files = append(files, report.OutputFile{Name: f.Name, Bytes: f.Bytes})
+	}
+	return files
+}
+
 // mbPerS is bytes read in d, in MB (10^6 bytes) per second.
 func mbPerS(bytes int64, d time.Duration) float64 {
 	if d <= 0 {
@@ -696,6 +725,7 @@ func (r *runner) write(res *Result) error {
 			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes
 			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
 			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory, Model: r.reportModel(),
+			OutputFiles: r.outputFiles(), OutputFolder: r.name + "_files/",
 		},
 	}
 	err = report.WriteFile(r.out.path(r.name+".html"), in)

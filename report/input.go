@@ -85,6 +85,18 @@ type RunInfo struct {
 	SandboxMemory string
 	// Model is the model that answered the questions; nil for none.
 	Model *ModelInfo
+	// OutputFiles are the files the run's code wrote to the sandbox's
+	// /output, which analyst copied to the host into OutputFolder
+	// (NAME_files/): the report lists them, so what a model's code put on
+	// the user's disk is in plain sight.
+	OutputFiles  []OutputFile
+	OutputFolder string
+}
+
+// OutputFile is a file the code wrote, by its name in the output folder.
+type OutputFile struct {
+	Name  string
+	Bytes int64
 }
 
 // ModelInfo is the model of a run, its settings and what it cost.

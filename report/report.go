@@ -70,6 +70,9 @@ type page struct {
 	LeadStages    []*stageView
 	Stages        []*stageView
 	About         []fact
+	// OutputFiles are the files the code wrote, in OutputFolder.
+	OutputFiles  []fact
+	OutputFolder string
 }
 
 type fact struct {
@@ -140,6 +143,10 @@ func buildPage(in Input) (*page, error) {
 	p.Question = in.Question
 	p.Facts = headerFacts(in)
 	p.About = aboutFacts(in.Run)
+	p.OutputFolder = in.Run.OutputFolder
+	for _, f := range in.Run.OutputFiles {
+		p.OutputFiles = append(p.OutputFiles, fact{Label: f.Name, Value: units.Rounded(f.Bytes), Title: groupDigits(f.Bytes) + " bytes"})
+	}
 
 	language := "python"
 	if in.Notebook != nil && in.Notebook.Metadata.LanguageInfo != nil && in.Notebook.Metadata.LanguageInfo.Name != "" {
