@@ -3,10 +3,10 @@ package eda
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -106,12 +106,8 @@ func BenchmarkLoadExports(b *testing.B) {
 	var de bytes.Buffer
 	de.WriteString("Bestellnummer;Datum;Region;Produkt;Kanal;Menge;Preis;Rabatt;Umsatz;Kunde\n")
 	german := func(x float64) string {
-		s := fmt.Sprintf("%.2f", x)
-		whole, cents, _ := strings.Cut(s, ".")
-		for i := len(whole) - 3; i > 0; i -= 3 {
-			whole = whole[:i] + "." + whole[i:]
-		}
-		return whole + "," + cents
+		cents := int(math.Round(x * 100))
+		return fmt.Sprintf("%s,%02d", dotted(cents/100), cents%100)
 	}
 	examples.Sales(1_000_000, 1, func(s examples.Sale) error {
 		discount := ""

@@ -100,9 +100,9 @@ func TestLeadingZerosAndCodes(t *testing.T) {
 	p := profileOf(t, mustRun(t, k, ProfileStage()))
 	wantKinds(t, p, map[string]string{"zip": KindCategorical, "customer_id": KindCategorical, "postal_code": KindCategorical,
 		"store_id": KindNumeric, "id": KindNumeric, "account_balance": KindNumeric, "amount": KindNumeric, "discount": KindNumeric})
-	wantNote(t, p, fmt.Sprintf("'zip' keeps its leading zeros: %s value(s) such as '", groupThousands(countPrefix(d.zips, "0"), ",")))
-	wantNote(t, p, fmt.Sprintf("'customer_id' keeps its leading zeros: %s value(s)", groupThousands(countPrefix(d.customers, "0"), ",")))
-	wantNote(t, p, fmt.Sprintf("'postal_code' keeps its leading zeros: %s value(s)", groupThousands(countPrefix(d.postal, "0"), ",")))
+	wantNote(t, p, fmt.Sprintf("'zip' keeps its leading zeros: %s value(s) such as '", thousands(countPrefix(d.zips, "0"))))
+	wantNote(t, p, fmt.Sprintf("'customer_id' keeps its leading zeros: %s value(s)", thousands(countPrefix(d.customers, "0"))))
+	wantNote(t, p, fmt.Sprintf("'postal_code' keeps its leading zeros: %s value(s)", thousands(countPrefix(d.postal, "0"))))
 	var got struct {
 		Zip    []string `json:"zip"`
 		Postal []string `json:"postal"`
@@ -338,10 +338,10 @@ func TestEuropeanDatesAndNumbers(t *testing.T) {
 		people := 1_000_000 + r.IntN(9_000_000)
 		m := 1 + r.IntN(20)
 		cents, menge, einwohner = cents+c, menge+m, einwohner+people
-		fmt.Fprintf(&b, "%02d.%02d.2024;%s,%02d;%d;%s;%d.%d.%d\n", 1+i%28, 1+i%12, groupThousands(c/100, "."), c%100, m,
-			groupThousands(people, "."), 1+i%3, i%10, 1+i%7)
+		fmt.Fprintf(&b, "%02d.%02d.2024;%s,%02d;%d;%s;%d.%d.%d\n", 1+i%28, 1+i%12, dotted(c/100), c%100, m,
+			dotted(people), 1+i%3, i%10, 1+i%7)
 	}
-	fmt.Fprintf(&b, "Summe;%s,%02d;%d;%s;\n", groupThousands(cents/100, "."), cents%100, menge, groupThousands(einwohner, "."))
+	fmt.Fprintf(&b, "Summe;%s,%02d;%d;%s;\n", dotted(cents/100), cents%100, menge, dotted(einwohner))
 	betrag := float64(cents) / 100
 	os.WriteFile(filepath.Join(dir, "de.csv"), b.Bytes(), 0o644)
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
@@ -375,17 +375,12 @@ func commaNumber(x float64) string {
 	if fraction != "" {
 		fraction = "." + fraction
 	}
-	return groupThousands(n, ",") + fraction
+	return thousands(n) + fraction
 }
 
-// groupThousands writes n with sep between groups of three digits.
-func groupThousands(n int, sep string) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + sep + s[i:]
-	}
-	return s
-}
+// dotted writes n with dots between groups of three digits, as German
+// exports do: 1.234.567.
+func dotted(n int) string { return strings.ReplaceAll(thousands(n), ",", ".") }
 
 // salesRows writes n rows of region, units and revenue, and their sums.
 func salesRows(b *bytes.Buffer, n int) (units int, revenue float64) {
@@ -512,7 +507,7 @@ print("written")`)}})
 		mustRun(t, k, Load("/output/sums.xlsx"))
 		p := profileOf(t, mustRun(t, k, ProfileStage()))
 		regions(t, p, 200, 4)
-		wantNote(t, p, "the last row ('Grand total:' in 'region') holds the column totals ('units' "+groupThousands(units, ",")+", 'revenue'")
+		wantNote(t, p, "the last row ('Grand total:' in 'region') holds the column totals ('units' "+thousands(units)+", 'revenue'")
 		wantKinds(t, p, map[string]string{"zip": KindCategorical})
 	})
 }
