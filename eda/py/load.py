@@ -285,12 +285,15 @@ def find_header(text, delimiter):
     blank line follows it.
     """
     rows, blank_after = [], []
-    for fields in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200):
-        if fields:
-            rows.append(fields)
-            blank_after.append(False)
-        elif rows:
-            blank_after[-1] = True
+    try:
+        for fields in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200):
+            if fields:
+                rows.append(fields)
+                blank_after.append(False)
+            elif rows:
+                blank_after[-1] = True
+    except csv.Error:  # pandas will say what is wrong with the file
+        return 0, []
     widths = [len(r) for r in rows]
     width = max(set(widths), key=widths.count) if widths else 0
     if len(rows) < 3 or width < 2:
@@ -318,10 +321,13 @@ def text_columns(text, delimiter, skip, names):
     postal code: PADDED_CODE_WORDS), wherever in the file their zeros are."""
     keep = {i for i, name in enumerate(names) if padded_code(name)}
     rows = (r for r in csv.reader(io.StringIO(text), delimiter=delimiter) if r)
-    for row in itertools.islice(rows, skip, None):
-        for i, field in enumerate(row):
-            if i not in keep and field[:1] in "0 " and LEADING_ZEROS.fullmatch(field):
-                keep.add(i)
+    try:
+        for row in itertools.islice(rows, skip, None):
+            for i, field in enumerate(row):
+                if i not in keep and field[:1] in "0 " and LEADING_ZEROS.fullmatch(field):
+                    keep.add(i)
+    except csv.Error:  # the lines read so far decide; pandas will say what is wrong with the file
+        pass
     return sorted(keep)
 
 

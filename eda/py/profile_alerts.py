@@ -126,9 +126,10 @@ for i, c in enumerate(column_info, 1):
     word = identifier_word(c, s)
     if word is not None:
         identifiers.add(name)
-        alerts.append(alert("identifier", f"{name!r} holds whole numbers and its name says {word!r}: a code or "
-                            "identifier, not a measure, so it gets no histogram, skewness alert, correlation or pair "
-                            "plot; do not average it or use it in a regression", name))
+        # The instruction first: the model's prompt clips alerts at 160-200 characters.
+        alerts.append(alert("identifier", f"{name!r} is a code or identifier, not a measure (whole numbers; its name "
+                            f"says {word!r}): do not average it or use it in a regression; it gets no histogram, "
+                            "skewness alert, correlation or pair plot", name))
     if kind == "numeric" and name not in identifiers and c["skew"] is not None and abs(c["skew"]) > SKEWED:
         side = "right (a long tail of large values)" if c["skew"] > 0 else "left (a long tail of small values)"
         alerts.append(alert("skewed", f"{name!r} is skewed to the {side}: skewness {c['skew']:.2f}",
