@@ -278,7 +278,9 @@ def find_header(text, delimiter):
 
     The header is the first row with the table's field count (the most common one) that holds
     two names or more, one of them not a number, and after which at least HEADER_STABLE_SHARE
-    of the sampled rows have its field count. The rows before it are a preamble only if each is
+    of the sampled rows have its field count; below rows that are all as wide as the table, it
+    must also name with a word a column where the rows below hold numbers (when some do). The
+    rows before it are a preamble only if each is
     a comment (# ...) or has fewer fields (not counting empty ones at its end: Excel pads a
     title with delimiters). A single shorter row right above the rows is a header, not a
     preamble (R's row names, lines ending with a delimiter), unless it has one field or a
@@ -303,7 +305,16 @@ def find_header(text, delimiter):
         names = [f for f in rows[i] if f.strip()]
         rest = widths[i + 1:]
         return (widths[i] == width and len(names) >= 2 and not all(is_number(f) for f in names)
-                and rest.count(width) >= HEADER_STABLE_SHARE * len(rest))
+                and rest.count(width) >= HEADER_STABLE_SHARE * len(rest)
+                and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i)))
+
+    def names_numbers(i):
+        # Below rows as wide as the table (a title padded with delimiters, or a header with one
+        # name), a header names its numeric columns with words: where the rows below hold
+        # numbers, it holds text (France,12 under Country, is data, not a header).
+        below = [r for r in rows[i + 1:] if len(r) == width]
+        numeric = [j for j in range(width) if sum(is_number(r[j]) for r in below) > len(below) / 2]
+        return not numeric or any(rows[i][j].strip() and not is_number(rows[i][j]) for j in numeric)
     index = next((i for i in range(len(rows) - 1) if header_like(i)), 0)
     before = rows[:index]
     comment = [r[0].lstrip().startswith("#") for r in before]
