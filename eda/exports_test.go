@@ -28,7 +28,8 @@ import (
 // (sorted: the codes with a leading zero come only after the first 64 KB),
 // store_id (whole numbers, skewed, correlated with amount: a measure rule
 // would alert on it), id (1..n), account_balance (a measure whose name holds
-// a code word, with negative values), amount (a skewed measure) and
+// a code word, not as its last word), account (named like a code, but whole
+// numbers some of them negative: a measure), amount (a skewed measure) and
 // discount ("0", "0.5", "0.25": zeros that are not leading zeros).
 type codesData struct {
 	rows                    int
@@ -44,10 +45,10 @@ func makeCodes(rows int) codesData {
 	zipPool := []string{"02134", "01001", "10001", "94105", "60601", "73301", "30301", "98101"}
 	var b bytes.Buffer
 	var records []map[string]any
-	b.WriteString("zip,customer_id,postal_code,store_id,id,account_balance,amount,discount\n")
+	b.WriteString("zip,customer_id,postal_code,store_id,id,account_balance,account,amount,discount\n")
 	for i := range rows {
 		zip := zipPool[r.IntN(len(zipPool))]
-		customer := fmt.Sprintf("%06d", r.IntN(20000)) // mostly 0xxxxx
+		customer := fmt.Sprintf("%06d", r.IntN(20000)) // 0xxxxx
 		postal := fmt.Sprintf("9%04d", 1000+r.IntN(8000))
 		if i >= rows*2/3 {
 			postal = fmt.Sprintf("0%04d", 1000+r.IntN(8000))
@@ -63,7 +64,8 @@ func makeCodes(rows int) codesData {
 		balance := math.Round((r.NormFloat64()*500+100)*100) / 100
 		discount := []string{"0", "0.5", "0.25"}[r.IntN(3)]
 		d.zips, d.customers, d.postal = append(d.zips, zip), append(d.customers, customer), append(d.postal, postal)
-		fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%s,%s,%s\n", zip, customer, postal, store, i+1, fmtFloat(balance), fmtFloat(amount), discount)
+		fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%s,%d,%s,%s\n", zip, customer, postal, store, i+1, fmtFloat(balance),
+			int(math.Round(balance)), fmtFloat(amount), discount)
 		records = append(records, map[string]any{"zip": zip, "customer_id": customer, "store_id": store, "amount": amount})
 	}
 	d.csv = b.Bytes()
@@ -114,7 +116,7 @@ func TestLeadingZerosAndCodes(t *testing.T) {
 	if c := p.col(t, "discount"); c.Max == nil || *c.Max != 0.5 {
 		t.Errorf("discount (0, 0.5, 0.25: no leading zeros) max %v, want 0.5", ptr(c.Max))
 	}
-	wantNotMeasures(t, k, p, []string{"store_id", "id"}, []string{"account_balance", "amount", "discount"})
+	wantNotMeasures(t, k, p, []string{"store_id", "id"}, []string{"account_balance", "account", "amount", "discount"})
 
 	t.Run("json", func(t *testing.T) {
 		mustRun(t, k, Load("/data/codes.json"))
