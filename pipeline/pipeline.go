@@ -248,6 +248,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	r := &runner{opts: opts, in: in, conv: conv, name: name, out: out, started: time.Now()}
 	runErr := r.run(ctx)
+	if ctx.Err() == nil {
+		// The kernel is gone: nothing reads the file any more.
+		if err := in.unchanged(true); err != nil {
+			runErr = errors.Join(err, runErr)
+		}
+	}
 	res, writeErr := r.finish(runErr)
 	if writeErr != nil {
 		return res, errors.Join(runErr, writeErr)
@@ -493,8 +499,18 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			}
 		}
 	}
+	// A file rewritten while the stage read it stops the run here; Run
+	// compares its bytes once the kernel is gone.
+	if err := r.in.unchanged(false); err != nil {
+		info.Status = report.StatusError
+		return err
+	}
 	return nil
 }
+
+// pythonPermissionError is the exception Python raises when the file
+// system refuses an open (EACCES, EPERM).
+const pythonPermissionError = "PermissionError"
 
 // cellError classifies a failed cell of a run of the dataset data.
 func cellError(stage, data string, ex *kernel.Execution) error {
@@ -505,6 +521,11 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 		return &SandboxError{Err: fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
 		return &DataError{Path: data, Msg: ex.Error.Value}
+	case ex.Error != nil && ex.Error.Name == pythonPermissionError:
+		// The generated cells open nothing but the data: it was made
+		// unreadable after the preflight read it.
+		return &DataError{Path: data, Msg: fmt.Sprintf("the kernel was refused reading it (%s): was it made unreadable during the run? "+
+			"Check its permissions (chmod a+r) and run again", ex.Error.Value)}
 	case ex.Error != nil:
 		return &StageError{Stage: stage, Err: ex.Error}
 	default:
