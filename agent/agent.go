@@ -190,21 +190,26 @@ type Answer struct {
 	TraceTold      []string `json:"trace_told,omitempty"`
 	TraceCorrected bool     `json:"trace_corrected,omitempty"`
 
-	// summaryMD is Summary with inline values in bold, for the report.
-	summaryMD string
+	// SummaryMD is Summary with inline values in bold, for the report;
+	// empty when it is Summary. In run.json, so that analyst verify renders
+	// the report again from it.
+	SummaryMD string `json:"summary_markdown,omitempty"`
 }
 
 // SummaryMarkdown is the narrative as markdown: values named inline
 // (@name[value]) shown as the value in bold.
 func (a *Answer) SummaryMarkdown() string {
-	if a.summaryMD != "" {
-		return a.summaryMD
+	if a.SummaryMD != "" {
+		return a.SummaryMD
 	}
 	return a.Summary
 }
 
 func (a *Answer) setAnswer(o outcome) {
-	a.Values, a.Summary, a.summaryMD = o.values, o.summary, o.summaryMD
+	a.Values, a.Summary, a.SummaryMD = o.values, o.summary, o.summaryMD
+	if a.SummaryMD == a.Summary {
+		a.SummaryMD = ""
+	}
 	a.Unverified = o.unverified
 }
 

@@ -1,7 +1,8 @@
 // Package audit checks that a run's outputs come from its code on its data:
 // the files are the ones the run wrote (sha256), the notebook re-executed in
 // a fresh sandbox of the recorded kernel image on the recorded data gives the
-// same outputs, and every named answer appears in the cells' outputs.
+// same outputs, the report and the charts are what the notebook and the
+// run's record render, and every named answer appears in the cells' outputs.
 package audit
 
 import (
@@ -33,6 +34,18 @@ type Record struct {
 	Rerun *RerunRecord `json:"rerun"`
 	// Exploration is there when the model explored the data.
 	Exploration *RecordExploration `json:"exploration"`
+	// Limits are the sandbox's limits as the run stated them
+	// (kernel.Enforced), kept as written: verify compares every one.
+	Limits map[string]any `json:"limits"`
+
+	shape recordShape // the data's, from "data"
+}
+
+// recordShape is what run.json states of the data that its profile gives.
+type recordShape struct {
+	Rows    int    `json:"rows"`
+	Columns int    `json:"columns"`
+	Format  string `json:"format"`
 }
 
 // RecordExploration is the model's exploration of the data: the goals it
@@ -90,10 +103,11 @@ type RecordData struct {
 	Bytes  int64  `json:"bytes"`
 }
 
-// RecordOutputs names the run's notebook and report.
+// RecordOutputs names the run's notebook, report and charts.
 type RecordOutputs struct {
-	Notebook string `json:"notebook"`
-	Report   string `json:"report"`
+	Notebook string   `json:"notebook"`
+	Report   string   `json:"report"`
+	Charts   []string `json:"charts"`
 }
 
 // RecordCell is a notebook cell's id and digest (nbformat.CellDigest).
@@ -194,9 +208,16 @@ func Open(path string) (*Run, error) {
 		return nil, fmt.Errorf("reading the run's manifest: %w", err)
 	}
 	var rec Record
+	var shape struct {
+		Data recordShape `json:"data"`
+	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, fmt.Errorf("%s: not a run manifest: %w", manifest, err)
 	}
+	if err := json.Unmarshal(raw, &shape); err != nil {
+		return nil, fmt.Errorf("%s: not a run manifest: %w", manifest, err)
+	}
+	rec.shape = shape.Data
 	if len(rec.Files) == 0 || rec.Outputs.Notebook == "" {
 		return nil, fmt.Errorf("%s records no file hashes: it was written by analyst %q, before verify; re-run it with this analyst", manifest, rec.AnalystVersion)
 	}

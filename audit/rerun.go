@@ -65,7 +65,7 @@ func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*
 	if err != nil {
 		return nil, fmt.Errorf("reading the recorded run's notebook (for its schema and outputs): %w", err)
 	}
-	prof, err := notebookProfile(nb)
+	prof, err := NotebookProfile(nb)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", nbPath, err)
 	}
@@ -152,8 +152,8 @@ func countOK(replies []Reply) int {
 	return n
 }
 
-// notebookProfile is the profile the profile cell of nb displayed.
-func notebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
+// NotebookProfile is the profile the profile cell of nb displayed.
+func NotebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 	for _, c := range nb.Cells {
 		if !c.HasTag(eda.ProfileTag) {
 			continue

@@ -437,14 +437,16 @@ func columnOfLabel(label string, names []string) string {
 }
 
 // modelAnswers are the exploration's goals' answers, then the questions'.
-func (r *runner) modelAnswers() []*agent.Answer {
+func (r *runner) modelAnswers() []*agent.Answer { return modelAnswers(r.exploration, r.answers) }
+
+func modelAnswers(ex *Exploration, answers []*agent.Answer) []*agent.Answer {
 	var out []*agent.Answer
-	if r.exploration != nil {
-		for _, g := range r.exploration.Goals {
+	if ex != nil {
+		for _, g := range ex.Goals {
 			out = append(out, g.Answer)
 		}
 	}
-	return append(out, r.answers...)
+	return append(out, answers...)
 }
 
 // explorationCalls are the model calls of the goal proposal and the

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,7 +74,7 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 			}
 			n++
 			base := fmt.Sprintf("chart-%d", n)
-			chart := kernel.Chart{PNG: b, Description: o.Data[nbformat.MimeChart]}
+			chart := kernel.Chart{PNG: b, Description: compactJSON(o.Data[nbformat.MimeChart])}
 			if err := chart.WriteFiles(filepath.Join(s.filesDir(), base)); err != nil {
 				return nil, err
 			}
@@ -80,6 +82,16 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 		}
 	}
 	return charts, nil
+}
+
+// compactJSON is raw without the notebook's indentation (as it was read
+// back from the notebook file), or raw itself when it is not JSON.
+func compactJSON(raw []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
 }
 
 // commit moves the run into the output folder: NAME_files, then NAME.ipynb,

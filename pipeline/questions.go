@@ -39,6 +39,7 @@ type ManifestModel struct {
 	MaxTurns         int     `json:"max_turns"`
 	MaxRepairs       int     `json:"max_repairs"`
 	ReflectRounds    int     `json:"reflect_rounds"`
+	CellTimeout      string  `json:"cell_timeout"` // of the model's cells ("2m0s")
 	SystemPrompt     string  `json:"system_prompt"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
@@ -284,8 +285,7 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
 }
 
-// traceFunc traces an answer's named values and narrative (see
-// runner.traceAnswer).
+// traceFunc traces an answer's named values and narrative (see tracer).
 type traceFunc func(question string, values []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace)
 
 // tracedNote is the report's word on the marks in the answer box.
@@ -382,7 +382,7 @@ func (r *runner) manifestModel() *ManifestModel {
 	turns, repairs := (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
 	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
 		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
-		MaxTurns: turns, MaxRepairs: repairs,
+		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout().String(),
 		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
 	switch {
 	case r.agent != nil:
@@ -428,10 +428,9 @@ func (r *runner) manifestModel() *ManifestModel {
 	return m
 }
 
-// reportModel is the model as the report's header and "About this run"
-// show it.
-func (r *runner) reportModel() *report.ModelInfo {
-	m := r.manifestModel()
+// reportModel is the model m (run.json's "model") as the report's header
+// and "About this run" show it.
+func reportModel(m *ManifestModel) *report.ModelInfo {
 	if m == nil {
 		return nil
 	}
@@ -441,7 +440,7 @@ func (r *runner) reportModel() *report.ModelInfo {
 	}
 	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
 	settings := []report.Setting{set("Temperature", m.Temperature), set("Seed", m.Seed), set("Max turns", m.MaxTurns),
-		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", r.cellTimeout())}
+		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", m.CellTimeout)}
 	if m.ContextLength > 0 {
 		settings = append(settings, set("Context length", m.ContextLength))
 	}

@@ -67,7 +67,8 @@ func (r *runner) answerBlock(q int, a *agent.Answer) string {
 	if r.opts.Rerun == nil || !a.Answered {
 		return answerBlock(a)
 	}
-	changes := r.relocate(q, a)
+	// The Rerun keeps them for run.json's "rerun" (the report's answer box).
+	changes := r.opts.Rerun.Relocate(q, a.Values, r.nb)
 	var b strings.Builder
 	b.WriteString("**Answer**, " + r.rerunAnswerNote() + "\n\n")
 	b.WriteString(valueChangesList(changes, false))
@@ -77,14 +78,22 @@ func (r *runner) answerBlock(q int, a *agent.Answer) string {
 	return b.String()
 }
 
-// relocate finds the new values of question q's answer and keeps them.
-func (r *runner) relocate(q int, a *agent.Answer) []audit.ValueChange {
-	changes := r.opts.Rerun.Relocate(q, a.Values, r.nb)
-	if r.rerunValues == nil {
-		r.rerunValues = map[int][]audit.ValueChange{}
+// rerunValues are the named values old → new that a replay on new data
+// (rec; nil for other runs) found, by question and by exploration goal,
+// each from 1.
+func rerunValues(rec *audit.RerunRecord) (questions, goals map[int][]audit.ValueChange) {
+	if rec == nil {
+		return nil, nil
 	}
-	r.rerunValues[q] = changes
-	return changes
+	questions, goals = map[int][]audit.ValueChange{}, map[int][]audit.ValueChange{}
+	for _, a := range rec.Answers {
+		if a.Goal > 0 {
+			goals[a.Goal] = a.Values
+		} else {
+			questions[a.Question] = a.Values
+		}
+	}
+	return questions, goals
 }
 
 func (r *runner) rerunAnswerNote() string {
@@ -137,19 +146,19 @@ func valueChangeText(c audit.ValueChange) string {
 	return old + " → **" + mdEscape(c.New) + "**"
 }
 
-// rerunMarkdown opens the report of a replay on new data: what was
-// replayed on what, the schema changes, the model cells whose outcome
-// changed, and where a live model took over.
-func (r *runner) rerunMarkdown() string {
-	if r.opts.Rerun == nil {
+// rerunMarkdown opens the report of a replay on new data (rec, run.json's
+// "rerun"; nil for other runs) of data: what was replayed on what, the
+// schema changes, the model cells whose outcome changed, and where a live
+// model took over.
+func rerunMarkdown(rec *audit.RerunRecord, data ManifestData, profiled bool) string {
+	if rec == nil {
 		return ""
 	}
-	rec := r.opts.Rerun.Record()
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Replay on new data** `%s` (sha256 `%s`) of the analysis recorded in `%s` on `%s` (sha256 `%s`): "+
-		"the recorded model code ran again as it was.\n\n", mdEscape(r.in.Name), short(r.in.SHA256), mdEscape(rec.From),
+		"the recorded model code ran again as it was.\n\n", mdEscape(data.Name), short(data.SHA256), mdEscape(rec.From),
 		mdEscape(rec.RecordedData.Name), short(rec.RecordedData.SHA256))
-	if r.profile == nil {
+	if !profiled {
 		b.WriteString("The schema could not be compared: the new data was not profiled.\n\n")
 	} else if len(rec.Schema) == 0 {
 		b.WriteString("**Schema:** the columns and types of the recorded data.\n\n")
@@ -216,15 +225,12 @@ func goalList(goals []agent.Goal) string {
 }
 
 // goalValuesText is, in a replay on new data, goal i's named values old →
-// new for its finding cell; they are kept for the report and run.json.
+// new for its finding cell; the Rerun keeps them for run.json's "rerun"
+// (the report's key findings).
 func (r *runner) goalValuesText(i int, ans *agent.Answer) string {
 	if !ans.Answered || len(ans.Values) == 0 {
 		return ""
 	}
 	changes := r.opts.Rerun.RelocateGoal(i, []string{PhaseGoal(i), PhaseGoalReflection(i)}, ans.Values, r.nb)
-	if r.goalValues == nil {
-		r.goalValues = map[int][]audit.ValueChange{}
-	}
-	r.goalValues[i] = changes
 	return "\n\n*Named values, " + r.rerunAnswerNote() + ":*\n\n" + valueChangesList(changes, false)
 }
