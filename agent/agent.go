@@ -117,7 +117,9 @@ type ModelCall struct {
 	FinishReason     string  `json:"finish_reason,omitempty"`
 	ToolCalls        int     `json:"tool_calls,omitempty"`
 	// Truncated: the reply was cut off by the token limit and not used.
+	// Overrun: the client cut it, at its size bound (llm.Response.Overrun).
 	Truncated bool `json:"truncated,omitempty"`
+	Overrun   bool `json:"overrun,omitempty"`
 	// ContextWindow is the window asked of the server (Ollama num_ctx);
 	// Condensed counts the earlier messages sent condensed to fit it.
 	ContextWindow int `json:"context_window,omitempty"`
@@ -330,6 +332,7 @@ type convo struct {
 	reflect     bool // a reflection round: verdicts expected
 	streak      int  // failed cells in a row
 	truncations int  // replies in a row cut off
+	overruns    int  // of those, replies the client cut at its size bound
 	pushedBack  bool // told to compute before answering
 	restated    bool // asked once to restate a reply without a verdict
 	trace       func(*Answer, []NamedValue, string) []string
@@ -380,7 +383,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		ans.Turns++
 		call := ModelCall{Phase: phase, Turn: turn, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			DurationMS: units.Millis(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls),
-			Truncated: resp.Truncated(), ContextWindow: window, Condensed: condensed}
+			Truncated: resp.Truncated(), Overrun: resp.Overrun != nil, ContextWindow: window, Condensed: condensed}
 		a.event(TurnEvent{Phase: phase, Turn: turn, Tokens: call.PromptTokens + call.CompletionTokens})
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
@@ -390,22 +393,10 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		}
 
 		if resp.Truncated() {
-			// A cut-off reply is never read: half a value or half a call
-			// would pass for an answer. Keep its text (so "continue" has
-			// a referent), drop its calls, ask again briefly.
-			msg.ToolCalls = nil
-			if strings.TrimSpace(msg.Content) == "" {
-				msg.Content = "[reply cut off by the token limit]"
-			}
-			a.add(msg, true)
 			record()
-			ans.Truncations++
-			c.truncations++
-			if c.truncations > MaxTruncations {
-				return outcome{stop: fmt.Sprintf("%d replies in a row were cut off by the token limit", c.truncations)}, nil
+			if stop, err := a.truncated(c, msg, resp); stop != "" {
+				return outcome{stop: stop}, err
 			}
-			a.add(llm.Message{Role: llm.RoleUser, Content: "Your last reply was cut off by the token limit before it ended, so none of it was used " +
-				"(no code was run, no answer recorded). Restate it briefly: shorter code without long printouts, and a short answer."}, false)
 			continue
 		}
 		c.truncations = 0

@@ -264,7 +264,7 @@ func TestAgentTruncatedBound(t *testing.T) {
 	f := newFakeModel(t, "ollama", turn{Calls: []call{code("print(1)")}, Finish: "length"})
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "q")
-	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the token limit") || len(f.Requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
+	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the completion limit of 4096 tokens (--max-reply-tokens)") || len(f.Requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
 		t.Fatalf("answer %+v after %d requests", ans, len(f.Requests()))
 	}
 	f.CheckProtocol(t)

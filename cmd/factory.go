@@ -66,6 +66,7 @@ type Config struct {
 	IdleTimeout       time.Duration // per request, between streamed chunks; 0: none
 	Vision            *bool         // the model reads images; nil: auto
 	ContextLength     int           // the model's window in tokens; 0: as the server says
+	MaxReplyTokens    int           // the completion limit of every request
 
 	// NAValues are the missing-value markers of the loader; nil: its defaults.
 	NAValues []string
@@ -85,6 +86,8 @@ func (c *Config) ModelOptions() llm.Options {
 		BaseURL:                  c.BaseURL,
 		Vision:                   c.Vision,
 		ContextLength:            c.ContextLength,
+		MaxReplyTokens:           c.MaxReplyTokens,
+		MaxReplyTokensSetting:    settingName(keyMaxReplyTokens),
 		FirstTokenTimeout:        none(c.FirstTokenTimeout),
 		FirstTokenTimeoutSetting: settingName(keyFirstTokenTimeout),
 		Timeout:                  none(c.IdleTimeout),
@@ -128,6 +131,7 @@ const (
 	keyIdleTimeout       = "model-idle-timeout"
 	keyVision            = "vision"
 	keyContextLength     = "context-length"
+	keyMaxReplyTokens    = "max-reply-tokens"
 	keyNAValues          = "na-values"
 	keyOutOfCore         = "run.out-of-core"
 )
@@ -155,6 +159,7 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyIdleTimeout, llm.DefaultIdleTimeout.String())
 	v.SetDefault(keyVision, "auto")
 	v.SetDefault(keyContextLength, 0)
+	v.SetDefault(keyMaxReplyTokens, llm.DefaultMaxReplyTokens)
 	return v
 }
 
@@ -263,12 +268,21 @@ func (f *Factory) readConfig() (*Config, error) {
 	} else {
 		cfg.ContextLength = n
 	}
+	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyMaxReplyTokens))); err != nil || n < minReplyTokens {
+		return nil, usageErrorf("%s must be a number of tokens of at least %d, e.g. %d, got %q", keyMaxReplyTokens, minReplyTokens, llm.DefaultMaxReplyTokens, v.GetString(keyMaxReplyTokens))
+	} else {
+		cfg.MaxReplyTokens = n
+	}
 	cfg.NAValues = naValues(v)
 	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
 		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
 	}
 	return cfg, nil
 }
+
+// minReplyTokens is the smallest completion limit taken: below it, no
+// code cell fits in a reply.
+const minReplyTokens = 256
 
 // addModelFlags adds the flags of the model requests to a command that asks
 // a model.
@@ -278,7 +292,8 @@ func addModelFlags(c *cobra.Command) {
 	fl.Duration("model-idle-timeout", 0, "longest pause inside a streamed model reply; 0 for none (key model-idle-timeout; default "+shortDuration(llm.DefaultIdleTimeout)+")")
 	fl.String("vision", "", "whether the model reads images: auto, true or false; auto asks Ollama, and on OpenAI-compatible servers is true only for OpenAI's vision models (key vision)")
 	fl.Int("context-length", 0, "the model's context window in tokens, overriding what the server reports (key context-length; default: as the server says)")
-	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength} {
+	fl.Int("max-reply-tokens", 0, fmt.Sprintf("the completion limit of every model request, in tokens (max_tokens, num_predict), kept within the model's context; a reply that runs on past it without ending is cut and, the second time, ends the run (key max-reply-tokens; default %d; reasoning models need 16384 or more)", llm.DefaultMaxReplyTokens))
+	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyMaxReplyTokens} {
 		_ = fl.SetAnnotation(key, viperKey, []string{key})
 	}
 }

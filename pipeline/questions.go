@@ -32,8 +32,10 @@ type ManifestModel struct {
 	Mode     string `json:"mode"` // tools or code-blocks
 	// ToolsRefused is the server's refusal of tool calling that switched
 	// the run to code-block mode ("" if none).
-	ToolsRefused     string  `json:"tools_refused,omitempty"`
-	ContextLength    int     `json:"context_length,omitempty"` // the model's window, as the server said`
+	ToolsRefused  string `json:"tools_refused,omitempty"`
+	ContextLength int    `json:"context_length,omitempty"` // the model's window, as the server said`
+	// MaxReplyTokens is the completion limit every request carried.
+	MaxReplyTokens   int     `json:"max_reply_tokens,omitempty"`
 	Temperature      float64 `json:"temperature"`
 	Seed             int     `json:"seed"`
 	MaxTurns         int     `json:"max_turns"`
@@ -380,7 +382,7 @@ func (r *runner) manifestModel() *ManifestModel {
 	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
 		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
 		MaxTurns: turns, MaxRepairs: repairs,
-		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
+		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, MaxReplyTokens: i.MaxReplyTokens, Retries: r.retries()}
 	switch {
 	case r.agent != nil:
 		m.Mode, m.ToolsRefused = r.agent.Mode(), r.agent.ToolsRefused
@@ -441,6 +443,9 @@ func (r *runner) reportModel() *report.ModelInfo {
 		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", r.cellTimeout())}
 	if m.ContextLength > 0 {
 		settings = append(settings, set("Context length", m.ContextLength))
+	}
+	if m.MaxReplyTokens > 0 {
+		settings = append(settings, set("Reply limit (tokens)", m.MaxReplyTokens))
 	}
 	mode := m.Mode
 	if m.ToolsRefused != "" {
