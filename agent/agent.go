@@ -636,7 +636,21 @@ const toolsRefusedNote = "Tool calling is not available on this server: ignore t
 func (a *Agent) refuseTools(phase string, err error) {
 	a.ToolsRefused = FailureText(err)
 	a.add(llm.Message{Role: llm.RoleUser, Content: toolsRefusedNote}, false)
-	a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
+	a.event(TurnEvent{Phase: phase, Notice: toolsRefusedNotice(err)})
+}
+
+// toolsRefusedNotice tells the user of the switch to code-block mode, with
+// the server's reason (run.json keeps the whole error, ToolsRefused).
+func toolsRefusedNotice(err error) string {
+	reason := FailureText(err)
+	var le *llm.Error
+	if errors.As(err, &le) && le.Err != nil {
+		reason = le.Err.Error()
+		if le.StatusCode != 0 {
+			reason = fmt.Sprintf("HTTP %d: %s", le.StatusCode, reason)
+		}
+	}
+	return "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks). The server said: " + reason
 }
 
 // sendCharts shows a vision model the charts just made, in a user message:

@@ -175,7 +175,7 @@ func TestAgentToolsRefused(t *testing.T) {
 		if !ans.Answered || ans.Values[0].Value != "500" || !ans2.Answered || a.Mode() != agent.ModeCodeBlocks || a.ToolsRefused == "" {
 			t.Fatalf("answers %+v %+v mode %s", ans, ans2, a.Mode())
 		}
-		if f.Refused() != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") {
+		if f.Refused() != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") || !strings.Contains(notices[0], "The server said: HTTP 400: ") {
 			t.Errorf("refused %d times; notices %q", f.Refused(), notices)
 		}
 		msgs := f.Messages(t, 0)

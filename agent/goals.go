@@ -233,7 +233,7 @@ func (a *Agent) chatOnce(ctx context.Context, phase string, turn int, msgs []llm
 	resp, err := a.Client.Chat(ctx, req, nil)
 	if err != nil && len(req.Tools) > 0 && errors.Is(err, llm.ErrToolsUnsupported) {
 		a.ToolsRefused = FailureText(err)
-		a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
+		a.event(TurnEvent{Phase: phase, Notice: toolsRefusedNotice(err)})
 		req.Tools = nil
 		resp, err = a.Client.Chat(ctx, req, nil)
 	}

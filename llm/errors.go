@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"unicode"
 )
 
 // The kinds of failure a caller may act on (exit codes, advice). Test with
@@ -196,9 +197,16 @@ func htmlReason(page string) string {
 	return html.UnescapeString(htmlTag.ReplaceAllString(htmlCode.ReplaceAllString(page, " "), " "))
 }
 
-// clip puts s on one line and cuts it at maxReason runes.
+// clip puts s on one line, without control characters (it is shown on
+// terminals), and cuts it at maxReason runes.
 func clip(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
 	if r := []rune(s); len(r) > maxReason {
 		return string(r[:maxReason]) + "…"
 	}
