@@ -139,6 +139,9 @@ type Verdict struct {
 	// Note is the model's reason for accepting, its revised answer, or,
 	// when neither, why the round ended (the tool's words).
 	Note string `json:"note"`
+	// Reason is the model's reason for revising (revise(reason), or the
+	// words after VERDICT: REVISE), when it gave one.
+	Reason string `json:"reason,omitempty"`
 	// Numbers are the numbers of a note in the model's words (accepted or
 	// revised) traced to cells; set by the caller, nil when not traced.
 	Numbers *numtrace.Record `json:"numbers,omitempty"`
@@ -298,7 +301,8 @@ type outcome struct {
 	summary    string
 	summaryMD  string
 	unverified bool
-	accepted   bool // reflection: the model accepted
+	accepted   bool   // reflection: the model accepted
+	reason     string // reflection: why the model revised, if it said
 	note       string
 	stop       string
 }
@@ -316,6 +320,25 @@ func textVerdict(text string) string {
 	return ""
 }
 
+// maxReasonRunes bounds the reason for a revision kept for the report.
+const maxReasonRunes = 500
+
+// reviseReason is the reason of a code-block REVISE verdict: the rest of
+// the verdict's line, else the text before the first fenced block; on one
+// line, clipped.
+func reviseReason(text string) string {
+	line, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	loc := verdictRe.FindStringIndex(line)
+	if loc == nil {
+		return ""
+	}
+	reason := strings.TrimLeft(line[loc[1]:], " \t*_`:.—–-")
+	if strings.TrimSpace(reason) == "" {
+		reason, _, _ = strings.Cut(rest, "```")
+	}
+	return clip.Runes(strings.Join(strings.Fields(reason), " "), maxReasonRunes)
+}
+
 // reasonOf reads the reason argument of accept and revise.
 func reasonOf(args string) string {
 	var v struct {
@@ -329,12 +352,13 @@ func reasonOf(args string) string {
 type convo struct {
 	ans         *Answer
 	phase       string
-	reflect     bool // a reflection round: verdicts expected
-	streak      int  // failed cells in a row
-	truncations int  // replies in a row cut off
-	overruns    int  // of those, replies the client cut at its size bound
-	pushedBack  bool // told to compute before answering
-	restated    bool // asked once to restate a reply without a verdict
+	reflect     bool   // a reflection round: verdicts expected
+	streak      int    // failed cells in a row
+	truncations int    // replies in a row cut off
+	overruns    int    // of those, replies the client cut at its size bound
+	pushedBack  bool   // told to compute before answering
+	restated    bool   // asked once to restate a reply without a verdict
+	reason      string // reflection: the model's reason for revising
 	trace       func(*Answer, []NamedValue, string) []string
 	// pending is an answer sent back for its untraced numbers: it stands
 	// if the bounds end before the model answers again.
@@ -489,6 +513,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 					verdict = &outcome{accepted: true, note: reasonOf(tc.Arguments)}
 					content = "verdict recorded: accepted"
 				case c.reflect && tc.Name == toolRevise.Name:
+					c.reason = clip.Runes(reasonOf(tc.Arguments), maxReasonRunes)
 					content = "noted. Now fix it: run code with run_python (redraw the chart, recompute), then give the answer again with final_answer."
 				default:
 					names := "run_python(code) and final_answer(answers, summary)"
@@ -518,6 +543,9 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		}
 
 		text := msg.Content
+		if c.reflect && textVerdict(text) == "revise" {
+			c.reason = reviseReason(text)
+		}
 		if blocks := codeBlocks(text); len(blocks) > 0 {
 			// Fenced code runs in either mode: a tools-mode model that
 			// writes a block instead of a call still gets it run.
@@ -595,7 +623,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 // (then it is taken with those numbers marked untraced).
 func (c *convo) answer(vs []NamedValue, text string) (outcome, string) {
 	plain, md := narrative(text)
-	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md}
+	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md, reason: c.reason}
 	if !c.verified() {
 		if !c.pushedBack {
 			c.pushedBack = true

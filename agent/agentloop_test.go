@@ -53,6 +53,9 @@ func TestAgentReflectionRejectionTools(t *testing.T) {
 		if ans.Verdicts[1].Note != "readable now" {
 			t.Errorf("accept reason %q", ans.Verdicts[1].Note)
 		}
+		if ans.Verdicts[0].Reason != "the month labels overlap" || ans.Verdicts[1].Reason != "" {
+			t.Errorf("revise reasons %q, %q: want the model's reason on the revised verdict", ans.Verdicts[0].Reason, ans.Verdicts[1].Reason)
+		}
 		if len(ans.Steps) != 2 || ans.Steps[1].Phase != "reflection-1" || ans.Steps[1].Failed {
 			t.Errorf("steps %+v", ans.Steps)
 		}
@@ -92,6 +95,9 @@ func TestAgentReflectionVerdictCodeBlocks(t *testing.T) {
 		}
 		if len(ans.Verdicts) != 2 || ans.Verdicts[0].Accepted || !ans.Verdicts[1].Accepted || !ans.Revised || ans.Restatements != 1 {
 			t.Fatalf("verdicts %+v revised %v restatements %d", ans.Verdicts, ans.Revised, ans.Restatements)
+		}
+		if ans.Verdicts[0].Reason != "The month labels overlap." {
+			t.Errorf("revise reason %q: want the text after VERDICT: REVISE, before the code", ans.Verdicts[0].Reason)
 		}
 		if r := f.LastText(t, 2, "user"); !strings.Contains(r, "VERDICT: ACCEPT") || !strings.Contains(r, "VERDICT: REVISE") {
 			t.Errorf("reflection prompt: %s", r)

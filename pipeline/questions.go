@@ -273,11 +273,24 @@ func verdictText(v agent.Verdict) string {
 	if v.Charts != "" {
 		s += " Charts checked: " + mdEscape(v.Charts) + "."
 	}
-	if v.Note != "" {
-		s += "\n\n> " + strings.ReplaceAll(strings.TrimSpace(v.Note), "\n", "\n> ")
+	if q := verdictQuote(v); q != "" {
+		s += "\n\n> " + strings.ReplaceAll(q, "\n", "\n> ")
 	}
 	return s
 }
+
+// verdictQuote is what a verdict's cell quotes: the model's reason for
+// revising, when it gave one, then the note.
+func verdictQuote(v agent.Verdict) string {
+	note := strings.TrimSpace(v.Note)
+	if v.Reason == "" {
+		return note
+	}
+	return reasonLabel + " " + mdEscape(v.Reason) + "\n\n" + note
+}
+
+// reasonLabel introduces the model's reason for a revision.
+const reasonLabel = "**The model's reason:**"
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
@@ -359,7 +372,11 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		}
 		switch {
 		case a.Revised:
-			b.WriteString("\n*Revised after the model checked its charts.*\n")
+			b.WriteString("\n*Revised after the model checked its charts.*")
+			if r := revisionReason(a); r != "" {
+				b.WriteString(" " + reasonLabel + " " + mdEscape(r))
+			}
+			b.WriteString("\n")
 		case len(a.Verdicts) > 0 && a.Verdicts[len(a.Verdicts)-1].Accepted:
 			b.WriteString("\n*The model checked its charts and kept the answer.*\n")
 		case len(a.Verdicts) > 0:
@@ -371,6 +388,17 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		b.WriteString(tracedNote + "\n")
 	}
 	return strings.TrimSpace(b.String()), marks
+}
+
+// revisionReason is the model's reason for the last revision of a, if it
+// gave one.
+func revisionReason(a *agent.Answer) string {
+	for i := len(a.Verdicts) - 1; i >= 0; i-- {
+		if a.Verdicts[i].Revised {
+			return a.Verdicts[i].Reason
+		}
+	}
+	return ""
 }
 
 func (r *runner) manifestModel() *ManifestModel {

@@ -9,7 +9,8 @@ import (
 )
 
 // traceVerdicts traces the numbers of every reflection verdict in the
-// model's words (its reason for accepting, its revised answer), records
+// model's words (its reason for accepting, its reason for revising and
+// revised answer), records
 // them on the verdict (run.json), and returns the marks of the notebook's
 // reflection cells that show those notes, by cell ID. Notes in the tool's
 // words (why a round ended) state no claim and are left alone.
@@ -28,7 +29,7 @@ func (r *runner) traceVerdicts(trace traceFunc) map[string][]report.NumberMark {
 			if !v.ModelWords() {
 				continue
 			}
-			note := strings.TrimSpace(v.Note)
+			note := verdictQuote(*v)
 			_, prose := trace(a.Question, nil, note)
 			v.Numbers = numtrace.NewRecord(prose)
 			text := verdictText(*v)
