@@ -250,9 +250,23 @@ func (f *Factory) readConfig() (*Config, error) {
 	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
 		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
 	}
+	if err := readModelRequestConfig(v, cfg); err != nil {
+		return nil, err
+	}
+	cfg.NAValues = naValues(v)
+	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
+		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	}
+	return cfg, nil
+}
+
+// readModelRequestConfig reads the settings of each model request: its
+// time limits, vision, the context length and the completion limit.
+func readModelRequestConfig(v *viper.Viper, cfg *Config) error {
+	var err error
 	for key, d := range map[string]*time.Duration{keyFirstTokenTimeout: &cfg.FirstTokenTimeout, keyIdleTimeout: &cfg.IdleTimeout} {
 		if *d, err = time.ParseDuration(v.GetString(key)); err != nil || *d < 0 {
-			return nil, usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
+			return usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
 		}
 	}
 	switch vision := strings.ToLower(strings.TrimSpace(v.GetString(keyVision))); vision {
@@ -261,23 +275,19 @@ func (f *Factory) readConfig() (*Config, error) {
 		on := vision == "true"
 		cfg.Vision = &on
 	default:
-		return nil, usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
+		return usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyContextLength))); err != nil || n < 0 {
-		return nil, usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
+		return usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
 	} else {
 		cfg.ContextLength = n
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyMaxReplyTokens))); err != nil || n < minReplyTokens {
-		return nil, usageErrorf("%s must be a number of tokens of at least %d, e.g. %d, got %q", keyMaxReplyTokens, minReplyTokens, llm.DefaultMaxReplyTokens, v.GetString(keyMaxReplyTokens))
+		return usageErrorf("%s must be a number of tokens of at least %d, e.g. %d, got %q", keyMaxReplyTokens, minReplyTokens, llm.DefaultMaxReplyTokens, v.GetString(keyMaxReplyTokens))
 	} else {
 		cfg.MaxReplyTokens = n
 	}
-	cfg.NAValues = naValues(v)
-	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
-		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
-	}
-	return cfg, nil
+	return nil
 }
 
 // minReplyTokens is the smallest completion limit taken: below it, no
