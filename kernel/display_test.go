@@ -7,41 +7,8 @@ import (
 	"testing"
 
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
-
-// displaySetup makes the objects of TestIPythonDisplayProtocol: a PNG and
-// a JPEG (printed as base64), an SVG, and objects that speak IPython's
-// display protocol.
-const displaySetup = `import base64, io
-import numpy as np
-import matplotlib.pyplot as plt
-from IPython.display import display, HTML, Markdown, SVG, Image, JSON, Latex, display_markdown, publish_display_data
-
-def _image(fmt):
-    buf = io.BytesIO()
-    plt.imsave(buf, np.linspace(0, 1, 24).reshape(2, 4, 3), format=fmt)
-    return buf.getvalue()
-
-PNG, JPEG = _image("png"), _image("jpeg")
-SVG_TEXT = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="teal"/></svg>'
-
-class Bundled:
-    """Its bundle wins for the types it gives; the other methods fill the rest."""
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": "<i>from the bundle</i>", "text/plain": "bundled"}, {"text/html": {"isolated": True}}
-    def _repr_html_(self):
-        return "<i>from _repr_html_</i>"
-    def _repr_markdown_(self):
-        return "*markdown*"
-
-class RawPNG:
-    def _repr_png_(self):
-        return PNG, {"width": 8}
-    def __repr__(self):
-        return "RawPNG()"
-
-print(base64.b64encode(PNG).decode())
-print(base64.b64encode(JPEG).decode())`
 
 // Model code displays rich objects with IPython's display(): the notebook
 // output carries each MIME bundle and its metadata as Jupyter's would (the
@@ -49,7 +16,7 @@ print(base64.b64encode(JPEG).decode())`
 // methods for the types it leaves; metadata merged), not their repr.
 func TestIPythonDisplayProtocol(t *testing.T) {
 	k := startKernel(t, nil)
-	images := strings.Fields(mustOK(t, k, displaySetup).Stdout())
+	images := strings.Fields(mustOK(t, k, kerneltest.DisplaySetup).Stdout())
 	if len(images) != 2 {
 		t.Fatalf("setup printed %q", images)
 	}
@@ -63,7 +30,7 @@ func TestIPythonDisplayProtocol(t *testing.T) {
 			`[{"output_type":"display_data","data":{"text/html":"<b>bold</b>","text/plain":` + plain("HTML") + `},"metadata":{}}]`},
 		{`display(Markdown("# Title"))`,
 			`[{"output_type":"display_data","data":{"text/markdown":"# Title","text/plain":` + plain("Markdown") + `},"metadata":{}}]`},
-		{`display(SVG(SVG_TEXT))`,
+		{`display(SVG('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="teal"/></svg>'))`,
 			`[{"output_type":"display_data","data":{"image/svg+xml":"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"20\" height=\"10\"><rect width=\"20\" height=\"10\" fill=\"teal\"/></svg>","text/plain":` + plain("SVG") + `},"metadata":{}}]`},
 		{`display(Image(PNG))`,
 			`[{"output_type":"display_data","data":{"image/png":"` + png + `","text/plain":` + plain("Image") + `},"metadata":{}}]`},

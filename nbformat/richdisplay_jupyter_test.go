@@ -16,25 +16,7 @@ import (
 // richCells display rich objects the way model code does, through
 // IPython's display functions.
 var richCells = []string{
-	`import io
-import numpy as np
-import matplotlib.pyplot as plt
-from IPython.display import display, HTML, Markdown, SVG, Image, JSON, Latex, display_markdown, publish_display_data
-
-def _image(fmt):
-    buf = io.BytesIO()
-    plt.imsave(buf, np.linspace(0, 1, 24).reshape(2, 4, 3), format=fmt)
-    return buf.getvalue()
-
-PNG, JPEG = _image("png"), _image("jpeg")
-
-class Bundled:
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": "<i>from the bundle</i>", "text/plain": "bundled"}, {"text/html": {"isolated": True}}
-    def _repr_html_(self):
-        return "<i>from _repr_html_</i>"
-    def _repr_markdown_(self):
-        return "*markdown*"`,
+	kerneltest.DisplaySetup,
 	`display(HTML("<b>bold</b> and <table><tr><td>1</td></tr></table>"))
 display(Markdown("# Title\n\nSome *text*."))`,
 	`display(SVG('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10" fill="teal"/></svg>'))`,
@@ -43,6 +25,7 @@ display(Image(JPEG, width=40))`,
 	`display(JSON({"a": [1, 2], "b": {"c": "d"}}))
 display(Latex(r"$\bar{x} = \frac{1}{n}\sum x_i$"))`,
 	`display(Bundled())
+display(RawPNG(), metadata={"image/png": {"height": 2}})
 display_markdown("**raw**", raw=True)
 publish_display_data({"text/plain": "p", "text/html": "<u>p</u>"}, metadata={"text/html": {"k": 1}})`,
 	`h = display(HTML("<b>1</b>"), display_id=True)
@@ -94,8 +77,8 @@ func TestJupyterReexecutesRichDisplays(t *testing.T) {
 			}
 		}
 	}
-	if displays != 11 {
-		t.Errorf("%d rich outputs compared, want 11", displays)
+	if displays != 12 {
+		t.Errorf("%d rich outputs compared, want 12", displays)
 	}
 }
 
