@@ -54,17 +54,28 @@ func TestRunEndlessReply(t *testing.T) {
 	for _, provider := range []string{"ollama", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			m := llmtest.NewModel(t, provider, llmtest.Turn{Endless: true})
+			var c *exec.Cmd
 			var once sync.Once
 			firstReply := make(chan time.Time, 1)
-			m.Wait = func(*http.Request) { once.Do(func() { firstReply <- time.Now() }) }
+			// At the first reply the run's kernel runs: its container is
+			// seen, so that "none left" below is not vacuous.
+			running := make(chan string, 1)
+			m.Wait = func(*http.Request) {
+				once.Do(func() {
+					firstReply <- time.Now()
+					running <- ownContainers(t, c.Process.Pid)
+				})
+			}
 			dir := t.TempDir()
 			data := filepath.Join(dir, "sales.csv")
 			if err := os.WriteFile(data, []byte("date,region,revenue\n2024-01-01,East,10\n2024-02-01,West,20\n2024-03-01,East,30\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "out")
-			c := exec.Command(bin, "run", "--out", out, "--model", m.Spec(), "--explore=false", data, "What is the total revenue?")
-			c.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "ANALYST_CACHE_DIR="+cacheDir,
+			c = exec.Command(bin, "run", "--out", out, "--model", m.Spec(), "--explore=false", data, "What is the total revenue?")
+			// Its own config folder (no config file of the user's); the
+			// user's HOME, where rootless podman keeps its containers.
+			c.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "ANALYST_CACHE_DIR="+cacheDir,
 				"OLLAMA_HOST="+m.OllamaHost(), "OPENAI_BASE_URL="+m.BaseURL(), "OPENAI_API_KEY="+m.APIKey(), "ANALYST_MAX_REPLY_TOKENS=")
 			var stdout, stderr bytes.Buffer
 			c.Stdout, c.Stderr = &stdout, &stderr
@@ -102,6 +113,9 @@ func TestRunEndlessReply(t *testing.T) {
 				if limit != 4096.0 {
 					t.Errorf("request %d: completion limit %v, want 4096", i, limit)
 				}
+			}
+			if seen := <-running; seen == "" {
+				t.Errorf("no container of the run seen while it ran")
 			}
 			if left := ownContainers(t, pid); left != "" {
 				t.Errorf("containers left: %s", left)
