@@ -29,6 +29,27 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 // status, trimmed streams, results as short text, the error with the end of
 // its traceback, and the charts made (kind and title; the description too
 // when the model cannot see images).
+// outputLabel names a result or display for the model, with the rich
+// types it has beside its text (a displayed HTML object's text is only
+// its repr): "displayed [text/html]".
+func outputLabel(o nbformat.Output) string {
+	label := "result"
+	if o.OutputType == nbformat.OutputDisplayData {
+		label = "displayed"
+	}
+	var rich []string
+	for mime := range o.Data {
+		if mime != nbformat.MimePlain {
+			rich = append(rich, mime)
+		}
+	}
+	if len(rich) == 0 {
+		return label
+	}
+	slices.Sort(rich)
+	return label + " [" + strings.Join(rich, ", ") + "; shown in the report]"
+}
+
 func describeExecution(ex *kernel.Execution, vision bool, columns []string) string {
 	var b strings.Builder
 	switch ex.Status {
@@ -59,15 +80,8 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		if _, chart := o.Data[nbformat.MimeChart]; chart {
 			continue
 		}
-		if _, png := o.Data[nbformat.MimePNG]; png {
-			continue
-		}
 		if s, ok := o.DataString(nbformat.MimePlain); ok && s != "" {
-			label := "result"
-			if o.OutputType == nbformat.OutputDisplayData {
-				label = "displayed"
-			}
-			b.WriteString(label + ":\n" + headTail(s, feedbackResult) + "\n")
+			b.WriteString(outputLabel(o) + ":\n" + headTail(s, feedbackResult) + "\n")
 		}
 	}
 	if ex.Error != nil && ex.Status != kernel.StatusTimeout {

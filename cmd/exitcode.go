@@ -13,7 +13,7 @@ const (
 	ExitFailure     = 1   // the command failed (kernel exec: the code raised)
 	ExitUsage       = 2   // bad flags or arguments; outputs in the way (run --force)
 	ExitBadData     = 3   // the dataset is missing, unreadable or malformed, or changed during the run
-	ExitModel       = 4   // the model server is unreachable or refused us
+	ExitModel       = 4   // the model server is unreachable or refused us, or its replies never end
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image; the data will not fit in its memory
 	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
 	ExitNoAnswer    = 7   // the run finished, but a question got no answer
@@ -30,7 +30,9 @@ const exitCodeHelp = `Exit codes:
   3    bad data: the dataset is missing, unreadable or malformed, or it
        changed or became unreadable while the run read it (verify: not the
        run's data)
-  4    model error: the model server is unreachable or refused the request
+  4    model error: the model server is unreachable or refused the request,
+       or its replies ran on past the completion limit (--max-reply-tokens)
+       without ending, again after a request to restate
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable,
        or the data will not fit in the kernel's memory limit (--memory)
        (verify: the recorded image is not available)

@@ -66,6 +66,7 @@ type Config struct {
 	IdleTimeout       time.Duration // per request, between streamed chunks; 0: none
 	Vision            *bool         // the model reads images; nil: auto
 	ContextLength     int           // the model's window in tokens; 0: as the server says
+	MaxReplyTokens    int           // the completion limit of every request
 
 	// NAValues are the missing-value markers of the loader; nil: its defaults.
 	NAValues []string
@@ -85,6 +86,8 @@ func (c *Config) ModelOptions() llm.Options {
 		BaseURL:                  c.BaseURL,
 		Vision:                   c.Vision,
 		ContextLength:            c.ContextLength,
+		MaxReplyTokens:           c.MaxReplyTokens,
+		MaxReplyTokensSetting:    settingName(keyMaxReplyTokens),
 		FirstTokenTimeout:        none(c.FirstTokenTimeout),
 		FirstTokenTimeoutSetting: settingName(keyFirstTokenTimeout),
 		Timeout:                  none(c.IdleTimeout),
@@ -128,6 +131,7 @@ const (
 	keyIdleTimeout       = "model-idle-timeout"
 	keyVision            = "vision"
 	keyContextLength     = "context-length"
+	keyMaxReplyTokens    = "max-reply-tokens"
 	keyNAValues          = "na-values"
 	keyOutOfCore         = "run.out-of-core"
 )
@@ -155,6 +159,7 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyIdleTimeout, llm.DefaultIdleTimeout.String())
 	v.SetDefault(keyVision, "auto")
 	v.SetDefault(keyContextLength, 0)
+	v.SetDefault(keyMaxReplyTokens, llm.DefaultMaxReplyTokens)
 	return v
 }
 
@@ -245,9 +250,23 @@ func (f *Factory) readConfig() (*Config, error) {
 	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
 		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
 	}
+	if err := readModelRequestConfig(v, cfg); err != nil {
+		return nil, err
+	}
+	cfg.NAValues = naValues(v)
+	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
+		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	}
+	return cfg, nil
+}
+
+// readModelRequestConfig reads the settings of each model request: its
+// time limits, vision, the context length and the completion limit.
+func readModelRequestConfig(v *viper.Viper, cfg *Config) error {
+	var err error
 	for key, d := range map[string]*time.Duration{keyFirstTokenTimeout: &cfg.FirstTokenTimeout, keyIdleTimeout: &cfg.IdleTimeout} {
 		if *d, err = time.ParseDuration(v.GetString(key)); err != nil || *d < 0 {
-			return nil, usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
+			return usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
 		}
 	}
 	switch vision := strings.ToLower(strings.TrimSpace(v.GetString(keyVision))); vision {
@@ -256,19 +275,24 @@ func (f *Factory) readConfig() (*Config, error) {
 		on := vision == "true"
 		cfg.Vision = &on
 	default:
-		return nil, usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
+		return usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyContextLength))); err != nil || n < 0 {
-		return nil, usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
+		return usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
 	} else {
 		cfg.ContextLength = n
 	}
-	cfg.NAValues = naValues(v)
-	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
-		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyMaxReplyTokens))); err != nil || n < minReplyTokens {
+		return usageErrorf("%s must be a number of tokens of at least %d, e.g. %d, got %q", keyMaxReplyTokens, minReplyTokens, llm.DefaultMaxReplyTokens, v.GetString(keyMaxReplyTokens))
+	} else {
+		cfg.MaxReplyTokens = n
 	}
-	return cfg, nil
+	return nil
 }
+
+// minReplyTokens is the smallest completion limit taken: below it, no
+// code cell fits in a reply.
+const minReplyTokens = 256
 
 // addModelFlags adds the flags of the model requests to a command that asks
 // a model.
@@ -278,7 +302,8 @@ func addModelFlags(c *cobra.Command) {
 	fl.Duration("model-idle-timeout", 0, "longest pause inside a streamed model reply; 0 for none (key model-idle-timeout; default "+shortDuration(llm.DefaultIdleTimeout)+")")
 	fl.String("vision", "", "whether the model reads images: auto, true or false; auto asks Ollama, and on OpenAI-compatible servers is true only for OpenAI's vision models (key vision)")
 	fl.Int("context-length", 0, "the model's context window in tokens, overriding what the server reports (key context-length; default: as the server says)")
-	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength} {
+	fl.Int("max-reply-tokens", 0, fmt.Sprintf("the completion limit of every model request, in tokens (max_tokens, num_predict), kept within the model's context; a reply that runs on past it without ending is cut and, the second time, ends the run (key max-reply-tokens; default %d; reasoning models need 16384 or more)", llm.DefaultMaxReplyTokens))
+	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyMaxReplyTokens} {
 		_ = fl.SetAnnotation(key, viperKey, []string{key})
 	}
 }

@@ -351,6 +351,8 @@ func modelMessage(err error) error {
 		what = "rate limited by the model server, retries exhausted (try again later)"
 	case errors.Is(err, llm.ErrTimeout):
 		what = "model request timed out"
+	case errors.Is(err, llm.ErrReplyTooLong):
+		what = "model replies ran on without end"
 	default:
 		what = "model error"
 	}

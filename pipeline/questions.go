@@ -32,8 +32,10 @@ type ManifestModel struct {
 	Mode     string `json:"mode"` // tools or code-blocks
 	// ToolsRefused is the server's refusal of tool calling that switched
 	// the run to code-block mode ("" if none).
-	ToolsRefused     string  `json:"tools_refused,omitempty"`
-	ContextLength    int     `json:"context_length,omitempty"` // the model's window, as the server said`
+	ToolsRefused  string `json:"tools_refused,omitempty"`
+	ContextLength int    `json:"context_length,omitempty"` // the model's window, as the server said`
+	// MaxReplyTokens is the completion limit every request carried.
+	MaxReplyTokens   int     `json:"max_reply_tokens,omitempty"`
 	Temperature      float64 `json:"temperature"`
 	Seed             int     `json:"seed"`
 	MaxTurns         int     `json:"max_turns"`
@@ -275,11 +277,24 @@ func verdictText(v agent.Verdict) string {
 	if v.Charts != "" {
 		s += " Charts checked: " + mdEscape(v.Charts) + "."
 	}
-	if v.Note != "" {
-		s += "\n\n> " + strings.ReplaceAll(strings.TrimSpace(v.Note), "\n", "\n> ")
+	if q := verdictQuote(v); q != "" {
+		s += "\n\n> " + strings.ReplaceAll(q, "\n", "\n> ")
 	}
 	return s
 }
+
+// verdictQuote is what a verdict's cell quotes: the model's reason for
+// revising, when it gave one, then the note.
+func verdictQuote(v agent.Verdict) string {
+	note := strings.TrimSpace(v.Note)
+	if v.Reason == "" {
+		return note
+	}
+	return reasonLabel + " " + mdEscape(v.Reason) + "\n\n" + note
+}
+
+// reasonLabel introduces the model's reason for a revision.
+const reasonLabel = "**The model's reason:**"
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
@@ -360,7 +375,11 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		}
 		switch {
 		case a.Revised:
-			b.WriteString("\n*Revised after the model checked its charts.*\n")
+			b.WriteString("\n*Revised after the model checked its charts.*")
+			if r := revisionReason(a); r != "" {
+				b.WriteString(" " + reasonLabel + " " + mdEscape(r))
+			}
+			b.WriteString("\n")
 		case len(a.Verdicts) > 0 && a.Verdicts[len(a.Verdicts)-1].Accepted:
 			b.WriteString("\n*The model checked its charts and kept the answer.*\n")
 		case len(a.Verdicts) > 0:
@@ -374,6 +393,17 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 	return strings.TrimSpace(b.String()), marks
 }
 
+// revisionReason is the model's reason for the last revision of a, if it
+// gave one.
+func revisionReason(a *agent.Answer) string {
+	for i := len(a.Verdicts) - 1; i >= 0; i-- {
+		if a.Verdicts[i].Revised {
+			return a.Verdicts[i].Reason
+		}
+	}
+	return ""
+}
+
 func (r *runner) manifestModel() *ManifestModel {
 	if r.modelInfo == nil {
 		return nil
@@ -383,7 +413,7 @@ func (r *runner) manifestModel() *ManifestModel {
 	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
 		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
 		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout().String(),
-		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
+		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, MaxReplyTokens: i.MaxReplyTokens, Retries: r.retries()}
 	switch {
 	case r.agent != nil:
 		m.Mode, m.ToolsRefused = r.agent.Mode(), r.agent.ToolsRefused
@@ -443,6 +473,9 @@ func reportModel(m *ManifestModel) *report.ModelInfo {
 		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", m.CellTimeout)}
 	if m.ContextLength > 0 {
 		settings = append(settings, set("Context length", m.ContextLength))
+	}
+	if m.MaxReplyTokens > 0 {
+		settings = append(settings, set("Reply limit (tokens)", m.MaxReplyTokens))
 	}
 	mode := m.Mode
 	if m.ToolsRefused != "" {
