@@ -82,7 +82,7 @@ func notebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", eda.MimeProfile)
+	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", nbformat.MimeProfile)
 }
 
 // RerunCell is one model cell of the replay: where its code came from and

@@ -142,14 +142,14 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if len(models) == 0 {
 		return usageErrorf("eval needs a model: --model provider:name (repeatable), ANALYST_MODEL, or `model:` in the config file")
 	}
-	setup, err := f.kernelSetup(ctx)
+	setup, err := f.KernelSetup(ctx)
 	if err != nil {
 		return err
 	}
 	versions := setup.versions()
 	var solvers []evals.Solver
 	for _, spec := range models {
-		client, err := llm.New(spec, llm.Options{BaseURL: cfg.BaseURL})
+		client, err := f.ModelClient(spec, llm.Options{BaseURL: cfg.BaseURL})
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -224,7 +224,7 @@ run before any model.`,
 			if err != nil {
 				return err
 			}
-			setup, err := f.kernelSetup(ctx)
+			setup, err := f.KernelSetup(ctx)
 			if err != nil {
 				return err
 			}

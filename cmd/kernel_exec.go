@@ -108,22 +108,22 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 			return withCode(ExitBadData, fmt.Errorf("data: %w", err))
 		}
 	}
-	load, conv, err := execSource(opts)
+	load, ds, err := execSource(opts)
 	if err != nil {
 		return err
 	}
-	if conv != nil {
-		defer conv.Remove()
+	if ds != nil {
+		defer ds.Close()
 	}
-	setup, err := f.kernelSetup(ctx)
+	setup, err := f.KernelSetup(ctx)
 	if err != nil {
 		return err
 	}
 	kopts := setup.Options
 	kopts.Data = opts.Data
 	kopts.OutputDir = opts.OutDir
-	if conv != nil {
-		kopts.Mounts = append(kopts.Mounts, conv.Mount())
+	if ds != nil {
+		kopts = ds.KernelOptions(kopts, opts.OutDir)
 	}
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
@@ -292,8 +292,9 @@ func (p *execPrinter) saveCharts(ex *kernel.Execution, w io.Writer) error {
 }
 
 // execSource checks --load, --sheet and --table against the data file, and
-// converts a Parquet file. load is the loader's cells to run first.
-func execSource(opts *KernelExecOptions) (load []string, conv *pipeline.Converted, err error) {
+// opens it as analyst run does (converting a Parquet file); nil for data
+// mounted as it is. load is the loader's cells to run first.
+func execSource(opts *KernelExecOptions) (load []string, ds *pipeline.Dataset, err error) {
 	if opts.Sheet != "" || opts.Table != "" {
 		opts.Load = true
 	}
@@ -314,25 +315,18 @@ func execSource(opts *KernelExecOptions) (load []string, conv *pipeline.Converte
 	if err != nil {
 		return nil, nil, withCode(ExitBadData, err)
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return nil, nil, withCode(ExitUsage, err)
-	}
-	src := eda.Source{Path: kernel.DataMount + "/" + in.Name, Sheet: opts.Sheet, Table: opts.Table}
-	if in.Format == "parquet" {
-		if conv, err = pipeline.ConvertParquet(in); err != nil {
-			return nil, nil, withCode(ExitBadData, err)
-		}
-		src.Converted, src.Converter = conv.Target, conv.Schema.Converter
+	if ds, err = pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{}); err != nil {
+		return nil, nil, runError(err)
 	}
 	if !opts.Load {
-		return nil, conv, nil
+		return nil, ds, nil
 	}
-	for _, st := range []eda.Stage{eda.Setup(), eda.LoadFrom(src)} {
+	for _, st := range ds.LoadStages(nil)[:2] {
 		for _, c := range st.Cells {
 			if !c.Markdown && (slices.Contains(c.Tags, eda.TagSetup) || slices.Contains(c.Tags, eda.TagLoadData)) {
 				load = append(load, c.Source)
 			}
 		}
 	}
-	return load, conv, nil
+	return load, ds, nil
 }

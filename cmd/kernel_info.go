@@ -20,7 +20,7 @@ func newCmdKernelInfo(f *Factory) *cobra.Command {
 		Short: "Show the kernel image, its package versions and the limits this host enforces",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			setup, err := f.kernelSetup(c.Context())
+			setup, err := f.KernelSetup(c.Context())
 			if err != nil {
 				return err
 			}

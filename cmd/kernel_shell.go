@@ -27,7 +27,7 @@ nothing written in the sandbox is kept; exit with Ctrl-D.`,
 					return withCode(ExitBadData, fmt.Errorf("data: %w", err))
 				}
 			}
-			setup, err := f.kernelSetup(c.Context())
+			setup, err := f.KernelSetup(c.Context())
 			if err != nil {
 				return err
 			}

@@ -170,42 +170,30 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
+	in, name, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
 		Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
 	if err != nil {
 		return runError(err)
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return withCode(ExitUsage, err)
+	ds, err := pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
+	if err != nil {
+		return runError(err)
 	}
-	var model llm.Client
-	retries := newRetryCounter()
-	// A model explores the data (unless --explore=false) and answers the
-	// questions; without one the run is the EDA stages only.
-	if len(opts.Questions) > 0 || (cfg.Explore && cfg.Model != "") {
-		if cfg.Model == "" {
-			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
-		}
-		mopts := cfg.ModelOptions()
-		mopts.HTTPClient = &http.Client{Transport: retries}
-		if model, err = llm.New(cfg.Model, mopts); err != nil {
-			return usageErrorf("%v", err)
-		}
-		model = audit.NewRecorder(model) // every reply in run.json, for analyst replay
+	defer ds.Close()
+	model, info, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0)
+	if err != nil {
+		return err
 	}
-	setup, err := f.kernelSetup(ctx)
+	setup, err := f.KernelSetup(ctx)
 	if err != nil {
 		return err
 	}
 	versions := setup.versions()
 	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
-		Data:           opts.Data,
-		Input:          in,
-		Sheet:          opts.Sheet,
-		Table:          opts.Table,
+		Dataset:        ds,
 		OutDir:         opts.OutDir,
-		Name:           opts.Name,
+		Name:           name,
 		Force:          opts.Force,
 		Kernel:         setup.Options,
 		CellTimeout:    cfg.Limits.CellTimeout,
@@ -217,6 +205,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Progress:       progress.Event,
 		Questions:      opts.Questions,
 		Model:          model,
+		ModelInfo:      info,
 		ModelSpec:      cfg.Model,
 		MaxTurns:       cfg.MaxTurns,
 		ReflectRounds:  &cfg.ReflectRounds,
@@ -224,7 +213,6 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Goals:          cfg.Goals,
 		RunTimeout:     cfg.RunTimeout,
 		ModelRetries:   retries.Retries,
-		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
 		OutOfCore:      cfg.OutOfCore,
 	}
 	res, err := pipeline.Run(ctx, popts)
@@ -243,6 +231,35 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		}
 	}
 	return runError(err)
+}
+
+// runModel is the model of a run, asked about itself before anything slow
+// starts, so a server that is not there, a bad key or an unknown model
+// fails in a second; nil without questions and exploration. A model
+// explores the data (unless --explore=false) and answers the questions.
+func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (llm.Client, *llm.ModelInfo, *retryCounter, error) {
+	retries := newRetryCounter()
+	if !questions && !(cfg.Explore && cfg.Model != "") {
+		return nil, nil, retries, nil
+	}
+	if cfg.Model == "" {
+		return nil, nil, nil, usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
+	}
+	mopts := cfg.ModelOptions()
+	mopts.HTTPClient = &http.Client{Transport: retries}
+	model, err := f.ModelClient(cfg.Model, mopts)
+	if err != nil {
+		return nil, nil, nil, usageErrorf("%v", err)
+	}
+	info, err := model.Model(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, nil, runError(ctx.Err())
+		}
+		return nil, nil, nil, runError(&pipeline.ModelError{Err: err})
+	}
+	// Every reply in run.json, for analyst replay.
+	return audit.NewRecorder(model), info, retries, nil
 }
 
 func quoted(values []string) []string {

@@ -5,11 +5,13 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Tags of the cells other layers look for.
 const (
-	// ProfileTag tags the cell whose output holds the profile (mime MimeProfile).
+	// ProfileTag tags the cell whose output holds the profile (mime nbformat.MimeProfile).
 	ProfileTag = "profile-json"
 	// TagSetup and TagLoadData tag the cells that import the libraries and
 	// load the data (`kernel exec --load` runs them).
@@ -136,7 +138,7 @@ func pyOptional(s string) string {
 
 // ProfileStage computes the profile of df: per column its type, missing and
 // distinct counts, sample values and summary numbers, then the alerts, and
-// shows it as JSON (mime MimeProfile) in the cell tagged ProfileTag.
+// shows it as JSON (mime nbformat.MimeProfile) in the cell tagged ProfileTag.
 func ProfileStage() Stage {
 	return Stage{Name: StageProfile, Title: "Profile", Cells: []Cell{
 		Markdown("Profiles every column: its pandas type and kind (numeric, categorical, datetime, boolean, " +
@@ -155,7 +157,7 @@ func ProfileStage() Stage {
 // profileJSON is the cell that shows the profile; extra goes into its
 // dictionary after the alerts (the out-of-core stage's own entry).
 func profileJSON(extra string) string {
-	return fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile), "{{OUT_OF_CORE}}", extra)
+	return fill(profileJSONPy, "{{MIME}}", pyString(nbformat.MimeProfile), "{{OUT_OF_CORE}}", extra)
 }
 
 var profileAlertsMd = fmt.Sprintf(strings.TrimSpace(`

@@ -45,21 +45,21 @@ func newCaseRecord(c Case) *CaseRecord {
 }
 
 // addStage records a stage the kernel ran before the model was asked.
-func (rec *CaseRecord) addStage(st eda.Stage, status string) {
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StageStatus(status)})
+func (rec *CaseRecord) addStage(st eda.Stage, status report.StageStatus) {
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: status})
 }
 
 // addQuestion records the i-th question (1-based), its answer and its
 // reflection (from the before-th verdict), as analyst run writes them.
-func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected bool, before int, status string) {
+func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected bool, before int, status report.StageStatus) {
 	phase := pipeline.StageQuestion(i)
 	rec.Questions = append(rec.Questions, q)
 	rec.Answers = append(rec.Answers, a)
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: report.StageStatus(status), Lead: true})
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: status, Lead: true})
 	pipeline.AddQuestion(rec.Notebook, phase, q, a)
 	if reflected {
 		rphase := pipeline.StageReflection(i)
-		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: report.StageStatus(status), Lead: true})
+		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: status, Lead: true})
 		pipeline.AddReflection(rec.Notebook, rphase, a, before)
 	}
 }

@@ -21,4 +21,7 @@ const (
 	// MimeChart is analyst's description of a chart (kind, title, axes,
 	// series with their data), beside its PNG.
 	MimeChart = "application/vnd.analyst.chart+json"
+	// MimeProfile is the profile cell's output: the profile as JSON, read
+	// back by the run (eda.ProfileFromData).
+	MimeProfile = "application/vnd.analyst.profile+json"
 )

@@ -104,13 +104,13 @@ func (r *runner) explore(ctx context.Context) error {
 		ex.Proposal = set
 		r.nb.AddMarkdown(goalsMarkdown(set, ex.GoalsAsked), tag, "goals")
 		if err != nil {
-			return stageStatus(false, err), err
+			return StageStatusOf(false, err), err
 		}
 		for i, g := range set.Goals {
 			eg, err := r.exploreGoal(ctx, ag, i+1, g)
 			ex.Goals = append(ex.Goals, eg)
 			if err != nil {
-				return stageStatus(true, err), err
+				return StageStatusOf(true, err), err
 			}
 		}
 		var texts []string
@@ -130,7 +130,7 @@ func (r *runner) explore(ctx context.Context) error {
 			eg := ex.Goals[from[k]]
 			ex.KeyFindings = append(ex.KeyFindings, KeyFinding{Goal: from[k] + 1, Finding: eg.Finding, Cell: eg.Cell, Chart: eg.Chart})
 		}
-		return stageStatus(true, err), err
+		return StageStatusOf(true, err), err
 	})
 }
 

@@ -93,7 +93,7 @@ func (r *runner) ask(ctx context.Context) error {
 			ans = a
 			r.answers = append(r.answers, a)
 			addQuestion(r.nb, phase, q, a, func() string { return r.answerBlock(i+1, a) })
-			return stageStatus(a.Answered, err), err
+			return StageStatusOf(a.Answered, err), err
 		})
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func (r *runner) ask(ctx context.Context) error {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 			addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(i+1, ans) })
-			return stageStatus(true, err), err
+			return StageStatusOf(true, err), err
 		})
 		if err != nil {
 			return err
@@ -115,39 +115,39 @@ func (r *runner) ask(ctx context.Context) error {
 	return nil
 }
 
+// onTurn tells the progress display of the agent's model calls, cells and
+// notices.
+func (r *runner) onTurn(e agent.TurnEvent) {
+	switch {
+	case e.Notice != "":
+		r.emit(Event{Type: EventNotice, Stage: e.Phase, Message: e.Notice})
+	case e.Cell:
+		r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
+	default:
+		r.tokens += e.Tokens
+		r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
+	}
+}
+
 // newAgent is the run's agent, made once: the exploration and the questions
 // share its conversation and the kernel's state.
 func (r *runner) newAgent() *agent.Agent {
 	if r.agent != nil {
 		return r.agent
 	}
-	ag := &agent.Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(), Columns: r.profile.ColumnNames(),
-		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
-		Trace: r.untraced,
-		OnTurn: func(e agent.TurnEvent) {
-			if e.Notice != "" {
-				r.emit(Event{Type: EventNotice, Stage: e.Phase, Message: e.Notice})
-				return
-			}
-			if e.Cell {
-				r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
-				return
-			}
-			r.tokens += e.Tokens
-			r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
-		},
-	}
-	turns, repairs := ag.Budgets()
-	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
-		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
-		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout()})
-	ag.System = r.system
+	ag := agent.New(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
+		DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
+		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()})
+	ag.Trace = r.untraced
+	ag.OnTurn = r.onTurn
+	r.system = ag.System
 	r.agent = ag
 	return ag
 }
 
-func stageStatus(answered bool, err error) report.StageStatus {
+// StageStatusOf is a model stage's status: interrupted, an error, no
+// answer, or ok.
+func StageStatusOf(answered bool, err error) report.StageStatus {
 	switch {
 	case err != nil && ctxErr(err):
 		return report.StatusInterrupted
@@ -375,18 +375,12 @@ func (r *runner) manifestModel() *ManifestModel {
 	if r.modelInfo == nil {
 		return nil
 	}
-	i := r.modelInfo
-	turns, repairs := (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
-	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
-		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
-		MaxTurns: turns, MaxRepairs: repairs,
-		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
-	switch {
-	case r.agent != nil:
-		m.Mode, m.ToolsRefused = r.agent.Mode(), r.agent.ToolsRefused
-	case i.Capabilities.Tools:
-		m.Mode = agent.ModeTools
+	m := NewManifestModel(r.opts.ModelSpec, r.modelInfo, r.agent, r.seed(), r.reflectRounds())
+	if r.agent == nil {
+		// Not asked yet: the budgets as they would have been.
+		m.MaxTurns, m.MaxRepairs = (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
 	}
+	m.SystemPrompt, m.Retries = r.system, r.retries()
 	if r.exploration != nil {
 		m.Explore, m.Goals = true, r.exploration.GoalsAsked
 	}
@@ -425,10 +419,32 @@ func (r *runner) manifestModel() *ManifestModel {
 	return m
 }
 
+// NewManifestModel is the model of info, as spec named it, driven by ag
+// (nil: no agent made yet) with seed and reflectRounds; the counts are
+// left for the caller to add.
+func NewManifestModel(spec string, info *llm.ModelInfo, ag *agent.Agent, seed, reflectRounds int) *ManifestModel {
+	m := &ManifestModel{Spec: spec, Provider: info.Provider, Name: info.Name, Digest: info.Digest,
+		Tools: info.Capabilities.Tools, Vision: info.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: seed,
+		ReflectRounds: reflectRounds, ContextLength: info.ContextLength}
+	switch {
+	case ag != nil:
+		m.Mode, m.ToolsRefused = ag.Mode(), ag.ToolsRefused
+		m.MaxTurns, m.MaxRepairs = ag.Budgets()
+	case info.Capabilities.Tools:
+		m.Mode = agent.ModeTools
+	}
+	return m
+}
+
 // reportModel is the model as the report's header and "About this run"
 // show it.
 func (r *runner) reportModel() *report.ModelInfo {
-	m := r.manifestModel()
+	return r.manifestModel().Report(r.cellTimeout())
+}
+
+// Report is the model as a report's header and "About this run" show it,
+// for a run whose cells had cellTimeout; nil for no model.
+func (m *ManifestModel) Report(cellTimeout time.Duration) *report.ModelInfo {
 	if m == nil {
 		return nil
 	}
@@ -438,7 +454,7 @@ func (r *runner) reportModel() *report.ModelInfo {
 	}
 	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
 	settings := []report.Setting{set("Temperature", m.Temperature), set("Seed", m.Seed), set("Max turns", m.MaxTurns),
-		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", r.cellTimeout())}
+		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", cellTimeout)}
 	if m.ContextLength > 0 {
 		settings = append(settings, set("Context length", m.ContextLength))
 	}
