@@ -40,10 +40,10 @@ type Options struct {
 	// Name the name it returned) and opened: Run checks nothing again and
 	// leaves it open. Data, Input, Sheet, Table and Load are then unused.
 	Dataset *Dataset
-	Sheet  string // spreadsheets: the sheet, by name or number from 1; "": the first
-	Table  string // SQLite: the table; "": the only one
-	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
-	Name   string // output base name; default: the data file's name without extensions
+	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
+	Table   string // SQLite: the table; "": the only one
+	OutDir  string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
+	Name    string // output base name; default: the data file's name without extensions
 	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
 	// NAME_files folder even where no previous run's manifest lists them
 	// unchanged (see CheckOutputs).
