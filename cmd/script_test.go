@@ -11,6 +11,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/analyst-cli/analyst/cmd"
+	"github.com/analyst-cli/analyst/evals/dabstep"
+	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
 	"github.com/analyst-cli/analyst/evals/evaltest"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/iostreams"
@@ -60,6 +62,25 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// gendabstep DIR SUBMISSION writes a generated DABstep snapshot
+			// and a submission of its gold answers, in task order.
+			"gendabstep": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: gendabstep DIR SUBMISSION")
+				}
+				fx, err := dabsteptest.Write(ts.MkAbs(args[0]), dabsteptest.Options{Seed: 1, Payments: 500})
+				ts.Check(err)
+				var ids []string
+				for _, t := range fx.Tasks {
+					ids = append(ids, t.ID)
+				}
+				w, err := dabstep.OpenSubmission(ts.MkAbs(args[1]), ids)
+				ts.Check(err)
+				for _, t := range fx.Tasks {
+					ts.Check(w.Add(dabstep.NewLine(t.ID, t.Answer, "gold")))
+				}
+				ts.Check(w.Close())
+			},
 			// gensales ROWS FILE writes the example sales data as Parquet,
 			// or as CSV when FILE ends in .csv.
 			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {
