@@ -97,7 +97,17 @@ type goFile struct {
 	rel, pkg string // path from the module root; the package's import path below the module
 	fset     *token.FileSet
 	ast      *ast.File
-	imports  map[string]bool // by path below the module
+	imports  map[string]bool // the project's packages it imports, by path below the module
+}
+
+// importsPath says whether the file imports the package at path.
+func (f *goFile) importsPath(path string) bool {
+	for _, im := range f.ast.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); p == path {
+			return true
+		}
+	}
+	return false
 }
 
 // defines says whether the file defines fn ("pkg.Func").
@@ -136,7 +146,11 @@ func goFiles(t *testing.T, root string) []*goFile {
 		if err != nil {
 			return err
 		}
-		g := &goFile{rel: filepath.ToSlash(rel), pkg: filepath.ToSlash(filepath.Dir(rel)), fset: fset, ast: file, imports: map[string]bool{}}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		if pkg == "." {
+			pkg = ""
+		}
+		g := &goFile{rel: filepath.ToSlash(rel), pkg: pkg, fset: fset, ast: file, imports: map[string]bool{}}
 		for _, im := range file.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
 			if sub, ok := strings.CutPrefix(p, module); ok {
