@@ -324,7 +324,7 @@ func execSource(opts *KernelExecOptions) (load []string, ds *pipeline.Dataset, e
 	for _, st := range ds.LoadStages(nil)[:2] {
 		for _, c := range st.Cells {
 			if !c.Markdown && (slices.Contains(c.Tags, eda.TagSetup) || slices.Contains(c.Tags, eda.TagLoadData)) {
-				load = append(load, c.Source)
+				load = append(load, c.Code())
 			}
 		}
 	}

@@ -56,26 +56,29 @@ func (s *StageRunner) cells(ctx context.Context, st eda.Stage, stageTag string, 
 			s.Notebook.AddMarkdown(c.Source, tags...)
 			continue
 		}
-		if err := s.cell(ctx, st.Name, i+1, c.Source, tags, res); err != nil {
+		if err := s.cell(ctx, st.Name, i+1, c, tags, res); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// cell runs the n-th cell of stage and writes it into the notebook.
-func (s *StageRunner) cell(ctx context.Context, stage string, n int, source string, tags []string, res *StageResult) error {
+// cell runs the n-th cell of stage and writes it into the notebook, its
+// code folded when it is plumbing (so that Jupyter opens on results).
+func (s *StageRunner) cell(ctx context.Context, stage string, n int, c eda.Cell, tags []string, res *StageResult) error {
+	source := c.Code()
 	ex, err := s.Kernel.Execute(ctx, source, kernel.ExecOptions{Timeout: s.CellTimeout, Progress: func(p kernel.Progress) {
 		s.emit(Event{Type: EventProgress, Stage: stage, Cell: n, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
 	}})
 	if ex == nil {
 		// The kernel cannot run cells any more.
 		res.Info.Status = report.StatusError
-		s.Notebook.AddCode(source, nil, 0, append(tags, nbformat.TagNotRun)...)
+		s.Notebook.AddCode(source, nil, 0, append(tags, nbformat.TagNotRun)...).Metadata.SourceHidden = c.Summary != ""
 		return &SandboxError{Err: err}
 	}
 	res.Kernel += ex.Duration
 	cell := ex.AddToNotebook(s.Notebook, tags...)
+	cell.Metadata.SourceHidden = c.Summary != ""
 	s.emit(Event{Type: EventCell, Stage: stage, Cell: n, Status: string(ex.Status), Duration: ex.Duration})
 	switch {
 	case err != nil: // ctx ended mid-cell
