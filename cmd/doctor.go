@@ -30,7 +30,11 @@ const (
 	checkFail = "FAIL"
 )
 
-func newCmdDoctor(f *Factory) *cobra.Command {
+// DoctorOptions are the inputs of `analyst doctor` (the kernel flags).
+type DoctorOptions struct{}
+
+func newCmdDoctor(f *Factory, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check that this host can run the sandboxed kernel",
@@ -40,27 +44,34 @@ it. Each problem is printed with the command that fixes it. The exit code is
 5 when a run would fail, 0 otherwise (warnings included).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			checks := doctor(c.Context(), f)
-			failed := false
-			for _, ch := range checks {
-				fmt.Fprintf(f.IO.Out, "%-4s  %s\n", ch.level, ch.what)
-				if ch.fix != "" {
-					fmt.Fprintf(f.IO.Out, "      fix: %s\n", ch.fix)
-				}
-				failed = failed || ch.level == checkFail
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			if c.Context().Err() != nil {
-				return c.Context().Err()
-			}
-			if failed {
-				fmt.Fprintln(f.IO.ErrOut, "analyst doctor: a run would fail on this host; see the fixes above")
-				return silentError{code: ExitSandbox}
-			}
-			return nil
+			return runDoctor(c.Context(), f)
 		},
 	}
 	addKernelFlags(c)
 	return c
+}
+
+func runDoctor(ctx context.Context, f *Factory) error {
+	checks := doctor(ctx, f)
+	failed := false
+	for _, ch := range checks {
+		fmt.Fprintf(f.IO.Out, "%-4s  %s\n", ch.level, ch.what)
+		if ch.fix != "" {
+			fmt.Fprintf(f.IO.Out, "      fix: %s\n", ch.fix)
+		}
+		failed = failed || ch.level == checkFail
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if failed {
+		fmt.Fprintln(f.IO.ErrOut, "analyst doctor: a run would fail on this host; see the fixes above")
+		return silentError{code: ExitSandbox}
+	}
+	return nil
 }
 
 // doctor checks the configuration, podman and its user mapping, the image,
