@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/numtrace"
 )
 
@@ -30,6 +31,22 @@ type Record struct {
 	Replies        *Recording       `json:"replies"`
 	// Rerun is there when the run replayed another run on new data.
 	Rerun *RerunRecord `json:"rerun"`
+	// Exploration is there when the model explored the data.
+	Exploration *RecordExploration `json:"exploration"`
+}
+
+// RecordExploration is the model's exploration of the data: the goals it
+// proposed (as screened) and explored, and the model calls and cells of
+// each.
+type RecordExploration struct {
+	Proposal *agent.GoalSet `json:"proposal"`
+	Goals    []RecordGoal   `json:"goals"`
+	Ranking  *agent.Ranking `json:"ranking"`
+}
+
+// RecordGoal is a goal explored: the answer the model gave it.
+type RecordGoal struct {
+	Answer *RecordQuestion `json:"answer"`
 }
 
 // RecordModel is the model and the agent's settings of a run with questions.
@@ -85,13 +102,22 @@ type RecordCell struct {
 	SHA256 string `json:"sha256"`
 }
 
-// RecordQuestion is a question, its named answers and, when the run traced
-// them, the cells its numbers were traced to.
+// RecordQuestion is a question (or an exploration goal's question), its
+// named answers and, when the run traced them, the cells its numbers were
+// traced to; the model calls and cells made for it.
 type RecordQuestion struct {
 	Question string           `json:"question"`
 	Values   []RecordValue    `json:"values"`
 	Numbers  *numtrace.Record `json:"numbers"`
 	Steps    []RecordStep     `json:"steps"`
+	Calls    []RecordCall     `json:"calls"`
+}
+
+// RecordCall is a model call (agent.ModelCall): the phase and turn it was
+// made in.
+type RecordCall struct {
+	Phase string `json:"phase"`
+	Turn  int    `json:"turn"`
 }
 
 // RecordStep is a cell the model wrote (agent.Step): its code and how it
@@ -113,8 +139,8 @@ func (r *Record) answered() []RecordQuestion {
 	var out []RecordQuestion
 	for _, a := range r.Rerun.Answers {
 		q := RecordQuestion{}
-		if a.Question <= len(r.Questions) {
-			q.Question = r.Questions[a.Question-1].Question
+		if recorded := r.answerOf(a); recorded != nil {
+			q.Question = recorded.Question
 		}
 		for _, v := range a.Values {
 			if v.Located {
@@ -124,6 +150,17 @@ func (r *Record) answered() []RecordQuestion {
 		out = append(out, q)
 	}
 	return out
+}
+
+// answerOf is the recorded question or goal a rerun answer is of, or nil.
+func (r *Record) answerOf(a RerunAnswer) *RecordQuestion {
+	switch {
+	case a.Goal > 0 && r.Exploration != nil && a.Goal <= len(r.Exploration.Goals):
+		return r.Exploration.Goals[a.Goal-1].Answer
+	case a.Goal == 0 && a.Question > 0 && a.Question <= len(r.Questions):
+		return &r.Questions[a.Question-1]
+	}
+	return nil
 }
 
 // RecordValue is one named value of an answer (@name[value]).

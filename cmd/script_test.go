@@ -50,6 +50,7 @@ func TestScripts(t *testing.T) {
 			model := newFakeOllama()
 			env.Defer(model.Close)
 			env.Setenv("FAKE_OLLAMA", model.Listener.Addr().String())
+			env.Values[fakeOllamaKey{}] = model
 			// A scripted model for eval scripts: it knows the questions of
 			// testdata/script/eval_run.txtar.
 			evalModel := evaltest.New(map[string]map[string]string{
@@ -80,6 +81,22 @@ func TestScripts(t *testing.T) {
 					ts.Check(w.Add(dabstep.NewLine(t.ID, t.Answer, "gold")))
 				}
 				ts.Check(w.Close())
+			},
+			// modelchats N checks that the script's model server ($FAKE_OLLAMA)
+			// was asked N chat requests so far.
+			"modelchats": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: modelchats N")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				f := ts.Value(fakeOllamaKey{}).(*fakeOllama)
+				f.mu.Lock()
+				got := f.chats
+				f.mu.Unlock()
+				if (got == want) == neg {
+					ts.Fatalf("the model server was asked %d chat requests; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+				}
 			},
 			// gensales ROWS FILE writes the example sales data as Parquet,
 			// or as CSV when FILE ends in .csv.
@@ -117,6 +134,9 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// fakeOllamaKey keys a script's model server in its testscript.Env.Values.
+type fakeOllamaKey struct{}
 
 // Run must map errors to the documented exit codes without a process.
 func TestRunExitCodes(t *testing.T) {

@@ -24,7 +24,7 @@ func TestFindingOfValuesCountsEachNumberOnce(t *testing.T) {
 	cell := nb.AddMarkdown("**Finding of goal 1:** "+finding, "finding")
 	ex := &Exploration{Goals: []*ExploredGoal{{Answer: ans, Finding: finding, FindingCell: cell.ID}},
 		KeyFindings: []KeyFinding{{Goal: 1, Finding: finding}}}
-	_, marks, cells := keyFindingsMarkdown(ex, trace, nb)
+	_, marks, cells := keyFindingsMarkdown(ex, trace, nb, nil)
 	if n := ans.Numbers; n == nil || len(n.Traced) != 1 || len(n.Untraced) != 1 || n.Untraced[0].Text != "77" {
 		t.Errorf("numbers %+v, want 0.41 traced and 77 untraced, once each", n)
 	}

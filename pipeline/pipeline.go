@@ -346,6 +346,7 @@ type runner struct {
 	agent     *agent.Agent
 
 	rerunValues map[int][]audit.ValueChange // by question, from 1
+	goalValues  map[int][]audit.ValueChange // by exploration goal, from 1
 	exploration *Exploration
 }
 
@@ -633,7 +634,7 @@ func (r *runner) write(res *Result) error {
 			numbers[i].End += len(prefix)
 		}
 	}
-	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(r.exploration, trace, r.nb)
+	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(r.exploration, trace, r.nb, r.goalValues)
 	cellNumbers := r.traceVerdicts(trace)
 	maps.Copy(cellNumbers, findingNumbers)
 	in := report.Input{

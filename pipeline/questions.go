@@ -140,6 +140,9 @@ func (r *runner) newAgent() *agent.Agent {
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()})
 	ag.Trace = r.untraced
 	ag.OnTurn = r.onTurn
+	if r.opts.Rerun != nil {
+		ag.Replay = r.opts.Rerun
+	}
 	r.system = ag.System
 	r.agent = ag
 	return ag
@@ -336,7 +339,7 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		if changes, ok := rerun[i+1]; ok {
 			b.WriteString("Named values, old → new:\n\n")
 			for _, c := range changes {
-				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(c.Name), valueChangeText(c))
+				fmt.Fprintf(&b, "- **%s**: %s%s\n", mdEscape(c.Name), valueChangeText(c), readFrom(c, true))
 			}
 		} else {
 			for k, v := range a.Values {
