@@ -17,7 +17,6 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // RunOptions are the inputs of `analyst run`.
@@ -180,41 +179,30 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return runError(err)
 	}
 	defer ds.Close()
-	model, info, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0)
+	model, check, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0)
 	if err != nil {
 		return err
 	}
-	setup, err := f.KernelSetup(ctx)
-	if err != nil {
-		return err
-	}
-	versions := setup.versions()
-	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
-		Dataset:        ds,
-		OutDir:         opts.OutDir,
-		Name:           name,
-		Force:          opts.Force,
-		Kernel:         setup.Options,
-		CellTimeout:    cfg.Limits.CellTimeout,
-		AnalystVersion: Version,
-		ImageID:        setup.Image.Manifest.ID(),
-		Versions:       versions,
-		Runtime:        setup.Options.Runtime,
-		KaTeXDir:       report.KaTeXDirIn(setup.Image.RootFS),
-		Progress:       progress.Event,
-		Questions:      opts.Questions,
-		Model:          model,
-		ModelInfo:      info,
-		ModelSpec:      cfg.Model,
-		MaxTurns:       cfg.MaxTurns,
-		ReflectRounds:  &cfg.ReflectRounds,
-		NoExplore:      !cfg.Explore,
-		Goals:          cfg.Goals,
-		RunTimeout:     cfg.RunTimeout,
-		ModelRetries:   retries.Retries,
-		OutOfCore:      cfg.OutOfCore,
+		Dataset: ds, OutDir: opts.OutDir, Name: name, Force: opts.Force, CellTimeout: cfg.Limits.CellTimeout,
+		AnalystVersion: Version, Questions: opts.Questions, Model: model, ModelSpec: cfg.Model,
+		MaxTurns: cfg.MaxTurns, ReflectRounds: &cfg.ReflectRounds, NoExplore: !cfg.Explore, Goals: cfg.Goals,
+		RunTimeout: cfg.RunTimeout, ModelRetries: retries.Retries, OutOfCore: cfg.OutOfCore,
 	}
+	if check != nil {
+		popts.ModelInfo, popts.ModelErr = check.info, check.err
+	}
+	// A model server that did not answer ends the run before any kernel:
+	// the outputs say so, and the host is not probed.
+	if popts.ModelErr == nil {
+		setup, err := f.KernelSetup(ctx)
+		if err != nil {
+			return err
+		}
+		setup.apply(&popts)
+	}
+	progress := newProgress(f, opts.JSON)
+	popts.Progress = progress.Event
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
 	err = signRun(ctx, opts.Sign, res, err)
@@ -237,7 +225,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 // starts, so a server that is not there, a bad key or an unknown model
 // fails in a second; nil without questions and exploration. A model
 // explores the data (unless --explore=false) and answers the questions.
-func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (llm.Client, *llm.ModelInfo, *retryCounter, error) {
+func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (llm.Client, *modelCheck, *retryCounter, error) {
 	retries := newRetryCounter()
 	if !questions && !(cfg.Explore && cfg.Model != "") {
 		return nil, nil, retries, nil
@@ -251,15 +239,21 @@ func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (ll
 	if err != nil {
 		return nil, nil, nil, usageErrorf("%v", err)
 	}
+	// Every reply in run.json, the model's info included, for analyst
+	// replay.
+	model = audit.NewRecorder(model)
 	info, err := model.Model(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, nil, runError(ctx.Err())
-		}
-		return nil, nil, nil, runError(&pipeline.ModelError{Err: err})
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, nil, runError(ctx.Err())
 	}
-	// Every reply in run.json, for analyst replay.
-	return audit.NewRecorder(model), info, retries, nil
+	return model, &modelCheck{info: info, err: err}, retries, nil
+}
+
+// modelCheck is what the model server said when the run asked it first:
+// its model's info, or why it could not answer.
+type modelCheck struct {
+	info *llm.ModelInfo
+	err  error
 }
 
 func quoted(values []string) []string {

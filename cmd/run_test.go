@@ -32,6 +32,7 @@ type runSeams struct {
 func seamFactory(t *testing.T, ollamaHost string) (*Factory, *runSeams) {
 	t.Helper()
 	cmdEnv(t, "", nil)
+	t.Chdir(t.TempDir()) // a run that gets as far as writing writes there
 	io, _, _, _ := iostreams.Test()
 	f := NewFactory(io)
 	seen := &runSeams{}
@@ -122,8 +123,9 @@ func TestRunOutputConflict(t *testing.T) {
 }
 
 // The model server is asked first: one that is not there, or does not
-// know the model, fails the run (exit 4) before the kernel is set up, and
-// a server that is not listening on this machine fails at the first try.
+// know the model, fails the run (exit 4) before the kernel is set up (a
+// server not listening on this machine at the first try), and the run's
+// outputs say why.
 func TestRunAsksTheModelFirst(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -141,10 +143,14 @@ func TestRunAsksTheModelFirst(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, seen := seamFactory(t, tt.host)
-			err := execute(t, f, nil, "run", "--model", "ollama:qwen2.5-coder:7b", writeCSV(t), "Which region sells most?")
+			out := t.TempDir()
+			err := execute(t, f, nil, "run", "--out", out, "--model", "ollama:qwen2.5-coder:7b", writeCSV(t), "Which region sells most?")
 			wantExit(t, err, ExitModel, tt.says...)
 			if seen.kernelSetups != 0 {
 				t.Errorf("the kernel setup ran before the model server was asked")
+			}
+			if b, err := os.ReadFile(filepath.Join(out, "sales.run.json")); err != nil || !strings.Contains(string(b), tt.says[0]) {
+				t.Errorf("run.json does not record the failure %q: %v", tt.says[0], err)
 			}
 			if len(seen.modelSpecs) != 1 || seen.modelSpecs[0] != "ollama:qwen2.5-coder:7b" {
 				t.Errorf("model clients made: %v", seen.modelSpecs)
@@ -160,7 +166,7 @@ func TestRunAsksTheModelFirst(t *testing.T) {
 // model and exploration on, the model is asked before the kernel too.
 func TestRunModelOnlyWhenNeeded(t *testing.T) {
 	f, seen := seamFactory(t, "")
-	wantExit(t, execute(t, f, nil, "run", writeCSV(t)), ExitSandbox)
+	wantExit(t, execute(t, f, nil, "run", "--out", t.TempDir(), writeCSV(t)), ExitSandbox)
 	if len(seen.modelSpecs) != 0 || seen.kernelSetups != 1 {
 		t.Errorf("model clients %v, kernel setups %d; want none and 1", seen.modelSpecs, seen.kernelSetups)
 	}
@@ -171,12 +177,12 @@ func TestRunModelOnlyWhenNeeded(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close()
 	f, seen = seamFactory(t, closed)
-	wantExit(t, execute(t, f, nil, "run", "--model", "ollama:m", writeCSV(t)), ExitModel)
+	wantExit(t, execute(t, f, nil, "run", "--out", t.TempDir(), "--model", "ollama:m", writeCSV(t)), ExitModel)
 	if seen.kernelSetups != 0 {
 		t.Errorf("exploring: the kernel setup ran before the model server was asked")
 	}
 	f, seen = seamFactory(t, closed)
-	wantExit(t, execute(t, f, nil, "run", "--model", "ollama:m", "--explore=false", writeCSV(t)), ExitSandbox)
+	wantExit(t, execute(t, f, nil, "run", "--out", t.TempDir(), "--model", "ollama:m", "--explore=false", writeCSV(t)), ExitSandbox)
 	if len(seen.modelSpecs) != 0 {
 		t.Errorf("--explore=false without questions made a model client: %v", seen.modelSpecs)
 	}

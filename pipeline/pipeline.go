@@ -78,8 +78,11 @@ type Options struct {
 	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client
 	// ModelInfo is what the model server said of Model, if the caller asked
-	// already (before starting anything slow); nil: Run asks.
+	// already (before starting anything slow); nil: Run asks. ModelErr is
+	// why it could not answer, when the caller asked and it failed: Run
+	// then writes the failed run without starting a kernel.
 	ModelInfo *llm.ModelInfo
+	ModelErr  error
 	// NoExplore skips the exploration stage, which runs by default when
 	// there is a model (before the questions): goals from the profile, a
 	// chart and a finding per goal, the key findings first in the report.
@@ -399,15 +402,15 @@ func (r *runner) run(ctx context.Context) error {
 	if len(r.opts.Questions) > 0 || r.exploring() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
-		info := r.opts.ModelInfo
-		if info == nil {
-			var err error
-			if info, err = r.opts.Model.Model(ctx); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return &ModelError{err}
+		info, err := r.opts.ModelInfo, r.opts.ModelErr
+		if info == nil && err == nil {
+			info, err = r.opts.Model.Model(ctx)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
+			return &ModelError{err}
 		}
 		r.modelInfo = info
 	}
