@@ -182,7 +182,7 @@ type RerunCell struct {
 // Cell sources.
 const (
 	SourceReplayed = "replayed"
-	SourceModel    = "model"
+	SourceModel    = "model" //houserules:literal where a value came from, not a cell tag
 )
 
 // CellFailure is a recorded model cell that ran without error on the

@@ -80,10 +80,12 @@ pyarrow); they are mounted read-only at /data/NAME.columns.`,
 	c.Flags().StringVarP(&opts.Code, "code", "c", "", "code to run")
 	c.Flags().StringVar(&opts.Data, "data", "", "file or folder to mount read-only at /data")
 	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts and for the files the code writes to /output")
-	c.Flags().BoolVar(&opts.Load, "load", false, "read the --data file into df first, as analyst run does")
+	c.Flags().BoolVar(&opts.Load, "load", false, //houserules:literal a flag's name
+		"read the --data file into df first, as analyst run does")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON lines: one per output, one status per cell")
-	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "timeout per cell (default: kernel.cell-timeout)")
+	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, //houserules:literal a flag's name
+		"timeout per cell (default: kernel.cell-timeout)")
 	addKernelFlags(c)
 	return c
 }

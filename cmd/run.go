@@ -405,7 +405,7 @@ func printAnswers(f *Factory, res *pipeline.Result) {
 		}
 	}
 	for i, a := range res.Answers {
-		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", pipeline.StageQuestion(i+1), answerStatus(a), a.Question)
+		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", agent.StageQuestion(i+1), answerStatus(a), a.Question)
 		if !a.Answered {
 			fmt.Fprintf(f.IO.Out, "  reason: %s\n", a.Stop)
 			continue

@@ -66,12 +66,12 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	defer func() { a.Record.Model = s.reportModel(ag, a, c.Repeat) }()
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
-		phase := pipeline.StageQuestion(i + 1)
+		phase := agent.StageQuestion(i + 1)
 		ans, err := ag.Ask(ctx, phase, q)
 		reflected, before := false, 0
 		if ans != nil && ans.Answered && s.ReflectRounds > 0 && err == nil {
 			reflected, before = true, len(ans.Verdicts)
-			err = ag.Reflect(ctx, pipeline.StageReflection(i+1), ans, s.ReflectRounds)
+			err = ag.Reflect(ctx, agent.StageReflection(i+1), ans, s.ReflectRounds)
 		}
 		if ans != nil {
 			a.Record.addQuestion(i+1, q, ans, reflected, before, pipeline.StageStatusOf(ans.Answered, err))

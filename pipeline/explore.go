@@ -128,7 +128,7 @@ func (r *runner) explore(ctx context.Context) error {
 			}
 		}
 		if len(texts) == 0 {
-			return "ok", nil
+			return report.StatusOK, nil
 		}
 		rank, err := ag.RankFindings(ctx, PhaseKeyFindings, texts)
 		ex.Ranking = rank
@@ -157,7 +157,7 @@ func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agen
 			cells[k] = c
 		}
 		for _, v := range ans.Verdicts[before:] {
-			r.nb.AddMarkdown(verdictText(v), tag, rphase, "reflection")
+			r.nb.AddMarkdown(verdictText(v), tag, rphase, nbformat.TagReflection)
 		}
 	}
 	// The chart of the goal is the last one its successful cells drew.

@@ -16,11 +16,6 @@ import (
 	"github.com/analyst-cli/analyst/report"
 )
 
-// Stage names of the model stages: StageQuestion(i) then StageReflection(i)
-// for the i-th question (1-based).
-func StageQuestion(i int) string   { return fmt.Sprintf("question-%d", i) }
-func StageReflection(i int) string { return fmt.Sprintf("reflection-%d", i) }
-
 // ManifestModel is the model of a run and what it cost.
 type ManifestModel struct {
 	Spec     string `json:"spec"`
@@ -86,7 +81,7 @@ func (r *runner) ask(ctx context.Context) error {
 	}
 	ag := r.newAgent()
 	for i, q := range r.opts.Questions {
-		phase := StageQuestion(i + 1)
+		phase := agent.StageQuestion(i + 1)
 		var ans *agent.Answer
 		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (report.StageStatus, error) {
 			a, err := ag.Ask(ctx, phase, q)
@@ -101,7 +96,7 @@ func (r *runner) ask(ctx context.Context) error {
 		if !ans.Answered || r.reflectRounds() == 0 {
 			continue
 		}
-		rphase := StageReflection(i + 1)
+		rphase := agent.StageReflection(i + 1)
 		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (report.StageStatus, error) {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
@@ -196,7 +191,7 @@ func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer)
 func addQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer, block func() string) {
 	nb.AddMarkdown("**Question:** "+question, nbformat.StageTag(phase))
 	addSteps(nb, phase, phase, a)
-	nb.AddMarkdown(block(), nbformat.StageTag(phase), "answer")
+	nb.AddMarkdown(block(), nbformat.StageTag(phase), nbformat.TagAnswer)
 }
 
 // AddReflection appends the cells of the reflection phase on answer a: the
@@ -208,10 +203,10 @@ func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before 
 func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int, block func() string) {
 	addSteps(nb, phase, phase, a)
 	for _, v := range a.Verdicts[before:] {
-		nb.AddMarkdown(verdictText(v), nbformat.StageTag(phase), "reflection")
+		nb.AddMarkdown(verdictText(v), nbformat.StageTag(phase), nbformat.TagReflection)
 	}
 	if a.Revised {
-		nb.AddMarkdown("Revised "+block(), nbformat.StageTag(phase), "answer")
+		nb.AddMarkdown("Revised "+block(), nbformat.StageTag(phase), nbformat.TagAnswer)
 	}
 }
 

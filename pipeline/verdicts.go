@@ -16,7 +16,7 @@ import (
 func (r *runner) traceVerdicts(trace traceFunc) map[string][]report.NumberMark {
 	var cells []*nbformat.Cell
 	for _, c := range r.nb.Cells {
-		if c.CellType == nbformat.Markdown && c.HasTag("reflection") {
+		if c.CellType == nbformat.Markdown && c.HasTag(nbformat.TagReflection) {
 			cells = append(cells, c)
 		}
 	}

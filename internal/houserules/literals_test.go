@@ -36,8 +36,8 @@ var sharedNames = []struct {
 var builtNames = map[string]string{
 	"stage:":      "nbformat.StageTag",
 	"turn-":       "nbformat.TurnTag",
-	"question-":   "pipeline.StageQuestion",
-	"reflection-": "pipeline.StageReflection",
+	"question-":   "agent.StageQuestion",
+	"reflection-": "agent.StageReflection",
 }
 
 // definition is where a shared name's value is defined.
@@ -142,7 +142,7 @@ func goFiles(t *testing.T, root string) []*goFile {
 		}
 		rel, _ := filepath.Rel(root, path)
 		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		file, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
 			return err
 		}
