@@ -129,6 +129,9 @@ type Alert struct {
 	Type    string   `json:"type"`
 	Column  string   `json:"column,omitempty"`
 	Columns []string `json:"columns,omitempty"`
+	// Tables name the tables of Columns, in order (alerts of the
+	// relationships between tables).
+	Tables  []string `json:"tables,omitempty"`
 	Value   *float64 `json:"value,omitempty"`
 	Message string   `json:"message"`
 }

@@ -24,6 +24,13 @@ const (
 
 	histBins = 30 // HIST_BINS: bins of a histogram (chart_helpers.py, ooc_pass.py)
 
+	// The relationships between tables (relationships*.py).
+	matchShare    = 0.9  // MATCH_SHARE: A.x refers to B.key when at least this share of A.x's distinct values are keys of B
+	minDistinct   = 2    // MIN_DISTINCT: distinct values A.x needs (a constant proves nothing)
+	chanceBound   = 1e-6 // CHANCE: numbers need landing on the keys to be at most this likely by chance, or names that agree
+	orphanSample  = 5    // ORPHAN_SAMPLE: orphan values listed per relationship
+	diagramTables = 12   // DIAGRAM_TABLES: tables drawn at most in the diagram
+
 	// Out of core (ooc_profile.py).
 	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)
 	valueCountCap = 100_000 // VALUE_COUNT_CAP: distinct values counted exactly per text column

@@ -24,4 +24,8 @@ const (
 	// MimeProfile is the profile cell's output: the profile as JSON, read
 	// back by the run (eda.ProfileFromData).
 	MimeProfile = "application/vnd.analyst.profile+json"
+	// MimeRelationships is the relationships cell's output: the tables
+	// together (keys, relationships, orphans), read back by the run
+	// (eda.RelationshipsFromData).
+	MimeRelationships = "application/vnd.analyst.relationships+json"
 )

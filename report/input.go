@@ -37,7 +37,11 @@ type Input struct {
 	CellNumbers map[string][]NumberMark
 	Notebook    *nbformat.Notebook // cells tagged "stage:NAME", in order
 	Profile     *eda.Profile       // nil when profiling did not finish
-	Run         RunInfo
+	// Relationships is the profile of the tables together (eda.Relationships),
+	// shown as "Tables and relationships" with the diagram of the cell tagged
+	// eda.RelationshipsChartTag; nil for a single table or when it did not finish.
+	Relationships *eda.RelationshipProfile
+	Run           RunInfo
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.

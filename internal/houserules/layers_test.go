@@ -33,7 +33,7 @@ var layers = map[string][]string{
 	// For tests only (no other non-test code imports them).
 	"llm/llmtest":                               {},
 	"internal/modeltest":                        {"llm", "llm/llmtest"},
-	"kernel/kerneltest":                         {"kernel", "kernel/host", "kernel/image"},
+	"kernel/kerneltest":                         {"kernel", "kernel/host", "kernel/image", "nbformat"},
 	"evals/evaltest":                            {"llm/llmtest"},
 	"evals/dabstep/dabsteptest":                 {"evals/dabstep"}, // also for users: dabstep-fixture
 	"evals/dabstep/dabsteptest/dabstep-fixture": {"evals/dabstep/dabsteptest"},
