@@ -55,7 +55,7 @@ func checkRendered(run *Run, nb *nbformat.Notebook, render func(*nbformat.Notebo
 	}
 	for _, c := range run.Record.Outputs.Charts {
 		if _, ok := files[filepath.ToSlash(c)]; !ok {
-			out = append(out, RenderCheck{Path: c, Status: "differs", Diff: "run.json lists this chart, and the notebook shows no chart of that number"})
+			out = append(out, RenderCheck{Path: c, Status: CellDiffers, Diff: "run.json lists this chart, and the notebook shows no chart of that number"})
 		}
 	}
 	return out
@@ -69,17 +69,17 @@ func compareRendered(path, rel string, want []byte) RenderCheck {
 		return RenderCheck{Path: rel, Status: "missing"}
 	}
 	if err != nil {
-		return RenderCheck{Path: rel, Status: "differs", Diff: err.Error()}
+		return RenderCheck{Path: rel, Status: CellDiffers, Diff: err.Error()}
 	}
 	defer f.Close()
 	got, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1))
 	switch {
 	case err != nil:
-		return RenderCheck{Path: rel, Status: "differs", Diff: err.Error()}
+		return RenderCheck{Path: rel, Status: CellDiffers, Diff: err.Error()}
 	case bytes.Equal(got, want):
-		return RenderCheck{Path: rel, Status: "ok"}
+		return RenderCheck{Path: rel, Status: CellOK}
 	}
-	return RenderCheck{Path: rel, Status: "differs", Diff: renderDiff(rel, got, want)}
+	return RenderCheck{Path: rel, Status: CellDiffers, Diff: renderDiff(rel, got, want)}
 }
 
 // renderDiff says where the file (got, as far as it was read) first
@@ -118,9 +118,9 @@ func around(b []byte, n int) string {
 func checkFacts(rec *Record, nb *nbformat.Notebook, reran map[string][]nbformat.Output, limits kernel.Enforced) []FactCheck {
 	var out []FactCheck
 	add := func(name, recorded, got string) {
-		status := "ok"
+		status := CellOK
 		if recorded != got {
-			status = "differs"
+			status = CellDiffers
 		}
 		out = append(out, FactCheck{Name: name, Status: status, Recorded: recorded, Reran: got})
 	}

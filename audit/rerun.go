@@ -164,7 +164,7 @@ func NotebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", eda.MimeProfile)
+	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", nbformat.MimeProfile)
 }
 
 // RerunCell is one model cell of the replay: where its code came from and
@@ -182,7 +182,7 @@ type RerunCell struct {
 // Cell sources.
 const (
 	SourceReplayed = "replayed"
-	SourceModel    = "model"
+	SourceModel    = "model" //houserules:literal where a value came from, not a cell tag
 )
 
 // CellFailure is a recorded model cell that ran without error on the

@@ -84,14 +84,15 @@ type CellCheck struct {
 	Diffs  []string `json:"diffs,omitempty"`
 }
 
-// Cell verdicts.
+// Cell verdicts; CellOK and CellDiffers are also those of the data, the
+// files, the renderings and the facts.
 const (
-	CellOK      = "ok"      // unchanged, and the re-run's outputs are the recorded ones
+	CellOK      = "ok"      //houserules:literal verify's verdict: unchanged, and the re-run's outputs are the recorded ones
 	CellDiffers = "differs" // the re-run's outputs are not the recorded ones
 	CellEdited  = "edited"  // source, tags or outputs changed since the run
 	CellAdded   = "added"   // not in the run's notebook
 	CellRemoved = "removed" // in the run's notebook, gone now
-	CellNotRun  = "not-run" // the kernel could not run it (died earlier)
+	CellNotRun  = "not-run" //houserules:literal verify's verdict: the kernel could not run it (died earlier)
 	CellSkipped = "skipped" // never ran in the original run either
 )
 
@@ -191,9 +192,9 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 }
 
 func (r *Report) finish() {
-	r.OK = r.Data.Status == "ok"
+	r.OK = r.Data.Status == CellOK
 	for _, f := range r.Files {
-		r.OK = r.OK && f.Status == "ok"
+		r.OK = r.OK && f.Status == CellOK
 	}
 	for _, c := range r.Cells {
 		r.OK = r.OK && (c.Status == CellOK || c.Status == CellSkipped)
@@ -205,10 +206,10 @@ func (r *Report) finish() {
 		r.OK = r.OK && n.Found
 	}
 	for _, f := range r.Rendered {
-		r.OK = r.OK && f.Status == "ok"
+		r.OK = r.OK && f.Status == CellOK
 	}
 	for _, f := range r.Facts {
-		r.OK = r.OK && f.Status == "ok"
+		r.OK = r.OK && f.Status == CellOK
 	}
 	if r.Signature != nil {
 		r.OK = r.OK && r.Signature.OK
@@ -271,7 +272,7 @@ func checkData(run *Run, given string, dc *DataCheck) (string, error) {
 		dc.Status = "changed"
 		return "", &DataError{Msg: fmt.Sprintf("%s is not the run's data: sha256 %s, the run recorded %s", path, got, rec.SHA256)}
 	}
-	dc.Status = "ok"
+	dc.Status = CellOK
 	return path, nil
 }
 

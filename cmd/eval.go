@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/analyst-cli/analyst/agent"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +114,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
-	c.AddCommand(newCmdEvalScore(f, nil), newCmdEvalMerge(f), newCmdEvalValidate(f), newCmdEvalCompare(f))
+	c.AddCommand(newCmdEvalScore(f, nil), newCmdEvalMerge(f, nil), newCmdEvalValidate(f, nil), newCmdEvalCompare(f, nil))
 	return c
 }
 
@@ -143,14 +144,14 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if len(models) == 0 {
 		return usageErrorf("eval needs a model: --model provider:name (repeatable), ANALYST_MODEL, or `model:` in the config file")
 	}
-	setup, err := f.kernelSetup(ctx)
+	setup, err := f.KernelSetup(ctx)
 	if err != nil {
 		return err
 	}
 	versions := setup.versions()
 	var solvers []evals.Solver
 	for _, spec := range models {
-		client, err := llm.New(spec, llm.Options{BaseURL: cfg.BaseURL})
+		client, err := f.ModelClient(spec, llm.Options{BaseURL: cfg.BaseURL})
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -202,8 +203,14 @@ func loadSuite(path string) (*evals.Suite, error) {
 	return s, nil
 }
 
-func newCmdEvalValidate(f *Factory) *cobra.Command {
-	var jobs int
+// EvalValidateOptions are the inputs of `analyst eval validate`.
+type EvalValidateOptions struct {
+	Suite string
+	Jobs  int
+}
+
+func newCmdEvalValidate(f *Factory, runF func(context.Context, *EvalValidateOptions) error) *cobra.Command {
+	opts := &EvalValidateOptions{}
 	c := &cobra.Command{
 		Use:   "validate SUITE",
 		Short: "Check that each case's reference code reproduces its gold answers",
@@ -217,55 +224,62 @@ run before any model.`,
 			if len(args) != 1 {
 				return usageErrorf("eval validate takes one SUITE")
 			}
+			opts.Suite = args[0]
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			suite, err := loadSuite(args[0])
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			setup, err := f.kernelSetup(ctx)
-			if err != nil {
-				return err
-			}
-			out, err := os.MkdirTemp("", "analyst-validate-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(out)
-			solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
-			sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: jobs,
-				ImageID: setup.Image.Manifest.ID()})
-			if err != nil {
-				return err
-			}
-			rs, err := evals.ReadResults(filepath.Join(out, evals.ResultsFile))
-			if err != nil {
-				return err
-			}
-			bad := 0
-			for _, r := range rs {
-				if r.Status != evals.StatusPass {
-					bad++
-					fmt.Fprintf(f.IO.Out, "FAIL %s: %s\n", r.Case, evals.Detail(r))
-				}
-			}
-			m := sum.Models[0]
-			fmt.Fprintf(f.IO.Out, "%d of %d cases reproduce their gold answers\n", m.Passed, m.Cases)
-			if bad > 0 {
-				return silentError{ExitFailure}
-			}
-			return nil
+			return runEvalValidate(c.Context(), f, opts)
 		},
 	}
-	c.Flags().IntVarP(&jobs, "jobs", "j", 0, "cases in parallel (default: one per 2 cores and 2 GiB free)")
+	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel (default: one per 2 cores and 2 GiB free)")
 	addKernelFlags(c)
 	return c
+}
+
+func runEvalValidate(ctx context.Context, f *Factory, opts *EvalValidateOptions) error {
+	suite, err := loadSuite(opts.Suite)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	setup, err := f.KernelSetup(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := os.MkdirTemp("", "analyst-validate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+	solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
+	sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: opts.Jobs,
+		ImageID: setup.Image.Manifest.ID()})
+	if err != nil {
+		return err
+	}
+	rs, err := evals.ReadResults(filepath.Join(out, evals.ResultsFile))
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, r := range rs {
+		if r.Status != evals.StatusPass {
+			bad++
+			fmt.Fprintf(f.IO.Out, "FAIL %s: %s\n", r.Case, evals.Detail(r))
+		}
+	}
+	m := sum.Models[0]
+	fmt.Fprintf(f.IO.Out, "%d of %d cases reproduce their gold answers\n", m.Passed, m.Cases)
+	if bad > 0 {
+		return silentError{ExitFailure}
+	}
+	return nil
 }
 
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {
@@ -300,9 +314,15 @@ func belowMinScore(s *evals.Summary, min float64) error {
 	return nil
 }
 
-func newCmdEvalMerge(f *Factory) *cobra.Command {
-	var out string
-	var minScore float64
+// EvalMergeOptions are the inputs of `analyst eval merge`.
+type EvalMergeOptions struct {
+	Out      string
+	Shards   []string
+	MinScore float64
+}
+
+func newCmdEvalMerge(f *Factory, runF func(context.Context, *EvalMergeOptions) error) *cobra.Command {
+	opts := &EvalMergeOptions{}
 	c := &cobra.Command{
 		Use:   "merge --out OUT DIR...",
 		Short: "Merge the output folders of sharded eval runs into one run",
@@ -314,28 +334,42 @@ same suite version, kernel image, seed and model builds, and must not
 overlap.`,
 		Example: `  analyst eval merge --out eval-out shard-0 shard-1`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) < 1 || out == "" {
+			if len(args) < 1 || opts.Out == "" {
 				return usageErrorf("eval merge takes --out OUT and one or more shard folders")
 			}
+			opts.Shards = args
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			sum, err := evals.Merge(out, args)
-			if err != nil {
-				return withCode(ExitBadData, err)
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			printEvalSummary(f, out, sum)
-			return belowMinScore(sum, minScore)
+			return runEvalMerge(f, opts)
 		},
 	}
-	c.Flags().StringVarP(&out, "out", "o", "", "output folder of the merged run")
-	c.Flags().Float64Var(&minScore, "min-score", 0, "exit 6 when a model's score is below this, 0-1")
+	c.Flags().StringVarP(&opts.Out, "out", "o", "", "output folder of the merged run")
+	c.Flags().Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score is below this, 0-1")
 	return c
 }
 
-func newCmdEvalCompare(f *Factory) *cobra.Command {
-	var failOnRegression bool
-	var alpha float64
+func runEvalMerge(f *Factory, opts *EvalMergeOptions) error {
+	sum, err := evals.Merge(opts.Out, opts.Shards)
+	if err != nil {
+		return withCode(ExitBadData, err)
+	}
+	printEvalSummary(f, opts.Out, sum)
+	return belowMinScore(sum, opts.MinScore)
+}
+
+// EvalCompareOptions are the inputs of `analyst eval compare`.
+type EvalCompareOptions struct {
+	A, B             string
+	FailOnRegression bool
+	Alpha            float64
+}
+
+func newCmdEvalCompare(f *Factory, runF func(context.Context, *EvalCompareOptions) error) *cobra.Command {
+	opts := &EvalCompareOptions{}
 	c := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two eval runs case by case, with McNemar's exact test",
@@ -349,25 +383,33 @@ regressions than improvements and p is below --alpha.`,
 			if len(args) != 2 {
 				return usageErrorf("eval compare takes two output folders, A (baseline) and B")
 			}
-			if alpha <= 0 || alpha >= 1 {
-				return usageErrorf("--alpha must be between 0 and 1, got %v", alpha)
+			if opts.Alpha <= 0 || opts.Alpha >= 1 {
+				return usageErrorf("--alpha must be between 0 and 1, got %v", opts.Alpha)
 			}
+			opts.A, opts.B = args[0], args[1]
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			cmp, err := evals.Compare(args[0], args[1])
-			if err != nil {
-				return withCode(ExitBadData, err)
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			cmp.Write(f.IO.Out)
-			if failOnRegression && len(cmp.Regressions) > len(cmp.Improvements) && cmp.P < alpha {
-				return withCode(ExitBelowTarget, fmt.Errorf("significant regression: %d regressions, %d improvements, p = %.4g < %v",
-					len(cmp.Regressions), len(cmp.Improvements), cmp.P, alpha))
-			}
-			return nil
+			return runEvalCompare(f, opts)
 		},
 	}
-	c.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "exit 6 on a significant regression of B against A")
-	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level for --fail-on-regression")
+	c.Flags().BoolVar(&opts.FailOnRegression, "fail-on-regression", false, "exit 6 on a significant regression of B against A")
+	c.Flags().Float64Var(&opts.Alpha, "alpha", 0.05, "significance level for --fail-on-regression")
 	return c
+}
+
+func runEvalCompare(f *Factory, opts *EvalCompareOptions) error {
+	cmp, err := evals.Compare(opts.A, opts.B)
+	if err != nil {
+		return withCode(ExitBadData, err)
+	}
+	cmp.Write(f.IO.Out)
+	if opts.FailOnRegression && len(cmp.Regressions) > len(cmp.Improvements) && cmp.P < opts.Alpha {
+		return withCode(ExitBelowTarget, fmt.Errorf("significant regression: %d regressions, %d improvements, p = %.4g < %v",
+			len(cmp.Regressions), len(cmp.Improvements), cmp.P, opts.Alpha))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,11 +23,18 @@ import (
 	"github.com/analyst-cli/analyst/pipeline"
 )
 
-// Factory gives commands what they share: streams, configuration and the
-// runner for external programs.
+// Factory gives commands what they share: streams, configuration, the
+// runner for external programs, and the two things a command reaches
+// outside this process for: a model server and a kernel. Tests swap those
+// (as cli/cli's Factory swaps its HttpClient) to run commands without a
+// model server or podman.
 type Factory struct {
 	IO     *iostreams.IOStreams
 	Runner command.Runner
+	// ModelClient makes the client of a model named provider:name.
+	ModelClient func(spec string, opts llm.Options) (llm.Client, error)
+	// KernelSetup finds the kernel image and probes the host.
+	KernelSetup func(ctx context.Context) (*kernelSetup, error)
 	// viper holds flags, environment and the config file, in that order.
 	viper *viper.Viper
 
@@ -37,7 +45,9 @@ type Factory struct {
 
 // NewFactory returns a Factory for the given streams.
 func NewFactory(io *iostreams.IOStreams) *Factory {
-	return &Factory{IO: io, Runner: command.Exec{}, viper: newViper()}
+	f := &Factory{IO: io, Runner: command.Exec{}, ModelClient: llm.New, viper: newViper()}
+	f.KernelSetup = f.kernelSetup
+	return f
 }
 
 // Config is the resolved configuration.

@@ -41,7 +41,7 @@ func TestModelOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := runConfig(t, tt.file, tt.env, tt.flags)
+			got, err := configFor(t, tt.file, tt.env, tt.flags)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestModelOptionsBadValues(t *testing.T) {
 		"ANALYST_CONTEXT_LENGTH":            "context-length must be a number of tokens",
 		"ANALYST_MAX_REPLY_TOKENS":          "max-reply-tokens must be a number of tokens of at least 256",
 	} {
-		_, err := runConfig(t, "", map[string]string{env: "lots"}, nil)
+		_, err := configFor(t, "", map[string]string{env: "lots"}, nil)
 		if err == nil || !strings.Contains(err.Error(), want) || exitCode(err) != ExitUsage {
 			t.Errorf("%s=lots: err = %v (exit %d), want a usage error with %q", env, err, exitCode(err), want)
 		}
@@ -80,7 +80,7 @@ func TestModelOptionsBadValues(t *testing.T) {
 
 // runConfig runs `analyst run` with flags, stopping before any work, and
 // returns the configuration it resolved.
-func runConfig(t *testing.T, file string, env map[string]string, flags []string) (*Config, error) {
+func configFor(t *testing.T, file string, env map[string]string, flags []string) (*Config, error) {
 	t.Helper()
 	cmdEnv(t, file, env)
 	var cfg *Config

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,7 +149,7 @@ func TestRunModelSettingsPrecedence(t *testing.T) {
 			turns: 2, reflect: 0, model: "ollama:c", baseURL: "http://flag/v1", wantNAValues: []string{"x", "y"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := runConfig(t, tt.file, tt.env, tt.flags)
+			cfg, err := configFor(t, tt.file, tt.env, tt.flags)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +166,7 @@ func TestRunModelSettingsPrecedence(t *testing.T) {
 
 // Kernel limits: flags > environment > config file > defaults.
 func TestKernelLimitsPrecedence(t *testing.T) {
-	cfg, err := runConfig(t, "kernel:\n  memory: 3GiB\n  pids: 300\n  cell-timeout: 2m\n", map[string]string{"ANALYST_KERNEL_PIDS": "400"},
+	cfg, err := configFor(t, "kernel:\n  memory: 3GiB\n  pids: 300\n  cell-timeout: 2m\n", map[string]string{"ANALYST_KERNEL_PIDS": "400"},
 		[]string{"--cell-timeout", "45s"})
 	if err != nil {
 		t.Fatal(err)
@@ -314,3 +315,79 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// executeSub runs `analyst ARGS` with the subcommand of parent named as c
+// replaced by c.
+func executeSub(t *testing.T, f *Factory, parent string, c *cobra.Command, args ...string) error {
+	t.Helper()
+	root := NewCmdRoot(f)
+	p, _, err := root.Find([]string{parent})
+	if err != nil || p == root {
+		t.Fatalf("no command %s", parent)
+	}
+	old, _, err := p.Find([]string{c.Name()})
+	if err != nil || old == p {
+		t.Fatalf("no command %s %s to swap", parent, c.Name())
+	}
+	p.RemoveCommand(old)
+	p.AddCommand(c)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	return root.ExecuteContext(context.Background())
+}
+
+// Every command parses its arguments and flags into its options, then
+// hands them to runF: the kernel and eval subcommands, config, doctor and
+// version.
+func TestSubcommandFlags(t *testing.T) {
+	cmdEnv(t, "", nil)
+	f := testFactory()
+	var build *KernelBuildOptions
+	if err := executeSub(t, f, "kernel", newCmdKernelBuild(f, func(_ context.Context, o *KernelBuildOptions) error { build = o; return nil }),
+		"kernel", "build", "--force"); err != nil || build == nil || !build.Force {
+		t.Errorf("kernel build --force: %+v, %v", build, err)
+	}
+	var info *KernelInfoOptions
+	if err := executeSub(t, f, "kernel", newCmdKernelInfo(f, func(_ context.Context, o *KernelInfoOptions) error { info = o; return nil }),
+		"kernel", "info", "--json"); err != nil || info == nil || !info.JSON {
+		t.Errorf("kernel info --json: %+v, %v", info, err)
+	}
+	var shell *KernelShellOptions
+	if err := executeSub(t, f, "kernel", newCmdKernelShell(f, func(_ context.Context, o *KernelShellOptions) error { shell = o; return nil }),
+		"kernel", "shell", "--data", "shop/"); err != nil || shell == nil || shell.Data != "shop/" {
+		t.Errorf("kernel shell --data shop/: %+v, %v", shell, err)
+	}
+	var validate *EvalValidateOptions
+	if err := executeSub(t, f, "eval", newCmdEvalValidate(f, func(_ context.Context, o *EvalValidateOptions) error { validate = o; return nil }),
+		"eval", "validate", "-j", "3", "evals/"); err != nil || validate == nil || *validate != (EvalValidateOptions{Suite: "evals/", Jobs: 3}) {
+		t.Errorf("eval validate -j 3 evals/: %+v, %v", validate, err)
+	}
+	var merge *EvalMergeOptions
+	if err := executeSub(t, f, "eval", newCmdEvalMerge(f, func(_ context.Context, o *EvalMergeOptions) error { merge = o; return nil }),
+		"eval", "merge", "--out", "all", "--min-score", "0.5", "s0", "s1"); err != nil ||
+		!cmp.Equal(merge, &EvalMergeOptions{Out: "all", Shards: []string{"s0", "s1"}, MinScore: 0.5}) {
+		t.Errorf("eval merge: %+v, %v", merge, err)
+	}
+	wantUsage(t, executeSub(t, f, "eval", newCmdEvalMerge(f, func(context.Context, *EvalMergeOptions) error { return nil }),
+		"eval", "merge", "s0"), "--out OUT")
+	var compare *EvalCompareOptions
+	if err := executeSub(t, f, "eval", newCmdEvalCompare(f, func(_ context.Context, o *EvalCompareOptions) error { compare = o; return nil }),
+		"eval", "compare", "--fail-on-regression", "--alpha", "0.01", "a", "b"); err != nil ||
+		*compare != (EvalCompareOptions{A: "a", B: "b", FailOnRegression: true, Alpha: 0.01}) {
+		t.Errorf("eval compare: %+v, %v", compare, err)
+	}
+	wantUsage(t, executeSub(t, f, "eval", newCmdEvalCompare(f, func(context.Context, *EvalCompareOptions) error { return nil }),
+		"eval", "compare", "--alpha", "2", "a", "b"), "--alpha must be between 0 and 1")
+	for name, c := range map[string]*cobra.Command{
+		"config":  newCmdConfig(f, func(context.Context, *ConfigOptions) error { return errSeen }),
+		"doctor":  newCmdDoctor(f, func(context.Context, *DoctorOptions) error { return errSeen }),
+		"version": newCmdVersion(f, func(context.Context, *VersionOptions) error { return errSeen }),
+	} {
+		if err := execute(t, f, func(*Factory) *cobra.Command { return c }, name); err != errSeen {
+			t.Errorf("%s: err = %v, want runF's", name, err)
+		}
+	}
+}
+
+var errSeen = errors.New("runF ran")

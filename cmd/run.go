@@ -17,7 +17,6 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // RunOptions are the inputs of `analyst run`.
@@ -170,63 +169,40 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
+	in, name, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
 		Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
 	if err != nil {
 		return runError(err)
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return withCode(ExitUsage, err)
+	ds, err := pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
+	if err != nil {
+		return runError(err)
 	}
-	var model llm.Client
-	retries := newRetryCounter()
-	// A model explores the data (unless --explore=false) and answers the
-	// questions; without one the run is the EDA stages only.
-	if len(opts.Questions) > 0 || (cfg.Explore && cfg.Model != "") {
-		if cfg.Model == "" {
-			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
-		}
-		mopts := cfg.ModelOptions()
-		mopts.HTTPClient = &http.Client{Transport: retries}
-		if model, err = llm.New(cfg.Model, mopts); err != nil {
-			return usageErrorf("%v", err)
-		}
-		model = audit.NewRecorder(model) // every reply in run.json, for analyst replay
-	}
-	setup, err := f.kernelSetup(ctx)
+	defer ds.Close()
+	model, check, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0)
 	if err != nil {
 		return err
 	}
-	versions := setup.versions()
-	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
-		Data:           opts.Data,
-		Input:          in,
-		Sheet:          opts.Sheet,
-		Table:          opts.Table,
-		OutDir:         opts.OutDir,
-		Name:           opts.Name,
-		Force:          opts.Force,
-		Kernel:         setup.Options,
-		CellTimeout:    cfg.Limits.CellTimeout,
-		AnalystVersion: Version,
-		ImageID:        setup.Image.Manifest.ID(),
-		Versions:       versions,
-		Runtime:        setup.Options.Runtime,
-		KaTeXDir:       report.KaTeXDirIn(setup.Image.RootFS),
-		Progress:       progress.Event,
-		Questions:      opts.Questions,
-		Model:          model,
-		ModelSpec:      cfg.Model,
-		MaxTurns:       cfg.MaxTurns,
-		ReflectRounds:  &cfg.ReflectRounds,
-		NoExplore:      !cfg.Explore,
-		Goals:          cfg.Goals,
-		RunTimeout:     cfg.RunTimeout,
-		ModelRetries:   retries.Retries,
-		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
-		OutOfCore:      cfg.OutOfCore,
+		Dataset: ds, OutDir: opts.OutDir, Name: name, Force: opts.Force, CellTimeout: cfg.Limits.CellTimeout,
+		AnalystVersion: Version, Questions: opts.Questions, Model: model, ModelSpec: cfg.Model,
+		MaxTurns: cfg.MaxTurns, ReflectRounds: &cfg.ReflectRounds, NoExplore: !cfg.Explore, Goals: cfg.Goals,
+		RunTimeout: cfg.RunTimeout, ModelRetries: retries.Retries, OutOfCore: cfg.OutOfCore,
 	}
+	if check != nil {
+		popts.ModelInfo, popts.ModelErr = check.info, check.err
+	}
+	// A model server that did not answer ends the run before any kernel:
+	// the outputs say so, and the host is not probed.
+	if popts.ModelErr == nil {
+		setup, err := f.KernelSetup(ctx)
+		if err != nil {
+			return err
+		}
+		setup.apply(&popts)
+	}
+	progress := newProgress(f, opts.JSON)
+	popts.Progress = progress.Event
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
 	err = signRun(ctx, opts.Sign, res, err)
@@ -243,6 +219,41 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		}
 	}
 	return runError(err)
+}
+
+// runModel is the model of a run, asked about itself before anything slow
+// starts, so a server that is not there, a bad key or an unknown model
+// fails in a second; nil without questions and exploration. A model
+// explores the data (unless --explore=false) and answers the questions.
+func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (llm.Client, *modelCheck, *retryCounter, error) {
+	retries := newRetryCounter()
+	if !questions && !(cfg.Explore && cfg.Model != "") {
+		return nil, nil, retries, nil
+	}
+	if cfg.Model == "" {
+		return nil, nil, nil, usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
+	}
+	mopts := cfg.ModelOptions()
+	mopts.HTTPClient = &http.Client{Transport: retries}
+	model, err := f.ModelClient(cfg.Model, mopts)
+	if err != nil {
+		return nil, nil, nil, usageErrorf("%v", err)
+	}
+	// Every reply in run.json, the model's info included, for analyst
+	// replay.
+	model = audit.NewRecorder(model)
+	info, err := model.Model(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, nil, runError(ctx.Err())
+	}
+	return model, &modelCheck{info: info, err: err}, retries, nil
+}
+
+// modelCheck is what the model server said when the run asked it first:
+// its model's info, or why it could not answer.
+type modelCheck struct {
+	info *llm.ModelInfo
+	err  error
 }
 
 func quoted(values []string) []string {
@@ -396,7 +407,7 @@ func printAnswers(f *Factory, res *pipeline.Result) {
 		}
 	}
 	for i, a := range res.Answers {
-		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", pipeline.StageQuestion(i+1), answerStatus(a), a.Question)
+		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", agent.StageQuestion(i+1), answerStatus(a), a.Question)
 		if !a.Answered {
 			fmt.Fprintf(f.IO.Out, "  reason: %s\n", a.Stop)
 			continue

@@ -17,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI end to end: testdata/script/*.txtar. Scripts that
 // start kernels need the image built (make test builds it).
 func TestScripts(t *testing.T) {
-	cacheDir, err := image.DefaultCacheDir()
+	cacheDir, err := kerneltest.CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}

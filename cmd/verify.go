@@ -73,7 +73,7 @@ signature covers the whole run.`,
 				return usageErrorf("verify takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
 			}
 			opts.Run = args[0]
-			if opts.ImageMismatch != "error" && opts.ImageMismatch != "warn" {
+			if opts.ImageMismatch != "error" && opts.ImageMismatch != "warn" { //houserules:literal the flag's values
 				return usageErrorf("--image-mismatch is error or warn, not %q", opts.ImageMismatch)
 			}
 			return nil
@@ -87,7 +87,8 @@ signature covers the whole run.`,
 	}
 	fl := c.Flags()
 	fl.StringVar(&opts.Data, "data", "", "the run's dataset (default: the path run.json records)")
-	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", "when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
+	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", //houserules:literal the flag's default
+		"when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
 	fl.StringVar(&opts.AllowedSigners, "allowed-signers", "", "ssh allowed-signers file that must accept run.json's signature (NAME.run.json.sig, from analyst run --sign)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addKernelFlags(c)

@@ -10,10 +10,6 @@ import (
 	"fmt"
 )
 
-// MimeProfile is the output mime type of the profile cell: the profile as
-// JSON, which the Go side reads (the report's overview, the model's prompt).
-const MimeProfile = "application/vnd.analyst.profile+json"
-
 // DataErrorName is the Python exception the load cell raises for data it
 // cannot read; its message says what is wrong and what to do.
 const DataErrorName = "AnalystDataError"

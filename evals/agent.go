@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/agent"
+
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
-	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -59,32 +59,22 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	}
 	defer done()
 	a.Record.Profile = profile
-	name := filepath.Base(c.Dataset)
-	maxTurns := s.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = agent.DefaultMaxTurns
-	}
 	// The same prompt and agent as analyst run: the budgets are stated and a
 	// KeyError names the closest real columns.
-	ag := &agent.Agent{
-		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
-		Columns: profile.ColumnNames(),
-		System: agent.SystemPrompt(agent.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
-			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision,
-			MaxTurns: maxTurns, MaxRepairs: agent.DefaultMaxRepairs, CellTimeout: s.CellTimeout}),
-	}
-	defer func() { a.Record.Model = s.reportModel(ag, a, maxTurns, c.Repeat) }()
+	ag := agent.New(agent.Setup{Client: s.Client, Info: s.Info, Kernel: k, DataName: filepath.Base(c.Dataset), Profile: profile,
+		Versions: s.Versions, MaxTurns: s.MaxTurns, CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat})
+	defer func() { a.Record.Model = s.reportModel(ag, a, c.Repeat) }()
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
-		phase := pipeline.StageQuestion(i + 1)
+		phase := agent.StageQuestion(i + 1)
 		ans, err := ag.Ask(ctx, phase, q)
 		reflected, before := false, 0
 		if ans != nil && ans.Answered && s.ReflectRounds > 0 && err == nil {
 			reflected, before = true, len(ans.Verdicts)
-			err = ag.Reflect(ctx, pipeline.StageReflection(i+1), ans, s.ReflectRounds)
+			err = ag.Reflect(ctx, agent.StageReflection(i+1), ans, s.ReflectRounds)
 		}
 		if ans != nil {
-			a.Record.addQuestion(i+1, q, ans, reflected, before, questionStatus(ans, err))
+			a.Record.addQuestion(i+1, q, ans, reflected, before, pipeline.StageStatusOf(ans.Answered, err))
 			a.add(ans)
 			if ans.Answered {
 				texts = append(texts, answerText(ans))
@@ -100,26 +90,19 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	return a, nil
 }
 
-// questionStatus is a question stage's status in the case report.
-func questionStatus(a *agent.Answer, err error) string {
-	switch {
-	case err != nil:
-		return "error"
-	case !a.Answered:
-		return "no-answer"
+// reportModel is the model as the case report's header shows it, as
+// analyst run's report shows a run's.
+func (s *AgentSolver) reportModel(ag *agent.Agent, a *Attempt, repeat int) *report.ModelInfo {
+	cellTimeout := s.CellTimeout
+	if cellTimeout <= 0 {
+		cellTimeout = kernel.DefaultLimits().CellTimeout
 	}
-	return "ok"
-}
-
-// reportModel is the model as the case report's header shows it.
-func (s *AgentSolver) reportModel(ag *agent.Agent, a *Attempt, maxTurns, repeat int) *report.ModelInfo {
-	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
-	m := &report.ModelInfo{Name: s.Spec, Digest: s.Info.Digest, Mode: ag.Mode(), PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
-		Settings: []report.Setting{set("Seed", s.Seed+repeat), set("Max turns", maxTurns), set("Reflection rounds", s.ReflectRounds)}}
+	m := pipeline.NewManifestModel(s.Spec, s.Info, ag, s.Seed+repeat, s.ReflectRounds, cellTimeout)
+	m.PromptTokens, m.CompletionTokens = a.PromptTokens, a.CompletionTokens
 	for _, ans := range a.Record.Answers {
 		m.Calls += len(ans.Calls)
 	}
-	return m
+	return m.Report()
 }
 
 // caseKernel is how a case's kernel is started.
@@ -131,24 +114,29 @@ type caseKernel struct {
 }
 
 // startCase starts a fresh kernel on the case's data and runs the setup,
-// load and profile stages; done closes it and removes its output folder.
+// load and profile stages, as analyst run does; done closes it and removes
+// its output folder and anything made for the data.
 func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.Kernel, *eda.Profile, func(), error) {
+	ds, err := openCaseData(c.Dataset)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
 	if err != nil {
+		ds.Close()
 		return nil, nil, nil, &SolveError{ClassSandboxError, err}
 	}
-	kopts := ck.opts
-	kopts.Data, kopts.OutputDir = c.Dataset, out
-	k, err := kernel.Start(ctx, kopts)
+	k, err := kernel.Start(ctx, ds.KernelOptions(ck.opts, out))
 	if err != nil {
+		ds.Close()
 		os.RemoveAll(out)
 		if ctx.Err() != nil {
 			return nil, nil, nil, ctx.Err()
 		}
 		return nil, nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
 	}
-	done := func() { k.Close(); os.RemoveAll(out) }
-	profile, err := prepare(ctx, k, ck, c, a)
+	done := func() { k.Close(); os.RemoveAll(out); ds.Close() }
+	profile, err := prepare(ctx, k, ds, ck, a)
 	if err != nil {
 		done()
 		return nil, nil, nil, err
@@ -156,27 +144,37 @@ func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.
 	return k, profile, done, nil
 }
 
-// prepare runs the setup, load and profile stages, recording their cells,
-// and returns the profile.
-func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *Attempt) (*eda.Profile, error) {
-	dataPath := kernel.DataMount + "/" + filepath.Base(c.Dataset)
-	var profile *eda.Profile
-	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
+// openCaseData checks the case's dataset and makes it ready for a kernel
+// (a Parquet file is converted, as analyst run does).
+func openCaseData(path string) (*pipeline.Dataset, error) {
+	in, err := pipeline.CheckInput(path)
+	if err == nil {
+		var ds *pipeline.Dataset
+		if ds, err = pipeline.OpenDataset(in, "", "", eda.LoadOptions{}); err == nil {
+			return ds, nil
+		}
+	}
+	return nil, &SolveError{ClassSandboxError, fmt.Errorf("the case's data: %w", err)}
+}
+
+// prepare runs the setup, load and profile stages with the pipeline's own
+// stage runner, recording their cells, and returns the profile.
+func prepare(ctx context.Context, k *kernel.Kernel, ds *pipeline.Dataset, ck caseKernel, a *Attempt) (*eda.Profile, error) {
+	stages := ds.LoadStages(nil)
 	if ck.noProfile {
 		stages = stages[:2]
 	}
+	sr := &pipeline.StageRunner{Kernel: k, Notebook: a.Record.Notebook, Data: ds.In.Path, CellTimeout: ck.cellTimeout}
+	var profile *eda.Profile
 	for _, st := range stages {
-		p, err := runStage(ctx, k, ck, st, a)
-		status := "ok"
+		res, err := sr.Run(ctx, st)
+		a.KernelMS += ms(res.Kernel)
+		a.Record.addStage(st, res.Info.Status)
 		if err != nil {
-			status = "error"
+			return nil, stageError(ctx, st.Name, err)
 		}
-		a.Record.addStage(st, status)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			profile = p
+		if res.Profile != nil {
+			profile = res.Profile
 		}
 	}
 	if profile == nil && !ck.noProfile {
@@ -185,40 +183,17 @@ func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *At
 	return profile, nil
 }
 
-// runStage runs a stage's cells into the case's notebook, stopping at the
-// first that fails; it returns the profile if one was displayed.
-func runStage(ctx context.Context, k *kernel.Kernel, ck caseKernel, st eda.Stage, a *Attempt) (*eda.Profile, error) {
-	var profile *eda.Profile
-	nb := a.Record.Notebook
-	nb.AddMarkdown("## "+st.Title, nbformat.StageTag(st.Name), nbformat.TagNotebookOnly)
-	for _, cell := range st.Cells {
-		tags := append([]string{nbformat.StageTag(st.Name)}, cell.Tags...)
-		if cell.Markdown {
-			nb.AddMarkdown(cell.Source, tags...)
-			continue
-		}
-		ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
-		if ex != nil {
-			a.KernelMS += ms(ex.Duration)
-			nb.AddCode(cell.Source, nbformat.CopyOutputs(ex.Outputs), ex.ExecutionCount, tags...)
-		}
-		if err != nil || ex == nil {
-			return nil, classify(ctx, fmt.Errorf("stage %s: %w", st.Name, err))
-		}
-		if ex.Status != kernel.StatusOK {
-			what := ex.Cause
-			if ex.Error != nil {
-				what = ex.Error.Name + ": " + ex.Error.Value
-			}
-			return nil, &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s", st.Name, what)}
-		}
-		for _, o := range ex.Outputs {
-			if p, ok, err := eda.ProfileFromData(o.Data); ok && err == nil {
-				profile = p
-			}
-		}
+// stageError is a stage that failed before the model was asked: a sandbox
+// error of the case, unless ctx ended.
+func stageError(ctx context.Context, stage string, err error) error {
+	var se *pipeline.StageError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &se):
+		return &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s: %s", stage, se.Err.Name, se.Err.Value)}
 	}
-	return profile, nil
+	return classify(ctx, fmt.Errorf("stage %s failed before the model was asked: %w", stage, err))
 }
 
 // answerText is an answer as a DABench response: its named values, then

@@ -105,12 +105,31 @@ func networkFailure(err error) (failed, retry bool) {
 	switch {
 	case errors.As(err, &dns):
 		return true, dns.IsTimeout || dns.IsTemporary
+	case errors.Is(err, syscall.ECONNREFUSED) && refusedLocally(err):
+		// Nothing listens on that port of this machine: the seconds the
+		// retries take will not change it, and the user hears at once.
+		return true, false
 	case errors.Is(err, errDropped), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.As(err, &op):
 		return true, true
 	}
 	return false, false
+}
+
+// refusedLocally says whether a refused connection was to a loopback
+// address.
+func refusedLocally(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Addr == nil {
+		return false
+	}
+	host, _, splitErr := net.SplitHostPort(op.Addr.String())
+	if splitErr != nil {
+		host = op.Addr.String()
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // statusKind maps an HTTP error status to a kind and says whether it is

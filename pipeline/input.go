@@ -359,10 +359,10 @@ func checkText(head []byte) error {
 // CheckSource checks that --sheet and --table fit the file's format.
 func (in *Input) CheckSource(sheet, table string) error {
 	if sheet != "" && !slices.Contains(sheetFormats, in.Format) {
-		return &InputError{in.Path, fmt.Sprintf("--sheet is for spreadsheets (.xlsx, .xls, .ods), but this file is %s", in.Format)}
+		return &UsageError{fmt.Errorf("%s: --sheet is for spreadsheets (.xlsx, .xls, .ods), but this file is %s", in.Path, in.Format)}
 	}
 	if table != "" && !slices.Contains(tableFormats, in.Format) {
-		return &InputError{in.Path, fmt.Sprintf("--table is for SQLite databases, but this file is %s", in.Format)}
+		return &UsageError{fmt.Errorf("%s: --table is for SQLite databases, but this file is %s", in.Path, in.Format)}
 	}
 	return nil
 }

@@ -33,11 +33,15 @@ type Options struct {
 	Data string // the dataset on the host
 	// Input is Data as Preflight checked and hashed it; nil: Run checks
 	// Data itself. Passing it spares a second read of the whole file.
-	Input  *Input
-	Sheet  string // spreadsheets: the sheet, by name or number from 1; "": the first
-	Table  string // SQLite: the table; "": the only one
-	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
-	Name   string // output base name; default: the data file's name without extensions
+	Input *Input
+	// Dataset, if set, is the dataset already checked by Preflight (with
+	// Name the name it returned) and opened: Run checks nothing again and
+	// leaves it open. Data, Input, Sheet, Table and Load are then unused.
+	Dataset *Dataset
+	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
+	Table   string // SQLite: the table; "": the only one
+	OutDir  string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
+	Name    string // output base name; default: the data file's name without extensions
 	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
 	// NAME_files folder even where no previous run's manifest lists them
 	// unchanged (see CheckOutputs).
@@ -71,6 +75,12 @@ type Options struct {
 	// Model answers the questions and explores the data; required when
 	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client
+	// ModelInfo is what the model server said of Model, if the caller asked
+	// already (before starting anything slow); nil: Run asks. ModelErr is
+	// why it could not answer, when the caller asked and it failed: Run
+	// then writes the failed run without starting a kernel.
+	ModelInfo *llm.ModelInfo
+	ModelErr  error
 	// NoExplore skips the exploration stage, which runs by default when
 	// there is a model (before the questions): goals from the profile, a
 	// chart and a finding per goal, the key findings first in the report.
@@ -215,24 +225,17 @@ func (e *StageError) Error() string {
 // failed (an *InputError, *DataError, *SandboxError, *StageError, or the
 // context's error); the Result is non-nil whenever outputs were written.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	in, name, err := Preflight(opts)
+	ds, name, err := openDataset(opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return nil, err
-	}
-	var conv *Converted
-	if in.Format == "parquet" {
-		// Before anything is written: a bad Parquet file is bad input.
-		if conv, err = ConvertParquet(in); err != nil {
-			return nil, err
-		}
-		defer conv.Remove()
+	if opts.Dataset == nil {
+		defer ds.Close()
 	}
 	if err := removeLeftovers(opts); err != nil {
 		return nil, err
 	}
+	in := ds.In
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
 		return nil, err
@@ -247,7 +250,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.RunTimeout)
 		defer cancel()
 	}
-	r := &runner{opts: opts, in: in, conv: conv, name: name, out: out, started: time.Now()}
+	r := &runner{opts: opts, in: in, ds: ds, name: name, out: out, started: time.Now()}
 	runErr := r.run(ctx)
 	if ctx.Err() == nil {
 		// The kernel is gone: nothing reads the file any more.
@@ -275,6 +278,21 @@ func removeLeftovers(opts Options) error {
 	return err
 }
 
+// openDataset is opts.Dataset with opts.Name, or else the dataset
+// Preflight checks, opened (before anything is written: a bad sheet, table
+// or Parquet file is bad input), and the outputs' name.
+func openDataset(opts Options) (*Dataset, string, error) {
+	if opts.Dataset != nil {
+		return opts.Dataset, opts.Name, nil
+	}
+	in, name, err := Preflight(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	ds, err := OpenDataset(in, opts.Sheet, opts.Table, opts.Load)
+	return ds, name, err
+}
+
 // Preflight checks what a run can check before anything slow starts: the
 // dataset (an *InputError), the outputs' name, that the outputs would
 // replace nothing but a previous run (an *OutputConflictError, unless
@@ -295,7 +313,7 @@ func Preflight(opts Options) (*Input, string, error) {
 	if name == "" {
 		name = defaultName(in.Name)
 	} else if !validName.MatchString(name) {
-		return nil, "", fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
+		return nil, "", &UsageError{fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)}
 	}
 	if !opts.Force {
 		if err := CheckOutputs(opts.OutDir, name); err != nil {
@@ -332,7 +350,7 @@ func defaultName(file string) string {
 type runner struct {
 	opts    Options
 	in      *Input
-	conv    *Converted // a Parquet file's columns, or nil
+	ds      *Dataset
 	name    string
 	out     *staging
 	started time.Time
@@ -402,7 +420,10 @@ func (r *runner) run(ctx context.Context) error {
 	if len(r.opts.Questions) > 0 || r.exploring() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
-		info, err := r.opts.Model.Model(ctx)
+		info, err := r.opts.ModelInfo, r.opts.ModelErr
+		if info == nil && err == nil {
+			info, err = r.opts.Model.Model(ctx)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -412,14 +433,7 @@ func (r *runner) run(ctx context.Context) error {
 		r.modelInfo = info
 	}
 
-	kopts := r.opts.Kernel
-	kopts.Data = r.in.Path
-	kopts.OutputDir = r.out.filesDir()
-	src := eda.Source{Path: kernel.DataMount + "/" + r.in.Name, Sheet: r.opts.Sheet, Table: r.opts.Table, LoadOptions: r.opts.Load}
-	if r.conv != nil {
-		kopts.Mounts = append(kopts.Mounts, r.conv.Mount())
-		src.Converted, src.Converter = r.conv.Target, r.conv.Schema.Converter
-	}
+	kopts := r.ds.KernelOptions(r.opts.Kernel, r.out.filesDir())
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -430,12 +444,10 @@ func (r *runner) run(ctx context.Context) error {
 	r.k = k
 	defer k.Close()
 
-	stages := []eda.Stage{eda.Setup(), eda.LoadFrom(src), eda.ProfileStage()}
-	ooc, outOfCore := r.outOfCore()
-	if outOfCore {
+	if ooc, outOfCore := r.outOfCore(); outOfCore {
 		r.ooc = &ooc
-		stages = []eda.Stage{eda.Setup(), eda.LoadOutOfCore(src, ooc), eda.ProfileOutOfCore()}
 	}
+	stages := r.ds.LoadStages(r.ooc)
 	for _, st := range stages {
 		if err := r.runStage(ctx, st); err != nil {
 			return err
@@ -464,61 +476,25 @@ func (r *runner) run(ctx context.Context) error {
 
 // runStage runs a stage's cells in order and stops at the first failure.
 func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
-	start := time.Now()
-	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StatusOK}
-	r.emit(Event{Type: EventStageStart, Stage: st.Name, Message: st.Title})
-	defer func() {
-		info.Duration = time.Since(start)
-		r.stages = append(r.stages, info)
-		var rate string
-		if st.Name == eda.StageLoad && info.Status == report.StatusOK {
-			rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, info.Duration))
-		}
-		r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(info.Status), Duration: info.Duration, Message: rate})
-	}()
-	stageTag := nbformat.StageTag(st.Name)
-	r.nb.AddMarkdown("## "+st.Title, stageTag, nbformat.TagNotebookOnly)
-	for i, c := range st.Cells {
-		tags := append([]string{stageTag}, c.Tags...)
-		if c.Markdown {
-			r.nb.AddMarkdown(c.Source, tags...)
-			continue
-		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.stageCellTimeout(), Progress: func(p kernel.Progress) {
-			r.emit(Event{Type: EventProgress, Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
-		}})
-		if ex == nil {
-			// The kernel cannot run cells any more.
-			info.Status = report.StatusError
-			r.nb.AddCode(c.Source, nil, 0, append(tags, nbformat.TagNotRun)...)
-			return &SandboxError{Err: err}
-		}
-		cell := ex.AddToNotebook(r.nb, tags...)
-		r.emit(Event{Type: EventCell, Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
-		if err != nil { // ctx ended mid-cell
-			info.Status = report.StatusInterrupted
-			cell.AddTags(nbformat.TagInterrupted)
-			return err
-		}
-		if ex.Status != kernel.StatusOK {
-			info.Status = report.StatusError
-			cell.AddTags(nbformat.TagError)
-			return cellError(st.Name, r.opts.Data, ex)
-		}
-		if cell.HasTag(eda.ProfileTag) {
-			if err := r.readProfile(ex); err != nil {
-				info.Status = report.StatusError
-				return err
-			}
+	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.opts.Data, CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
+	res, err := sr.Run(ctx, st)
+	if err == nil {
+		// A file rewritten while the stage read it stops the run here; Run
+		// compares its bytes once the kernel is gone.
+		if err = r.in.unchanged(false); err != nil {
+			res.Info.Status = report.StatusError
 		}
 	}
-	// A file rewritten while the stage read it stops the run here; Run
-	// compares its bytes once the kernel is gone.
-	if err := r.in.unchanged(false); err != nil {
-		info.Status = report.StatusError
-		return err
+	r.stages = append(r.stages, res.Info)
+	var rate string
+	if st.Name == eda.StageLoad && res.Info.Status == report.StatusOK {
+		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, res.Info.Duration))
 	}
-	return nil
+	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})
+	if res.Profile != nil {
+		r.profile = res.Profile
+	}
+	return err
 }
 
 // pythonPermissionError is the exception Python raises when the file
@@ -544,19 +520,6 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 	default:
 		return &StageError{Stage: stage, Err: &kernel.ExecError{Name: string(ex.Status), Value: ex.Cause}}
 	}
-}
-
-func (r *runner) readProfile(ex *kernel.Execution) error {
-	for _, o := range ex.Outputs {
-		if p, ok, err := eda.ProfileFromData(o.Data); ok {
-			if err != nil {
-				return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
-			}
-			r.profile = p
-			return nil
-		}
-	}
-	return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
 }
 
 // finish writes what the run has, whatever happened, and commits it.

@@ -17,7 +17,7 @@ import (
 func traceVerdicts(nb *nbformat.Notebook, answers []*agent.Answer, trace traceFunc) map[string][]report.NumberMark {
 	var cells []*nbformat.Cell
 	for _, c := range nb.Cells {
-		if c.CellType == nbformat.Markdown && c.HasTag("reflection") {
+		if c.CellType == nbformat.Markdown && c.HasTag(nbformat.TagReflection) {
 			cells = append(cells, c)
 		}
 	}

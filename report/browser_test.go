@@ -45,7 +45,7 @@ func needs(t *testing.T, format string, args ...any) {
 // imageKaTeXDir is KaTeX inside the kernel image this host has built.
 func imageKaTeXDir(t *testing.T) string {
 	t.Helper()
-	cacheDir, err := kimage.DefaultCacheDir()
+	cacheDir, err := kerneltest.CacheDir()
 	if err != nil {
 		needs(t, "needs the kernel image for KaTeX: %v", err)
 	}

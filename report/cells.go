@@ -133,9 +133,9 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 	}
 	failed, collapsed := c.HasTag(nbformat.TagFailedAttempt), c.HasTag(nbformat.TagCollapsed)
 	if failed || collapsed {
-		class, label := "collapsed-cell", "collapsed"
+		class, label := "collapsed-cell", "collapsed" //houserules:literal a CSS class and a label
 		if failed {
-			class, label = "failed-attempt", "failed attempt"
+			class, label = "failed-attempt", "failed attempt" //houserules:literal a CSS class and a label
 		}
 		fmt.Fprintf(&b, `<details class="cell code-cell %s"%s>`+"\n", class, id)
 		fmt.Fprintf(&b, `<summary><span class="badge badge-%s">%s</span> `, class, label)

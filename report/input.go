@@ -65,6 +65,9 @@ const (
 	StatusNoAnswer StageStatus = "no-answer"
 	// StatusFailed is the run's status (run-end events) when it stopped early.
 	StatusFailed StageStatus = "failed"
+	// StatusNotReached is what the report shows for the stages a failed run
+	// never reached.
+	StatusNotReached StageStatus = "not reached"
 )
 
 // RunInfo is the context of a run.

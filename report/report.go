@@ -196,7 +196,7 @@ func buildPage(in Input) (*page, error) {
 		p.TOC = append(p.TOC, tocEntry{ID: "key-findings", Title: "Key findings"})
 	}
 	if p.Answer != "" {
-		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"})
+		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"}) //houserules:literal the page's anchor
 	}
 	entry := func(s *stageView) tocEntry {
 		return tocEntry{ID: s.ID, Title: s.Title, Status: s.Status, StatusClass: s.StatusClass}
@@ -207,7 +207,7 @@ func buildPage(in Input) (*page, error) {
 	p.TOC = append(p.TOC, tocEntry{ID: "overview", Title: "Data"})
 	if p.Relationships = buildRelationships(in.Relationships, in.Notebook); p.Relationships != nil {
 		p.Relationships.StageID = stageID(stages, eda.StageRelationships)
-		p.TOC = append(p.TOC, tocEntry{ID: "relationships", Title: "Tables and relationships"})
+		p.TOC = append(p.TOC, tocEntry{ID: "relationships", Title: "Tables and relationships"}) //houserules:literal the page's anchor
 	}
 	for _, s := range p.Stages {
 		p.TOC = append(p.TOC, entry(s))
@@ -507,7 +507,7 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 		switch {
 		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == StatusSkipped):
 			s.notReached = true
-			s.Status, s.StatusClass = "not reached", "not-reached"
+			s.Status, s.StatusClass = string(StatusNotReached), "not-reached"
 			s.Note = "Not reached: the run stopped before this stage."
 		default:
 			s.Status, s.StatusClass = string(si.Status), statusClass(si.Status)
@@ -593,7 +593,7 @@ func statusClass(status StageStatus) string {
 	case StatusOK, StatusSkipped:
 		return string(status)
 	}
-	return "error"
+	return string(StatusError)
 }
 
 func buildFailure(r RunInfo, stages []*stageView) *failure {
@@ -602,7 +602,7 @@ func buildFailure(r RunInfo, stages []*stageView) *failure {
 	}
 	f := &failure{Message: r.Failure}
 	for _, s := range stages {
-		if f.StageID == "" && isFailure(StageStatus(s.Status)) && s.StatusClass == "error" {
+		if f.StageID == "" && isFailure(StageStatus(s.Status)) && s.StatusClass == string(StatusError) {
 			f.StageID, f.StageTitle = s.ID, s.Title
 		}
 		if s.notReached {
