@@ -149,6 +149,8 @@ func ProfileStage() Stage {
 		Code(profileAlerts(), "profile-alerts"),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
 		Code(profileJSON(""), ProfileTag),
+		Markdown(sketchMd),
+		sketchCell(sketchParts(), inMemorySketchFeed, "set()", "set()"),
 	}}
 }
 
