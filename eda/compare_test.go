@@ -67,7 +67,7 @@ func TestChangesColumnRules(t *testing.T) {
 }
 
 // The baseline's sketch is embedded so that Python reads it back as it was,
-// whatever its text holds (quotes, backslashes, ”').
+// whatever its text holds (quotes, backslashes, three quotes in a row).
 func TestChangesEmbedsSketch(t *testing.T) {
 	raw := `{"version": 1, "columns": [{"name": "it's \"q\" \\ '''"}]}`
 	code := stageCode(Changes(CompareInput{Manifest: "/home/u/out/old.run.json", Data: "old.csv", SHA256: "0123456789abcdef",
