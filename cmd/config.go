@@ -10,7 +10,7 @@ import (
 )
 
 // configKeys are the settings `analyst config` lists, in order.
-var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyExplore, keyGoals, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyNAValues, keyOutOfCore, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyOutputSize, keyRequireLims, keyCellTimeout}
+var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyExplore, keyGoals, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyNAValues, keyOutOfCore, keyFailOn, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyOutputSize, keyRequireLims, keyCellTimeout}
 
 func newCmdConfig(f *Factory) *cobra.Command {
 	c := &cobra.Command{

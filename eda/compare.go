@@ -69,22 +69,23 @@ var (
 // ChangeRule says from which value of its measure a check is a warn and
 // from which a fail; nil: never.
 type ChangeRule struct {
-	Warn, Fail *float64
+	Warn *float64 `json:"warn"`
+	Fail *float64 `json:"fail"`
 }
 
 // ChangeRules say how a comparison judges changes: thresholds by check,
 // levels by schema change, and per column what differs from those.
 type ChangeRules struct {
-	Thresholds map[string]ChangeRule
-	Severities map[string]string
-	Columns    map[string]ColumnRules
+	Thresholds map[string]ChangeRule  `json:"thresholds"`
+	Severities map[string]string      `json:"levels"`
+	Columns    map[string]ColumnRules `json:"columns,omitempty"`
 }
 
 // ColumnRules are a column's own thresholds and levels (only those that
 // differ from the table's).
 type ColumnRules struct {
-	Thresholds map[string]ChangeRule
-	Severities map[string]string
+	Thresholds map[string]ChangeRule `json:"thresholds,omitempty"`
+	Severities map[string]string     `json:"levels,omitempty"`
 }
 
 func at(x float64) *float64 { return &x }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -102,6 +103,10 @@ type Options struct {
 	// far (the client retries 429, 5xx and dropped connections by itself);
 	// shown on the progress line and counted in run.json.
 	ModelRetries func() int
+	// Baseline, if set, is a run to compare the data with (What changed,
+	// see baseline.go), judged by ChangeRules.
+	Baseline    *baseline.Baseline
+	ChangeRules eda.ChangeRules
 }
 
 // Event is a step of a run, for progress displays.
@@ -153,6 +158,9 @@ type Result struct {
 	// Exploration is what the model's exploration found; nil when it did
 	// not run.
 	Exploration *Exploration
+	// Changes are what changed since Options.Baseline; nil without one, or
+	// when the run stopped before the comparison.
+	Changes *baseline.Changes
 }
 
 // Unanswered returns the questions (1-based) asked that got no answer,
@@ -332,6 +340,9 @@ type runner struct {
 
 	rerunValues map[int][]audit.ValueChange // by question, from 1
 	exploration *Exploration
+
+	changes *baseline.Changes   // what changed since the baseline
+	sketch  *baseline.SketchRef // the sketch this run kept
 }
 
 func (r *runner) retries() int {
@@ -427,6 +438,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if r.opts.Rerun != nil {
 		r.compareSchema()
+	}
+	if err := r.compareWithBaseline(func(st eda.Stage) error { return r.runStage(ctx, st) }); err != nil {
+		return err
 	}
 	dist := eda.Distributions(r.profile, r.opts.EDA)
 	if r.ooc != nil {
@@ -537,7 +551,7 @@ func (r *runner) finish(runErr error) (*Result, error) {
 		return nil, nil
 	}
 	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers,
-		Exploration: r.exploration}
+		Exploration: r.exploration, Changes: r.changes}
 	if err := r.write(res); err != nil {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
@@ -578,6 +592,10 @@ type Manifest struct {
 	Rerun *audit.RerunRecord `json:"rerun,omitempty"`
 	// Exploration is there when the model explored the data.
 	Exploration *Exploration `json:"exploration,omitempty"`
+	// Sketch is the file that keeps what a later comparison needs;
+	// Baseline is there when the run was compared with one.
+	Sketch   *baseline.SketchRef `json:"sketch,omitempty"`
+	Baseline *baseline.Record    `json:"baseline,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -640,6 +658,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Rerun = r.opts.Rerun.Record()
 	}
 	m.Exploration = r.exploration
+	m.Sketch, m.Baseline = r.sketch, r.baselineRecord()
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -653,6 +672,9 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 }
 
 func (r *runner) write(res *Result) error {
+	if err := r.keepSketches(); err != nil {
+		return err
+	}
 	charts, err := r.out.writeCharts(r.nb, r.name)
 	if err != nil {
 		return err

@@ -30,6 +30,11 @@ def share(x):
     return f"{100 * x:.3g}%"
 
 
+def p_text(p):
+    """A p-value as text; below 1e-15 the floating-point tail is not worth its digits."""
+    return "p < 1e-15" if p < 1e-15 else f"p = {p:.2g}"
+
+
 def identifier(c, rows):
     """A column that holds a different integer or text in every row of at least ID_MIN_ROWS rows."""
     whole = c["kind"] != "numeric" or c["dtype"].lower().startswith(("int", "uint"))
@@ -47,7 +52,7 @@ def compare_numbers(name, a, b):
     index = psi(da.shares(edges), db.shares(edges))
     p = ks_p_value(d, da.n, db.n)
     change("numeric-shift", name, f"W/σ = {num(scaled)} (W = {num(w)}, σ = {num(sigma)}); KS D = {num(d)}, "
-           f"p = {p:.2g}; PSI = {num(index)}; mean {num(da.mean)} → {num(db.mean)}, "
+           f"{p_text(p)}; PSI = {num(index)}; mean {num(da.mean)} → {num(db.mean)}, "
            f"median {num(da.quantile(0.5))} → {num(db.quantile(0.5))}",
            value=scaled, p_value=p, wasserstein=w, sigma=sigma, ks=d, psi=index,
            mean=[da.mean, db.mean], median=[float(da.quantile(0.5)), float(db.quantile(0.5))])
@@ -63,7 +68,7 @@ def compare_counts(name, a, b, a_present, b_present):
     ys = y * (b_sample / b_present) if b_sample else y
     p = chi2_p_value(xs, ys)
     change("category-shift", name, f"Jensen–Shannon distance {num(js)} over {len(names)} categories; "
-           f"chi-squared p = {p:.2g}", value=js, p_value=p, categories=len(names))
+           f"chi-squared {p_text(p)}", value=js, p_value=p, categories=len(names))
     if not (a_complete and b_complete):
         return
     for check, mine, other, present, other_present, word in (
