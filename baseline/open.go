@@ -125,12 +125,16 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	tooBig := fmt.Errorf("%s is larger than %d MiB: not a file analyst wrote", path, limit>>20)
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, tooBig
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1)) // the size may change while it is read
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d MiB: not a file analyst wrote", path, limit>>20)
+		return nil, tooBig
 	}
 	return b, nil
 }
