@@ -63,6 +63,10 @@ type SalesChange struct {
 	MissingFactor float64 // discounts missing this many times as often (3% of orders at 1); 0: 1
 	DropColumn    string  // a column WriteSalesChanged leaves out
 	UnitsAsText   bool    // WriteSalesChanged writes units as text: "3 pcs"
+	// RenameFrom is a column WriteSalesChanged names RenameTo.
+	RenameFrom, RenameTo string
+	// GapMonth (2024-03) has no orders: they are dated a month later.
+	GapMonth string
 }
 
 // SalesChanged is Sales with the changes ch.
@@ -87,6 +91,9 @@ func SalesChanged(rows int, seed uint64, ch SalesChange, yield func(Sale) error)
 			}
 		}
 		date := start.AddDate(0, 0, day)
+		if ch.GapMonth != "" && date.Format("2006-01") == ch.GapMonth {
+			date = date.AddDate(0, 1, 0)
+		}
 		p := products[r.IntN(len(products))]
 		units := 1 + int(math.Floor(r.ExpFloat64()*3))
 		price := math.Round(p.price*(0.9+0.2*r.Float64())*100) / 100
@@ -128,6 +135,9 @@ func WriteSalesChanged(w io.Writer, rows int, seed uint64, ch SalesChange) error
 	var names []string
 	for i, h := range header {
 		if keep[i] = h != ch.DropColumn; keep[i] {
+			if h == ch.RenameFrom {
+				h = ch.RenameTo
+			}
 			names = append(names, h)
 		}
 	}

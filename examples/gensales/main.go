@@ -2,7 +2,8 @@
 // benchmarks: go run ./examples/gensales -rows 1000000 -o sales.csv
 // (-o sales.parquet writes the same orders as Parquet). The change flags
 // write a later export that differs (CSV only): -price-factor 1.3,
-// -new-region Islands, -missing-factor 2, -drop channel, -units-as-text.
+// -new-region Islands, -missing-factor 2, -drop channel, -units-as-text,
+// -rename product=item, -gap-month 2024-03.
 package main
 
 import (
@@ -26,7 +27,10 @@ func main() {
 	flag.Float64Var(&ch.MissingFactor, "missing-factor", 1, "discounts missing this many times as often")
 	flag.StringVar(&ch.DropColumn, "drop", "", "a column to leave out")
 	flag.BoolVar(&ch.UnitsAsText, "units-as-text", false, "units written as text (\"3 pcs\")")
+	rename := flag.String("rename", "", "a column to write under another name: old=new")
+	flag.StringVar(&ch.GapMonth, "gap-month", "", "a month without orders (2024-03): they are dated a month later")
 	flag.Parse()
+	ch.RenameFrom, ch.RenameTo, _ = strings.Cut(*rename, "=")
 	if err := run(*rows, *seed, *out, ch); err != nil {
 		fmt.Fprintln(os.Stderr, "gensales:", err)
 		os.Exit(1)
