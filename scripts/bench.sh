@@ -3,14 +3,14 @@
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
 # audit/bench_test.go, and the bigdata function below). Figures go in
 # docs/benchmarks.md together with this command. Targets: kernel, pipeline,
-# eval, audit, bigdata, ooc (default: all), e.g.
+# eval, audit, bigdata, ooc, baseline (default: all), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit bigdata ooc)
+[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit bigdata ooc baseline)
 mkdir -p out
 
 # bigdata: `analyst run` at default settings on the generated sales CSV at
@@ -92,8 +92,12 @@ for target in "${targets[@]}"; do
 		# The out-of-core path on 16,000,000 rows against the in-memory path
 		# (scripts/bench-ooc.sh; tens of minutes).
 		scripts/bench-ooc.sh | tee -a out/bench-ooc.txt ;;
+	baseline)
+		# analyst run --baseline on 8,000,000 rows against a baseline of as
+		# many, and the same run without it (scripts/bench-baseline.sh).
+		scripts/bench-baseline.sh | tee -a out/bench-baseline.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, bigdata, ooc)" >&2
+		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, bigdata, ooc, baseline)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"
