@@ -68,6 +68,9 @@ type Record struct {
 	// Rules judged the changes (a replay judges by the same).
 	Rules   *eda.ChangeRules `json:"rules,omitempty"`
 	Changes *Changes         `json:"changes,omitempty"`
+	// Explained: a model wrote the key changes (a replay asks it again, in
+	// the same place of the recorded replies).
+	Explained bool `json:"explained,omitempty"`
 }
 
 // FromRecord is the baseline a recorded run compared with, from the copy
@@ -86,8 +89,8 @@ func FromRecord(dir string, r *Record) (*Baseline, error) {
 }
 
 // Recorded is the baseline the run of manifest was compared with, from
-// its folder, and the rules it was judged by; nil when it had none.
-func Recorded(manifest string) (*Baseline, *eda.ChangeRules, error) {
+// its folder, and the record of that comparison; nil when it had none.
+func Recorded(manifest string) (*Baseline, *Record, error) {
 	raw, err := readBounded(manifest, MaxManifestBytes)
 	if err != nil {
 		return nil, nil, err
@@ -102,7 +105,7 @@ func Recorded(manifest string) (*Baseline, *eda.ChangeRules, error) {
 		return nil, nil, nil
 	}
 	b, err := FromRecord(filepath.Dir(manifest), m.Baseline)
-	return b, m.Baseline.Rules, err
+	return b, m.Baseline, err
 }
 
 // SummaryMarkdown is a short Markdown summary of the changes for a CI step

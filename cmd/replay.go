@@ -10,7 +10,6 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
-	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -139,7 +138,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 			return err
 		}
 	}
-	if popts.Baseline, popts.ChangeRules, err = replayBaseline(run, &opts.BaselineOptions, cfg); err != nil {
+	if err := replayBaseline(&popts, run, &opts.BaselineOptions, cfg); err != nil {
 		progress.Stop()
 		return err
 	}
@@ -151,25 +150,30 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	return finishBaseline(&opts.BaselineOptions, cfg, popts.Baseline, popts.Data, res, runError(err))
 }
 
-// replayBaseline is the baseline a replay compares with: --baseline, judged
-// by the configuration; else the one the run was compared with (its copy
-// of that sketch), judged as the run judged it.
-func replayBaseline(run *audit.Run, opts *BaselineOptions, cfg *Config) (*baseline.Baseline, eda.ChangeRules, error) {
-	if opts.Baseline != "" {
-		b, err := openBaseline(opts.Baseline)
-		return b, cfg.ChangeRules, err
-	}
-	b, rules, err := baseline.Recorded(run.Manifest)
+// replayBaseline sets the baseline a replay compares with: --baseline,
+// judged by the configuration; else the one the run was compared with (its
+// copy of that sketch), judged as the run judged it. The model writes key
+// changes where the run's did (their reply is in the recording, in order).
+func replayBaseline(popts *pipeline.Options, run *audit.Run, opts *BaselineOptions, cfg *Config) error {
+	b, rec, err := baseline.Recorded(run.Manifest)
 	if err != nil {
-		return nil, cfg.ChangeRules, usageErrorf("the run's baseline: %v", err)
+		return usageErrorf("the run's baseline: %v", err)
 	}
-	if b == nil {
-		return nil, cfg.ChangeRules, checkBaselineFlags(opts)
+	popts.ExplainChanges = rec != nil && rec.Explained
+	popts.Baseline, popts.ChangeRules = b, cfg.ChangeRules
+	if rec != nil && rec.Rules != nil {
+		popts.ChangeRules = *rec.Rules
 	}
-	if rules == nil {
-		return b, cfg.ChangeRules, nil
+	if opts.Baseline != "" {
+		popts.Baseline, popts.ChangeRules = nil, cfg.ChangeRules
+		if popts.Baseline, err = openBaseline(opts.Baseline); err != nil {
+			return err
+		}
 	}
-	return b, *rules, nil
+	if popts.Baseline == nil {
+		return checkBaselineFlags(opts)
+	}
+	return nil
 }
 
 // replayOnData makes popts a replay of run on opts.Data: the recorded

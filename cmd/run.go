@@ -116,7 +116,10 @@ quantile deltas), category shifts, new and vanished values, and gaps in
 dates, each judged info, warn or fail by documented thresholds (config file
 key baseline:, per column too). --fail-on warn|fail exits 8 after writing
 everything when a change at that level or above is found; --summary-md FILE
-writes a Markdown table of the changes for a CI step summary.
+writes a Markdown table of the changes for a CI step summary. The comparison
+is computed, not written by a model; with --model, the model then reads the
+changes (never the rows) and writes Key changes at the top of What changed,
+each of its numbers traced to the cell that shows it, or marked untraced.
 
 A CSV or TSV file too big for the kernel's memory (--memory) is read out of
 core (--out-of-core, default auto): in chunks, with exact counts, missing
@@ -205,7 +208,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	retries := newRetryCounter()
 	// A model explores the data (unless --explore=false) and answers the
 	// questions; without one the run is the EDA stages only.
-	if len(opts.Questions) > 0 || (cfg.Explore && cfg.Model != "") {
+	if len(opts.Questions) > 0 || (cfg.Explore && cfg.Model != "") || (base != nil && cfg.Model != "") {
 		if cfg.Model == "" {
 			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
 		}
@@ -251,6 +254,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		OutOfCore:      cfg.OutOfCore,
 		Baseline:       base,
 		ChangeRules:    cfg.ChangeRules,
+		ExplainChanges: base != nil,
 	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()

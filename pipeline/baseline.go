@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path"
@@ -18,8 +19,9 @@ import (
 // (after the profile; first in the report), keeps a copy of that sketch (so
 // that a replay compares with the same) and records what changed.
 
-// compareWithBaseline runs the What changed stage when there is a baseline.
-func (r *runner) compareWithBaseline(run func(eda.Stage) error) error {
+// compareWithBaseline runs the What changed stage when there is a baseline,
+// and has the model write the key changes when it is asked to.
+func (r *runner) compareWithBaseline(ctx context.Context) error {
 	b := r.opts.Baseline
 	if b == nil {
 		return nil
@@ -29,7 +31,7 @@ func (r *runner) compareWithBaseline(run func(eda.Stage) error) error {
 	}
 	st := eda.Changes(eda.CompareInput{Manifest: b.Manifest, Data: b.Data.Name, SHA256: b.Data.SHA256,
 		Sketch: b.Sketch.JSON(), Rules: r.opts.ChangeRules})
-	err := run(st)
+	err := r.runStage(ctx, st)
 	for i := range r.stages {
 		if r.stages[i].Name == eda.StageChanges {
 			r.stages[i].Lead = true // before the data overview in the report
@@ -49,7 +51,7 @@ func (r *runner) compareWithBaseline(run func(eda.Stage) error) error {
 	r.changes = changes
 	r.emit(Event{Type: EventNotice, Stage: eda.StageChanges, Message: fmt.Sprintf("what changed since %s: %s (%d fail, %d warn, %d info)",
 		filepath.Base(b.Manifest), changes.Worst, changes.Counts[eda.LevelFail], changes.Counts[eda.LevelWarn], changes.Counts[eda.LevelInfo])})
-	return nil
+	return r.explainChanges(ctx)
 }
 
 // cellOutput is the data of mime in the output of the last cell tagged tag.
@@ -100,5 +102,5 @@ func (r *runner) baselineRecord() *baseline.Record {
 		return nil
 	}
 	return &baseline.Record{Manifest: b.Manifest, Data: b.Data, File: path.Join(r.name+"_files", baseline.BaselineFile),
-		Rules: &r.opts.ChangeRules, Changes: r.changes}
+		Rules: &r.opts.ChangeRules, Changes: r.changes, Explained: r.keyChanges != nil}
 }

@@ -107,6 +107,8 @@ type Options struct {
 	// see baseline.go), judged by ChangeRules.
 	Baseline    *baseline.Baseline
 	ChangeRules eda.ChangeRules
+	// ExplainChanges: the model writes the key changes (see keychanges.go).
+	ExplainChanges bool
 }
 
 // Event is a step of a run, for progress displays.
@@ -341,8 +343,9 @@ type runner struct {
 	rerunValues map[int][]audit.ValueChange // by question, from 1
 	exploration *Exploration
 
-	changes *baseline.Changes   // what changed since the baseline
-	sketch  *baseline.SketchRef // the sketch this run kept
+	changes    *baseline.Changes   // what changed since the baseline
+	keyChanges *KeyChanges         // the model's account of them
+	sketch     *baseline.SketchRef // the sketch this run kept
 }
 
 func (r *runner) retries() int {
@@ -391,7 +394,7 @@ func (r *runner) run(ctx context.Context) error {
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
 		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
 
-	if len(r.opts.Questions) > 0 || r.exploring() {
+	if len(r.opts.Questions) > 0 || r.exploring() || r.explainsChanges() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
 		info, err := r.opts.Model.Model(ctx)
@@ -439,7 +442,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.Rerun != nil {
 		r.compareSchema()
 	}
-	if err := r.compareWithBaseline(func(st eda.Stage) error { return r.runStage(ctx, st) }); err != nil {
+	if err := r.compareWithBaseline(ctx); err != nil {
 		return err
 	}
 	dist := eda.Distributions(r.profile, r.opts.EDA)
@@ -594,8 +597,9 @@ type Manifest struct {
 	Exploration *Exploration `json:"exploration,omitempty"`
 	// Sketch is the file that keeps what a later comparison needs;
 	// Baseline is there when the run was compared with one.
-	Sketch   *baseline.SketchRef `json:"sketch,omitempty"`
-	Baseline *baseline.Record    `json:"baseline,omitempty"`
+	Sketch     *baseline.SketchRef `json:"sketch,omitempty"`
+	Baseline   *baseline.Record    `json:"baseline,omitempty"`
+	KeyChanges *KeyChanges         `json:"key_changes,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -658,7 +662,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Rerun = r.opts.Rerun.Record()
 	}
 	m.Exploration = r.exploration
-	m.Sketch, m.Baseline = r.sketch, r.baselineRecord()
+	m.Sketch, m.Baseline, m.KeyChanges = r.sketch, r.baselineRecord(), r.keyChanges
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -699,6 +703,7 @@ func (r *runner) write(res *Result) error {
 	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(r.exploration, trace, r.nb)
 	cellNumbers := r.traceVerdicts(trace)
 	maps.Copy(cellNumbers, findingNumbers)
+	maps.Copy(cellNumbers, r.keyChangesMarks(trace))
 	in := report.Input{
 		Title:    "Analysis of " + r.in.Name,
 		Question: strings.Join(r.opts.Questions, " · "),

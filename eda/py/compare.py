@@ -233,14 +233,15 @@ changes_table = pd.DataFrame({
     "level": [c["level"] for c in changes],
     "check": [c["check"] for c in changes],
     "column": [c["column"] or "" for c in changes],
-    "measure": [None if c["value"] is None else c["value"] for c in changes],
+    "measure": [c["value"] for c in changes],
     "warn at": [c["warn"] for c in changes],
     "fail at": [c["fail"] for c in changes],
     "p-value": [c["p_value"] for c in changes],
-    "what changed": [c["text"] for c in changes],
 })
 print(f"{counted['fail']} change(s) at fail, {counted['warn']} at warn, {counted['info']} at info; "
-      f"{tests} statistical test(s), each significant below α = {SIGNIFICANCE} / {max(1, tests)} = {alpha:.3g}")
+      f"{tests} statistical test(s), each significant below α = {SIGNIFICANCE} / {max(1, tests)} = {alpha:.3g}\n")
+for c in changes:  # in full: the table below has the measures
+    print(f"{c['level']:<4}  {c['check']:<17}  {c['column'] or '(table)'}: {c['text']}")
 display({CHANGES_MIME: jsonable({"worst": worst, "counts": counted, "alpha": alpha, "tests": tests, "changes": changes}),
          "text/plain": f"What changed: worst level {worst}"}, raw=True)
 changes_table
