@@ -2,6 +2,7 @@ package eda
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -245,14 +246,7 @@ func changesRulesMd(r ChangeRules) string {
 	return strings.TrimSpace(b.String())
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // pyRules renders thresholds as a Python dict {check: (warn, fail)}.
 func pyRules(rules map[string]ChangeRule) string {
