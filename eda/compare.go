@@ -150,7 +150,7 @@ func Changes(in CompareInput) Stage {
 			"{{SIGNIFICANCE}}", pyFloat(changeSignificance), "{{ID_MIN_ROWS}}", strconv.Itoa(idMinRows),
 			"{{FEW_VALUES}}", strconv.Itoa(fewValues), "{{RENAME_DISTANCE}}", pyFloat(renameDistance),
 			"{{GAP_MIN_ROWS}}", strconv.Itoa(gapMinRows)), "baseline-sketch"),
-		Markdown("Helpers: a numeric sketch as a distribution function, the tests and distances below, and the chart helpers. "+
+		Markdown("Helpers: a numeric sketch as a distribution function, the tests and distances below, and the chart helpers. " +
 			"Then every change, most severe first, each judged by the rules stated under it."),
 		Code(compareHelpersPy, "compare-helpers"),
 		Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"),
