@@ -3,6 +3,7 @@ package baseline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -265,4 +266,58 @@ func chartsOf(outs []nbformat.Output) []string {
 		}
 	}
 	return out
+}
+
+// Columns the profile leaves partly undescribed: infinite values only, a
+// date column with a time zone, booleans, integers with missing values, a
+// constant, one value per row; compared without an error or a warning, and
+// judged where they can be.
+func TestCompareEdgeColumns(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, flagEvery int, extra bool) {
+		var b strings.Builder
+		infs := "infs" // infinite values only: renamed, not alike (no values to compare)
+		if extra {
+			infs = "infs2"
+		}
+		b.WriteString("id,when,flag,count,ratio,constant,code,some_inf," + infs)
+		if extra {
+			b.WriteString(",added")
+		}
+		b.WriteString("\n")
+		for i := range 300 {
+			count := fmt.Sprint(i % 7)
+			if i%11 == 0 {
+				count = ""
+			}
+			someInf := fmt.Sprint(i%5 + flagEvery) // shifted with flagEvery; its mean is infinite
+			if i%3 == 0 {
+				someInf = "inf"
+			}
+			fmt.Fprintf(&b, "%d,2024-03-%02dT%02d:00:00+01:00,%t,%s,inf,same,K%03d,%s,-inf", i, 1+i%28, i%24, i%flagEvery == 0, count, i, someInf)
+			if extra {
+				b.WriteString(",x")
+			}
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.csv", 2, false)
+	write("b.csv", 5, true)
+	s := newSession(t, dir)
+	base := s.sketch("a.csv", false)
+	if c := base.Columns[4]; c.Name != "ratio" || c.Numbers == nil || c.Numbers.Count != 0 || c.Numbers.Infinite != 300 {
+		t.Errorf("ratio's sketch: %+v %+v", c, c.Numbers)
+	}
+	if c := base.Columns[1]; c.Dates == nil || c.Dates.Zone == nil || *c.Dates.Unit != "h" {
+		t.Errorf("when's sketch: %+v", c.Dates)
+	}
+	s.sketch("b.csv", false)
+	changes, _ := s.compare(base, eda.DefaultChangeRules())
+	want := []string{"fail numeric-shift some_inf", "fail removed infs", "warn category-shift flag"}
+	if got := judged(changes); !slices.Equal(got, want) {
+		t.Errorf("changes at warn and fail: %q, want %q", got, want)
+	}
 }

@@ -23,7 +23,7 @@ def change(check, column, text, value=None, p_value=None, level=None, **numbers)
 
 
 def num(x):
-    return show_number(float(x))
+    return "n/a" if x is None else show_number(float(x))
 
 
 def share(x):
@@ -91,6 +91,8 @@ def compare_dates(name, a, b):
     if a["min"] != b["min"] or a["max"] != b["max"]:
         change("time-range", name, f"{a['min']} … {a['max']} → {b['min']} … {b['max']}", level="info",
                baseline=[a["min"], a["max"]], new=[b["min"], b["max"]])
+    if not a["periods"] or not b["periods"]:
+        return
     unit, gaps = find_gaps(a, b)
     if unit is None:
         change("gaps", name, "not checked: the baseline has no period length at which every period has rows "

@@ -11,7 +11,7 @@ class Distribution:
         self.x = np.asarray(part["points"], dtype="float64")
         self.w = np.asarray(part["weights"], dtype="float64")
         self.n = self.w.sum()
-        self.F = np.concatenate([[0.0], np.cumsum(self.w) / self.n])
+        self.F = np.concatenate([[0.0], np.cumsum(self.w) / self.n]) if self.n else np.zeros(1)
         self.exact = part["exact"]
         self.mean, self.std = part["mean"], part["std"]
 
@@ -32,6 +32,8 @@ class Distribution:
 def ks_statistic(a, b):
     """Kolmogorov–Smirnov D = max |F_a(x) - F_b(x)|: both are step functions, so the largest gap is
     at one of their points."""
+    if not a.n or not b.n:
+        return 1.0  # nothing to compare: as far apart as can be
     xs = np.union1d(a.x, b.x)
     return float(np.abs(a.cdf(xs) - b.cdf(xs)).max())
 

@@ -9,7 +9,8 @@ shift_tests = pd.DataFrame({
 deltas = []
 for c in shifts:
     a, b = (Distribution(side["numbers"]) for side in compared[c["column"]])
-    for statistic, old, new in [("mean", a.mean, b.mean), ("std", a.std, b.std)] + [
+    nan = lambda x: math.nan if x is None else x  # a statistic the profile could not compute (infinite values)
+    for statistic, old, new in [("mean", nan(a.mean), nan(b.mean)), ("std", nan(a.std), nan(b.std))] + [
             (f"Q({p:g})", float(a.quantile(p)), float(b.quantile(p))) for p in (0.05, 0.25, 0.5, 0.75, 0.95)]:
         deltas.append((c["column"], statistic, old, new, new - old, (new - old) / abs(old) if old else math.nan))
 numeric_deltas = pd.DataFrame(deltas, columns=["column", "statistic", "baseline", "new", "Δ", "Δ / |baseline|"]
