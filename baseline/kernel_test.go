@@ -171,6 +171,24 @@ func TestCompareSales(t *testing.T) {
 		t.Errorf("the comparison's outputs differ between two runs on the same inputs")
 	}
 
+	// Out of core, the sketch comes from the profile's pass chunk by chunk:
+	// it compares with the in-memory sketch of the same file as the same data.
+	chunked := s.sketch("base.csv", true)
+	for i, c := range chunked.Columns {
+		m := base.Columns[i]
+		if c.Name != m.Name || c.Kind != m.Kind || c.Missing != m.Missing ||
+			(c.Numbers != nil) != (m.Numbers != nil) || (c.Values != nil) != (m.Values != nil) || (c.Dates != nil) != (m.Dates != nil) {
+			t.Errorf("column %d: out of core %+v, in memory %+v", i, c, m)
+		}
+	}
+	s.sketch("base.csv", false) // this run's sketch: in memory; the baseline's: out of core
+	oocChanges, _ := s.compare(chunked, eda.DefaultChangeRules())
+	for _, ch := range oocChanges.Changes {
+		if ch.Level != eda.LevelInfo || (ch.Value != nil && ch.Check == eda.CheckNumericShift && *ch.Value > 0.002) {
+			t.Errorf("out of core against in memory, one file: %s %v %s", ch.Level, ch.Check, ch.Text)
+		}
+	}
+
 	// Small samples (500 rows) of one distribution: the tests' significance
 	// keeps their noise below warn too.
 	small := s.sketch("small-a.csv", false)
@@ -218,31 +236,6 @@ func TestCompareSales(t *testing.T) {
 	}
 }
 
-// Out of core, the sketch comes from the profile's pass chunk by chunk: it
-// compares with the in-memory sketch of the same file as the same data.
-func TestCompareOutOfCore(t *testing.T) {
-	dir := salesFiles(t)
-	s := newSession(t, dir)
-	inMemory := s.sketch("base.csv", false)
-	chunked := s.sketch("base.csv", true)
-	for i, c := range chunked.Columns {
-		m := inMemory.Columns[i]
-		if c.Name != m.Name || c.Kind != m.Kind || c.Missing != m.Missing {
-			t.Errorf("column %d: out of core %s %s %d missing, in memory %s %s %d", i, c.Name, c.Kind, c.Missing, m.Name, m.Kind, m.Missing)
-		}
-		if (c.Numbers != nil) != (m.Numbers != nil) || (c.Values != nil) != (m.Values != nil) || (c.Dates != nil) != (m.Dates != nil) {
-			t.Errorf("column %s: parts differ", c.Name)
-		}
-	}
-	changes, _ := s.compare(inMemory, eda.DefaultChangeRules())
-	for _, ch := range changes.Changes {
-		if ch.Level != eda.LevelInfo || (ch.Value != nil && ch.Check == eda.CheckNumericShift && *ch.Value > 0.002) {
-			t.Errorf("out of core against in memory, one file: %s %v %s", ch.Level, ch.Check, ch.Text)
-		}
-	}
-}
-
-// marshal is the outputs as JSON, without the kernel's execution counts.
 func marshal(t *testing.T, outs []nbformat.Output) string {
 	outs = slices.Clone(outs)
 	for i := range outs {
