@@ -7,6 +7,7 @@
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/kernel-usage.sh
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 targets=("$@")
@@ -33,26 +34,9 @@ bigdata() {
 		local start=$(date +%s.%N)
 		# shellcheck disable=SC2086 # the flags are words
 		"$analyst" run --force --out "$dir/out_$n" ${BENCH_BIGDATA_FLAGS:-} "$csv" > "$dir/out_$n.log" 2>&1 &
-		local pid=$! peak=0 cpu=0
-		while kill -0 "$pid" 2>/dev/null; do
-			for id in $(podman ps -q --no-trunc --filter "label=io.analyst.owner-pid=$pid" 2>/dev/null); do
-				# cgroup v1 (rootful podman: libpod_parent, or machine.slice with systemd), then v2.
-				for f in /sys/fs/cgroup/memory/libpod_parent/libpod-$id/memory.max_usage_in_bytes \
-					/sys/fs/cgroup/memory/machine.slice/libpod-$id.scope/memory.max_usage_in_bytes \
-					/sys/fs/cgroup/machine.slice/libpod-$id.scope/memory.peak; do
-					if [ -r "$f" ]; then
-						local v=$(cat "$f")
-						[ "$v" -gt "$peak" ] && peak=$v
-					fi
-				done
-				# The kernel's CPU time (ns), which other work on a shared machine disturbs less than wall time.
-				for f in /sys/fs/cgroup/cpuacct/libpod_parent/libpod-$id/cpuacct.usage \
-					/sys/fs/cgroup/cpuacct/machine.slice/libpod-$id.scope/cpuacct.usage; do
-					[ -r "$f" ] && cpu=$(cat "$f")
-				done
-			done
-			sleep 0.5
-		done
+		local pid=$!
+		watch_kernel "$pid"
+		local peak=$PEAK cpu=$CPU
 		wait "$pid" || { echo "analyst run failed at $n rows:"; tail -5 "$dir/out_$n.log"; continue; }
 		python3 - "$dir/out_$n/sales_$n.run.json" "$n" "$start" "$(date +%s.%N)" "$peak" "$(stat -c %s "$csv")" "$cpu" <<'PY'
 import json, sys
