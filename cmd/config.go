@@ -11,7 +11,7 @@ import (
 )
 
 // configKeys are the settings `analyst config` lists, in order.
-var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyExplore, keyGoals, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyMaxReplyTokens, keyNAValues, keyOutOfCore, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyOutputSize, keyRequireLims, keyCellTimeout}
+var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyExplore, keyGoals, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyMaxReplyTokens, keyNAValues, keyOutOfCore, keyFailOn, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyOutputSize, keyRequireLims, keyCellTimeout}
 
 // ConfigOptions are the inputs of `analyst config` (none but the kernel
 // flags, which it reports as set).

@@ -17,6 +17,7 @@ const (
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image; the data will not fit in its memory
 	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
 	ExitNoAnswer    = 7   // the run finished, but a question got no answer
+	ExitChanges     = 8   // run --baseline --fail-on: a change at that level or above (everything written)
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -39,6 +40,8 @@ const exitCodeHelp = `Exit codes:
   6    eval score below --min-score, or a significant regression (eval compare)
   7    no answer: the run finished, but a question got no answer (turn or
        repair bound reached, no clear reply); the reason is printed
+  8    changes: analyst run --baseline --fail-on LEVEL found a change at LEVEL
+       or above since the baseline; every output was written first
   130  interrupted (Ctrl-C or SIGTERM)`
 
 // ExitError carries an exit code with the error that caused it.

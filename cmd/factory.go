@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/command"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -82,6 +84,11 @@ type Config struct {
 	NAValues []string
 	// OutOfCore is auto, true or false (pipeline.OutOfCoreAuto, ...).
 	OutOfCore string
+
+	// FailOn is the level of a change since --baseline that makes run exit
+	// with ExitChanges ("" for never); ChangeRules judge the changes.
+	FailOn      string
+	ChangeRules eda.ChangeRules
 }
 
 // ModelOptions are the llm options the configuration sets.
@@ -144,6 +151,11 @@ const (
 	keyMaxReplyTokens    = "max-reply-tokens"
 	keyNAValues          = "na-values"
 	keyOutOfCore         = "run.out-of-core"
+
+	keyFailOn             = "baseline.fail-on"
+	keyBaselineThresholds = "baseline.thresholds"
+	keyBaselineLevels     = "baseline.levels"
+	keyBaselineColumns    = "baseline.columns"
 )
 
 func newViper() *viper.Viper {
@@ -267,6 +279,9 @@ func (f *Factory) readConfig() (*Config, error) {
 	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
 		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
 	}
+	if err := baselineConfig(v, cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -297,6 +312,25 @@ func readModelRequestConfig(v *viper.Viper, cfg *Config) error {
 	} else {
 		cfg.MaxReplyTokens = n
 	}
+	return nil
+}
+
+// baselineConfig reads how changes since a baseline are judged: the
+// level --fail-on stops at, and the `baseline:` thresholds and levels.
+func baselineConfig(v *viper.Viper, cfg *Config) error {
+	switch failOn := strings.ToLower(strings.TrimSpace(v.GetString(keyFailOn))); failOn {
+	case "", "never":
+	case eda.LevelWarn, eda.LevelFail:
+		cfg.FailOn = failOn
+	default:
+		return usageErrorf("%s must be warn, fail or never, got %q", keyFailOn, v.GetString(keyFailOn))
+	}
+	rules, err := baseline.Rules(baseline.Settings{Thresholds: v.Get(keyBaselineThresholds), Levels: v.Get(keyBaselineLevels),
+		Columns: v.Get(keyBaselineColumns)})
+	if err != nil {
+		return usageErrorf("config: %v", err)
+	}
+	cfg.ChangeRules = rules
 	return nil
 }
 

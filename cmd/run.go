@@ -30,6 +30,7 @@ type RunOptions struct {
 	Sheet     string
 	Table     string
 	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
+	BaselineOptions
 }
 
 // newCmdRun: runF, when not nil, replaces runRun (tests see the parsed
@@ -104,6 +105,21 @@ with thousands separators, currency symbols, % or accounting parentheses,
 timestamps with UTC offsets (converted to UTC) and Unix times in columns named
 like times; every conversion is code in the notebook and a note in the report.
 
+With --baseline OLD (an earlier run: its folder or NAME.run.json), the run
+compares its data with what OLD kept (every run keeps a sketch of its data:
+NAME_files/sketch.json; the old rows are not needed) and a What changed
+section opens the report: columns removed, added, renamed or changed in
+type, the rows, and per column the missing share, numeric shifts
+(Wasserstein distance over the baseline's standard deviation, KS, PSI,
+quantile deltas), category shifts, new and vanished values, and gaps in
+dates, each judged info, warn or fail by documented thresholds (config file
+key baseline:, per column too). --fail-on warn|fail exits 8 after writing
+everything when a change at that level or above is found; --summary-md FILE
+writes a Markdown table of the changes for a CI step summary. The comparison
+is computed, not written by a model; with --model, the model then reads the
+changes (never the rows) and writes Key changes at the top of What changed,
+each of its numbers traced to the cell that shows it, or marked untraced.
+
 A CSV or TSV file too big for the kernel's memory (--memory) is read out of
 core (--out-of-core, default auto): in chunks, with exact counts, missing
 values, min, max, mean, standard deviation and histograms, approximate (≈)
@@ -115,6 +131,7 @@ says so at the top.`,
   analyst run --sheet Q4 sales.xlsx
   analyst run --table orders shop.sqlite
   analyst run --out reports --name q4 sales.csv.gz
+  analyst run --out week-49 --baseline week-48/ --fail-on fail --summary-md changes.md sales.csv
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
   analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -131,6 +148,7 @@ says so at the top.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.FailOnSet = c.Flags().Changed("fail-on")
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -157,6 +175,7 @@ says so at the top.`,
 	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "explore": keyExplore, "goals": keyGoals, "run-timeout": keyRunTimeout, "na-values": keyNAValues, "out-of-core": keyOutOfCore} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
+	addBaselineFlags(c, &opts.BaselineOptions)
 	addKernelFlags(c)
 	addModelFlags(c)
 	return c
@@ -179,7 +198,14 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return runError(err)
 	}
 	defer ds.Close()
-	model, check, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0)
+	if err := checkBaselineFlags(&opts.BaselineOptions); err != nil {
+		return err
+	}
+	base, err := openBaseline(opts.Baseline)
+	if err != nil {
+		return err
+	}
+	model, check, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0, base != nil)
 	if err != nil {
 		return err
 	}
@@ -188,6 +214,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		AnalystVersion: Version, Questions: opts.Questions, Model: model, ModelSpec: cfg.Model,
 		MaxTurns: cfg.MaxTurns, ReflectRounds: &cfg.ReflectRounds, NoExplore: !cfg.Explore, Goals: cfg.Goals,
 		RunTimeout: cfg.RunTimeout, ModelRetries: retries.Retries, OutOfCore: cfg.OutOfCore,
+		Baseline: base, ChangeRules: cfg.ChangeRules, ExplainChanges: base != nil,
 	}
 	if check != nil {
 		popts.ModelInfo, popts.ModelErr = check.info, check.err
@@ -209,25 +236,27 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if res != nil && res.Files.Report != "" {
 		printRunFiles(f, opts.JSON, res)
 	}
+	runErr := runError(err)
 	if err == nil && res != nil {
 		if missing := res.Unanswered(); len(missing) > 0 {
 			var reasons []string
 			for _, u := range missing {
 				reasons = append(reasons, fmt.Sprintf("question %d got no answer: %s", u.Index, u.Reason))
 			}
-			return withCode(ExitNoAnswer, errors.New(strings.Join(reasons, "; ")))
+			runErr = withCode(ExitNoAnswer, errors.New(strings.Join(reasons, "; ")))
 		}
 	}
-	return runError(err)
+	return finishBaseline(&opts.BaselineOptions, cfg, base, opts.Data, res, runErr)
 }
 
 // runModel is the model of a run, asked about itself before anything slow
 // starts, so a server that is not there, a bad key or an unknown model
 // fails in a second; nil without questions and exploration. A model
-// explores the data (unless --explore=false) and answers the questions.
-func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (llm.Client, *modelCheck, *retryCounter, error) {
+// explores the data (unless --explore=false), answers the questions, and
+// with a baseline (compare) writes the key changes.
+func (f *Factory) runModel(ctx context.Context, cfg *Config, questions, compare bool) (llm.Client, *modelCheck, *retryCounter, error) {
 	retries := newRetryCounter()
-	if !questions && !(cfg.Explore && cfg.Model != "") {
+	if !questions && !((cfg.Explore || compare) && cfg.Model != "") {
 		return nil, nil, retries, nil
 	}
 	if cfg.Model == "" {
@@ -334,10 +363,14 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 		if ex := res.Exploration; ex != nil {
 			result["key_findings"] = ex.KeyFindings
 		}
+		if res.Changes != nil {
+			result["changes"] = res.Changes //houserules:literal a JSON key
+		}
 		_ = json.NewEncoder(f.IO.Out).Encode(result)
 		return
 	}
 	printRerun(f, res)
+	printChanges(f.IO.Out, res.Changes)
 	printKeyFindings(f, res)
 	printAnswers(f, res)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)

@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,21 +99,24 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("the model server was asked %d chat requests; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
 				}
 			},
-			// gensales ROWS FILE writes the example sales data as Parquet,
-			// or as CSV when FILE ends in .csv.
+			// gensales ROWS FILE [seed=N] [CHANGE...] writes the example sales
+			// data as Parquet, or as CSV when FILE ends in .csv, with the
+			// changes of salesChange (CSV only).
 			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 2 {
-					ts.Fatalf("usage: gensales ROWS FILE")
+				if len(args) < 2 {
+					ts.Fatalf("usage: gensales ROWS FILE [seed=N] [CHANGE...]")
 				}
 				rows, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				seed, ch, err := salesChange(args[2:])
 				ts.Check(err)
 				f, err := os.Create(ts.MkAbs(args[1]))
 				ts.Check(err)
 				write := examples.WriteSalesParquet
 				if strings.HasSuffix(args[1], ".csv") {
-					write = examples.WriteSales
+					write = func(w io.Writer, rows int, seed uint64) error { return examples.WriteSalesChanged(w, rows, seed, ch) }
 				}
-				ts.Check(write(f, rows, 1))
+				ts.Check(write(f, rows, seed))
 				ts.Check(f.Close())
 			},
 		},

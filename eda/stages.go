@@ -47,6 +47,7 @@ const (
 	summaryProfileAlerts  = "Profile alerts: the thresholds above, applied to each column."
 	summaryProfileJSON    = "The profile as JSON, which analyst reads for the report and the model."
 	summaryChartHelpers   = "Chart helpers: the drawing code the charts below share."
+	summarySketch         = "The data's sketch as JSON, which run.json keeps to compare a later run with."
 )
 
 // Setup imports what the later stages use and sets display options. The
@@ -164,6 +165,8 @@ func ProfileStage() Stage {
 		Plumbing(summaryProfileAlerts, Code(profileAlerts(), "profile-alerts")),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
 		Plumbing(summaryProfileJSON, Code(profileJSON(""), ProfileTag)),
+		Markdown(sketchMd),
+		Plumbing(summarySketch, sketchCell(sketchParts(), inMemorySketchFeed, "set()", "set()")),
 	}}
 }
 

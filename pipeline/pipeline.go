@@ -18,6 +18,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -110,6 +111,12 @@ type Options struct {
 	// far (the client retries 429, 5xx and dropped connections by itself);
 	// shown on the progress line and counted in run.json.
 	ModelRetries func() int
+	// Baseline, if set, is a run to compare the data with (What changed,
+	// see baseline.go), judged by ChangeRules.
+	Baseline    *baseline.Baseline
+	ChangeRules eda.ChangeRules
+	// ExplainChanges: the model writes the key changes (see keychanges.go).
+	ExplainChanges bool
 }
 
 // Event is a step of a run, for progress displays.
@@ -161,6 +168,9 @@ type Result struct {
 	// Exploration is what the model's exploration found; nil when it did
 	// not run.
 	Exploration *Exploration
+	// Changes are what changed since Options.Baseline; nil without one, or
+	// when the run stopped before the comparison.
+	Changes *baseline.Changes
 }
 
 // Unanswered returns the questions (1-based) asked that got no answer,
@@ -369,6 +379,10 @@ type runner struct {
 	agent     *agent.Agent
 
 	exploration *Exploration
+
+	changes    *baseline.Changes   // what changed since the baseline
+	keyChanges *KeyChanges         // the model's account of them
+	sketch     *baseline.SketchRef // the sketch this run kept
 }
 
 func (r *runner) retries() int {
@@ -417,7 +431,7 @@ func (r *runner) run(ctx context.Context) error {
 		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
 		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
 
-	if len(r.opts.Questions) > 0 || r.exploring() {
+	if len(r.opts.Questions) > 0 || r.exploring() || r.explainsChanges() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
 		info, err := r.opts.ModelInfo, r.opts.ModelErr
@@ -458,6 +472,9 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if r.opts.Rerun != nil {
 		r.compareSchema()
+	}
+	if err := r.compareWithBaseline(ctx); err != nil {
+		return err
 	}
 	dist := eda.Distributions(r.profile, r.opts.EDA)
 	if r.ooc != nil {
@@ -534,7 +551,7 @@ func (r *runner) finish(runErr error) (*Result, error) {
 		return nil, nil
 	}
 	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers,
-		Exploration: r.exploration}
+		Exploration: r.exploration, Changes: r.changes}
 	if err := r.write(res); err != nil {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
@@ -577,6 +594,11 @@ type Manifest struct {
 	Rerun *audit.RerunRecord `json:"rerun,omitempty"`
 	// Exploration is there when the model explored the data.
 	Exploration *Exploration `json:"exploration,omitempty"`
+	// Sketch is the file that keeps what a later comparison needs;
+	// Baseline is there when the run was compared with one.
+	Sketch     *baseline.SketchRef `json:"sketch,omitempty"`
+	Baseline   *baseline.Record    `json:"baseline,omitempty"`
+	KeyChanges *KeyChanges         `json:"key_changes,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -660,6 +682,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Rerun = r.opts.Rerun.Record()
 	}
 	m.Exploration = r.exploration
+	m.Sketch, m.Baseline, m.KeyChanges = r.sketch, r.baselineRecord(), r.keyChanges
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -686,6 +709,9 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 }
 
 func (r *runner) write(res *Result) error {
+	if err := r.keepSketches(); err != nil {
+		return err
+	}
 	nbPath := r.out.path(r.name + ".ipynb")
 	if err := nbformat.WriteFile(nbPath, r.nb); err != nil {
 		return err

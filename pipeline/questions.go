@@ -439,7 +439,7 @@ func (r *runner) manifestModel() *ManifestModel {
 			m.Unanswered++
 		}
 	}
-	for _, c := range r.explorationCalls() {
+	for _, c := range append(r.explorationCalls(), r.keyChangesCalls()...) {
 		m.Calls++
 		m.PromptTokens += c.PromptTokens
 		m.CompletionTokens += c.CompletionTokens

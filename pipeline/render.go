@@ -49,6 +49,7 @@ func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Inp
 	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(m.Exploration, trace, nb, goalValues)
 	cellNumbers := traceVerdicts(nb, modelAnswers(m.Exploration, m.Questions), trace)
 	maps.Copy(cellNumbers, findingNumbers)
+	maps.Copy(cellNumbers, keyChangesMarks(m.KeyChanges, nb, trace))
 	stages := make([]report.StageInfo, len(m.Stages))
 	for i, s := range m.Stages {
 		stages[i] = report.StageInfo{Name: s.Name, Title: s.Title, Status: s.Status, Lead: s.Lead}
