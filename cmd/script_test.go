@@ -98,6 +98,28 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("the model server was asked %d chat requests; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
 				}
 			},
+			// modeltold TEXT checks that the system prompt of some chat
+			// request to the script's model server ($FAKE_OLLAMA) holds TEXT.
+			"modeltold": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: modeltold TEXT")
+				}
+				f := ts.Value(fakeOllamaKey{}).(*fakeOllama)
+				f.mu.Lock()
+				systems := append([]string(nil), f.systems...)
+				f.mu.Unlock()
+				told := false
+				for _, s := range systems {
+					told = told || strings.Contains(s, args[0])
+				}
+				if told == neg {
+					last := ""
+					if len(systems) > 0 {
+						last = systems[len(systems)-1]
+					}
+					ts.Fatalf("the model was %stold %q; its last system prompt:\n%s", map[bool]string{true: "", false: "not "}[told], args[0], last)
+				}
+			},
 			// gensales ROWS FILE writes the example sales data as Parquet,
 			// or as CSV when FILE ends in .csv.
 			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -35,11 +35,29 @@ type Input struct {
 	// Frame estimates the memory the data takes once loaded (nil: not
 	// estimated); see CheckMemory.
 	Frame *FrameEstimate
+	// Folder is set when the dataset is a folder (Format FormatFolder): its
+	// files, each checked and hashed. Path, Name, Bytes and SHA256 are then
+	// the folder's (see Folder.Digest).
+	Folder *Folder
 }
 
 // CheckInput makes sure path is a dataset the kernel can read, before any
 // container starts, and hashes it for the run manifest.
 func CheckInput(path string) (*Input, error) {
+	in, err := checkFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(in.Path, ",:") {
+		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
+	}
+	return in, nil
+}
+
+// checkFile checks and hashes one data file: CheckInput's work but for
+// the place it is mounted from (a folder's files are staged under plain
+// names).
+func checkFile(path string) (*Input, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &InputError{path, err.Error()}
@@ -78,9 +96,6 @@ func CheckInput(path string) (*Input, error) {
 	size, err := io.Copy(h, f)
 	if err != nil {
 		return nil, &InputError{path, "reading: " + err.Error()}
-	}
-	if strings.ContainsAny(abs, ",:") {
-		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
 	}
 	in := &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}
 	// An estimate that fails leaves the memory check to the kernel.

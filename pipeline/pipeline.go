@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -32,7 +31,10 @@ import (
 
 // Options configure a run.
 type Options struct {
-	Data string // the dataset on the host
+	Data string // the dataset on the host: a file or a folder
+	// DataPaths, if set, are the files and folders of the dataset given one
+	// by one (seen as one folder: CheckDataSet); Data is then unused.
+	DataPaths []string
 	// Input is Data as Preflight checked and hashed it; nil: Run checks
 	// Data itself. Passing it spares a second read of the whole file.
 	Input *Input
@@ -42,8 +44,12 @@ type Options struct {
 	Dataset *Dataset
 	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
 	Table   string // SQLite: the table; "": the only one
-	OutDir  string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
-	Name    string // output base name; default: the data file's name without extensions
+	// SkipUnreadable leaves out a folder's tables and documents that cannot
+	// be read (listed in the report and run.json as skipped, with why)
+	// instead of refusing the folder.
+	SkipUnreadable bool
+	OutDir         string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
+	Name           string // output base name; default: the data file's name without extensions
 	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
 	// NAME_files folder even where no previous run's manifest lists them
 	// unchanged (see CheckOutputs).
@@ -282,7 +288,11 @@ func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
 	if in == nil {
 		var err error
-		if in, err = CheckInput(opts.Data); err != nil {
+		paths := opts.DataPaths
+		if len(paths) == 0 {
+			paths = []string{opts.Data}
+		}
+		if in, err = CheckDataSet(paths, opts.SkipUnreadable); err != nil {
 			return nil, "", err
 		}
 	}
@@ -334,7 +344,8 @@ type runner struct {
 
 	k       *kernel.Kernel
 	nb      *nbformat.Notebook
-	profile *eda.Profile
+	profile *eda.Profile   // the main table's (a file's only one)
+	loaded  *Loaded        // what the load stages found: a folder's tables
 	ooc     *eda.OutOfCore // the data is read out of core
 	stages  []report.StageInfo
 	failure string
@@ -390,11 +401,8 @@ func (r *runner) run(ctx context.Context) error {
 	r.nb.SetProvenance("analyst_version", r.opts.AnalystVersion)
 	r.nb.SetProvenance("driver", kernel.DriverHash())
 	r.nb.SetProvenance("image", r.opts.ImageID)
-	r.nb.SetProvenance("data", map[string]any{"name": r.in.Name, "sha256": r.in.SHA256, "bytes": r.in.Bytes})
-	r.nb.AddMarkdown(fmt.Sprintf("# Exploratory analysis of `%s`\n\n"+
-		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
-		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
-		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
+	r.nb.SetProvenance("data", r.notebookData())
+	r.nb.AddMarkdown(r.notebookTitle(), nbformat.TagNotebookOnly)
 
 	if len(r.opts.Questions) > 0 || r.exploring() {
 		// Ask the model server first: a bad key or a typo fails in a second,
@@ -426,14 +434,10 @@ func (r *runner) run(ctx context.Context) error {
 	if ooc, outOfCore := r.outOfCore(); outOfCore {
 		r.ooc = &ooc
 	}
-	stages := r.ds.LoadStages(r.ooc)
-	for _, st := range stages {
-		if err := r.runStage(ctx, st); err != nil {
-			return err
-		}
-	}
-	if r.profile == nil {
-		return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (*eda.Profile, error) { return r.runStage(ctx, st) })
+	r.loaded, r.profile = loaded, loaded.Profile
+	if err != nil {
+		return err
 	}
 	if r.opts.Rerun != nil {
 		r.compareSchema()
@@ -443,7 +447,7 @@ func (r *runner) run(ctx context.Context) error {
 		dist = eda.DistributionsOutOfCore(r.profile, r.opts.EDA)
 	}
 	for _, st := range []eda.Stage{dist, eda.OnSample(eda.Visualization(r.profile, r.opts.EDA), r.profile)} {
-		if err := r.runStage(ctx, st); err != nil {
+		if _, err := r.runStage(ctx, st); err != nil {
 			return err
 		}
 	}
@@ -453,20 +457,18 @@ func (r *runner) run(ctx context.Context) error {
 	return r.ask(ctx)
 }
 
-// runStage runs a stage's cells in order and stops at the first failure.
-func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
-	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.opts.Data, CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
+// runStage runs a stage's cells in order and stops at the first failure;
+// it returns the profile a cell displayed, if one did.
+func (r *runner) runStage(ctx context.Context, st eda.Stage) (*eda.Profile, error) {
+	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.ds.StagePath(st), CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
 	res, err := sr.Run(ctx, st)
 	r.stages = append(r.stages, res.Info)
 	var rate string
-	if st.Name == eda.StageLoad && res.Info.Status == report.StatusOK {
-		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, res.Info.Duration))
+	if ReadsData(st) && res.Info.Status == report.StatusOK {
+		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.ds.StageBytes(st), res.Info.Duration))
 	}
 	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})
-	if res.Profile != nil {
-		r.profile = res.Profile
-	}
-	return err
+	return res.Profile, err
 }
 
 // cellError classifies a failed cell of a run of the dataset data.
@@ -514,6 +516,10 @@ type Manifest struct {
 	Rootless       bool              `json:"rootless"`
 	Versions       map[string]string `json:"versions"`
 	Data           ManifestData      `json:"data"`
+	// Inputs are the dataset's files: a file, or every file of a folder
+	// with its kind (table, document, ignored, skipped), format, bytes and
+	// sha256 (data.sha256 of a folder is their Folder.Digest).
+	Inputs []InputFile `json:"inputs"`
 	// Occasion holds all that differs between two runs of the same data:
 	// when it ran and how long it took. Nothing else in run.json, and
 	// nothing in the notebook, report or charts, depends on the occasion.
@@ -549,8 +555,24 @@ type ManifestData struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format,omitempty"`
+	// Paths are the files and folders of a set given one by one (--data
+	// A --data B); Path is then "".
+	Paths []string `json:"paths,omitempty"`
+	// MainTable is a folder's main table, bound to df (Rows and Columns
+	// are its); Tables each table's name, file and shape.
+	MainTable string          `json:"main_table,omitempty"`
+	Tables    []ManifestTable `json:"tables,omitempty"`
 	// OutOfCore is set when the data was read out of core.
 	OutOfCore *eda.OutOfCoreInfo `json:"out_of_core,omitempty"`
+}
+
+// ManifestTable is a folder's table as loaded.
+type ManifestTable struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Rows    int    `json:"rows"`
+	Columns int    `json:"columns"`
+	Format  string `json:"format"`
 }
 
 // ManifestStage is one stage's outcome and time.
@@ -581,17 +603,18 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Failure:        r.failure,
 		Outputs:        ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts},
 	}
+	m.Inputs = r.ds.Inputs()
 	if r.profile != nil {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
 		m.Data.OutOfCore = r.profile.OutOfCore
 	}
+	r.manifestTables(&m.Data)
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
 		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
-		if s.Name == eda.StageLoad && s.Status == report.StatusOK {
-			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
-			m.Occasion.LoadMBPerS = &rate
-		}
+	}
+	if rate, ok := r.loadRate(); ok {
+		m.Occasion.LoadMBPerS = &rate
 	}
 	m.Model = r.manifestModel()
 	m.Questions = r.answers
@@ -638,7 +661,7 @@ func (r *runner) write(res *Result) error {
 	cellNumbers := r.traceVerdicts(trace)
 	maps.Copy(cellNumbers, findingNumbers)
 	in := report.Input{
-		Title:    "Analysis of " + r.in.Name,
+		Title:    r.dataTitle(),
 		Question: strings.Join(r.opts.Questions, " · "),
 		Answer:   answer,
 		Numbers:  numbers,
@@ -649,6 +672,7 @@ func (r *runner) write(res *Result) error {
 		CellNumbers:       cellNumbers,
 		Notebook:          r.nb,
 		Profile:           r.profile,
+		Inputs:            r.reportInputs(),
 		KaTeXDir:          r.opts.KaTeXDir,
 		Run: report.RunInfo{
 			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,

@@ -65,9 +65,11 @@ type page struct {
 	TOC         []tocEntry
 	Overview    *overview
 	NoProfile   bool
-	LeadStages  []*stageView
-	Stages      []*stageView
-	About       []fact
+	// Inputs are a folder dataset's files; nil for a file.
+	Inputs     *inputsView
+	LeadStages []*stageView
+	Stages     []*stageView
+	About      []fact
 }
 
 type fact struct {
@@ -165,6 +167,7 @@ func buildPage(in Input) (*page, error) {
 		}
 		p.KeyFindings = template.HTML(k)
 	}
+	p.Inputs = buildInputs(in.Inputs)
 	if in.Profile != nil {
 		p.Overview = buildOverview(in.Profile)
 	} else {
