@@ -291,15 +291,18 @@ func (f *Factory) runModel(ctx context.Context, cfg *Config, questions bool) (ll
 	if err != nil {
 		return nil, nil, nil, usageErrorf("%v", err)
 	}
-	info, err := model.Model(ctx)
+	// Every reply in run.json, for analyst replay, and the model's
+	// information, which a replay's agent is made with: asked through the
+	// recorder.
+	rec := audit.NewRecorder(model)
+	info, err := rec.Model(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, nil, runError(ctx.Err())
 		}
 		return nil, nil, nil, runError(&pipeline.ModelError{Err: err})
 	}
-	// Every reply in run.json, for analyst replay.
-	return audit.NewRecorder(model), info, retries, nil
+	return rec, info, retries, nil
 }
 
 func quoted(values []string) []string {
