@@ -94,6 +94,8 @@ type RecordData struct {
 	// Inputs); Paths the files and folders of a set given one by one.
 	Format string   `json:"format,omitempty"`
 	Paths  []string `json:"paths,omitempty"`
+	// MainTable is a folder's main table, bound to df.
+	MainTable string `json:"main_table,omitempty"`
 }
 
 // RecordInput is a file of the dataset: its path in the folder, its kind

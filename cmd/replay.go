@@ -51,6 +51,9 @@ report, run.json "rerun"). The recorded answers were given for the old data:
 a new value is the value at the place the old one showed in the same cell's
 output, and where there is no such place the report says so. A schema
 difference (columns added or removed, a dtype changed) is stated first.
+NEW is a folder when the run's data was one: its tables are matched by
+name, the tables added or removed and each table's column changes are
+stated first, and df stays the recorded run's main table.
 
 The model is asked again only where the recorded run asked it. The checks
 that would send a run's model back to work — an answer's numbers untraced
@@ -68,7 +71,8 @@ replayed and which are the model's.`,
 		Example: `  analyst replay out/sales.run.json
   analyst replay --out again out/
   analyst replay --data sales-2024-12.csv --out december out/sales.run.json
-  analyst replay --data renamed.csv --model ollama:qwen2.5-coder:7b out/`,
+  analyst replay --data renamed.csv --model ollama:qwen2.5-coder:7b out/
+  analyst replay --data shop-2024-12/ --out december out/shop.run.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("replay takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
@@ -85,7 +89,7 @@ replayed and which are the model's.`,
 	}
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", "replay", "output folder (not the run's own)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
-	c.Flags().StringVar(&opts.Data, "data", "", "new data of the same schema to run the recorded analysis on (default: the run's own)")
+	c.Flags().StringVar(&opts.Data, "data", "", "new data (a file, or a folder for a folder's run) of the same schema to run the recorded analysis on (default: the run's own)")
 	c.Flags().StringVar(&opts.Model, "model", "", "with --data: the model that goes on from the first recorded cell that fails on the new data, provider:name (default: none; the replay stops there)")
 	addKernelFlags(c)
 	addModelFlags(c)
@@ -114,7 +118,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	img := setup.Image
 	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
-		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),
+		Data: rec.Data.Path, DataPaths: rec.Data.Paths, OutDir: opts.OutDir, Name: run.Name(),
 		Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout,
 		AnalystVersion: Version, ImageID: img.Manifest.ID(), Versions: setup.versions(),
 		Runtime: setup.Options.Runtime, KaTeXDir: report.KaTeXDirIn(img.RootFS),
@@ -146,11 +150,15 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 // replayOnData makes popts a replay of run on opts.Data: the recorded
 // replies through an audit.Rerun, and the live model of --model.
 func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, cfg *Config) error {
-	in, err := pipeline.CheckInput(opts.Data)
+	in, err := pipeline.CheckData(opts.Data, false)
 	if err != nil {
 		return runError(err)
 	}
-	popts.Data, popts.Input = opts.Data, in
+	if folder := run.Record.Data.Format == pipeline.FormatFolder; folder != (in.Folder != nil) {
+		what := map[bool]string{true: "a folder", false: "a file"}
+		return usageErrorf("--data %s is %s, but the recorded run's data is %s: replay it on %s", opts.Data, what[in.Folder != nil], what[folder], what[folder])
+	}
+	popts.Data, popts.DataPaths, popts.Input = opts.Data, nil, in
 	if in.SHA256 == run.Record.Data.SHA256 {
 		return nil // the run's own data: a plain replay
 	}

@@ -92,6 +92,12 @@ func LoadFolder(f Folder) Stage {
 	}}
 }
 
+// profiledPy is what a table's profile computed that the stages after it
+// read: they run on the main table, chosen once every table is profiled.
+const profiledPy = `{"rows": rows, "column_info": column_info, "value_counts": value_counts, "profile": profile}`
+
+const summaryKeepProfile = "Kept for the main table: what the profile computed that the distributions read."
+
 const summaryLoadFolder = "Loader: reads each table of the folder into tables[NAME] as the text above says; load_infos[NAME] records each decision."
 
 // tableList names the tables and their files, the first 20.
@@ -145,20 +151,29 @@ func ProfileTable(name string, first bool) Stage {
 		}
 		cells[0].Source += " What each column's figures mean, and the alerts' thresholds, are said in the first table's profile above."
 	}
+	cells = append(cells, Plumbing(summaryKeepProfile, Code("profiled["+pyString(name)+"] = "+profiledPy)))
 	return Stage{Name: TableStage(StageProfile, name), Title: "Profile of " + name, Table: name, Cells: cells}
 }
 
 // MainTable makes the main table (the one with the most rows, rows of
-// them, of tables in all) df, for the stages that follow and the model.
-func MainTable(name string, rows, tables int) Stage {
+// them, of tables in all; with replayed, the recorded run's main table) df,
+// for the stages that follow and the model.
+func MainTable(name string, rows, tables int, replayed bool) Stage {
 	why := fmt.Sprintf("the table with the most rows (%s, of the folder's %d tables)", thousands(rows), tables)
-	if tables == 1 {
+	switch {
+	case replayed:
+		why = fmt.Sprintf("the main table of the recorded run this replays (%s rows here)", thousands(rows))
+	case tables == 1:
 		why = "the folder's only table"
 	}
 	return Stage{Name: StageMainTable, Title: "The main table: " + name, Cells: []Cell{
 		Markdown("**The main table** is `tables[" + pyString(name) + "]`, " + why + ": from here on `df` is it, and `load_info` how it " +
 			"was read. The distributions and charts below are of it; every table stays in `tables`."),
 		Code("df, load_info = tables[" + pyString(name) + "], load_infos[" + pyString(name) + "]\n" +
+			"# What its profile computed, which the stages below read; the other tables' are not needed.\n" +
+			"kept = profiled.pop(" + pyString(name) + ")\n" +
+			"rows, column_info, value_counts, profile = kept[\"rows\"], kept[\"column_info\"], kept[\"value_counts\"], kept[\"profile\"]\n" +
+			"profiled.clear()\n" +
 			`print(f"df: {len(df):,} rows × {len(df.columns):,} columns")`),
 	}}
 }

@@ -28,7 +28,8 @@ func writeShopFolder(t *testing.T) (string, []kernel.DataFile) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"orders.csv": "id,customer_id,amount\n1,10,100\n2,11,50\n3,10,25\n4,12,75\n",
+		"orders.csv": "id,customer_id,amount,status\n1,10,100,paid\n2,11,50,paid\n3,10,25,refunded\n4,12,75,paid\n",
+		"zz/returns.csv": "order_id,why\n3,late\n",
 		"crm/customers.json": `[{"id": 10, "name": "Ada", "tags": ["vip", "eu"], "address": {"city": "Oslo"}},` +
 			`{"id": 11, "name": "Bo", "tags": [], "address": {"city": "Rome"}},` +
 			`{"id": 12, "name": "Cy", "tags": ["eu"], "address": {"city": "Lyon"}}]`,
@@ -51,11 +52,14 @@ func writeShopFolder(t *testing.T) (string, []kernel.DataFile) {
 
 // A folder in the kernel: each table read into tables[NAME] with its own
 // load_info and profile (a JSON file's list column named in json_columns),
-// df the main table, and the tables join as the data says.
+// df the main table, the tables join as the data says, and the
+// distributions and charts of the main table run though another table was
+// profiled after it (they read what its profile computed).
 func TestFolderStages(t *testing.T) {
 	_, files := writeShopFolder(t)
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.DataFiles = files })
-	f := Folder{Dir: kernel.DataMount, Tables: []FolderTable{{Name: "crm/customers", Path: "crm/customers.json"}, {Name: "orders", Path: "orders.csv"}},
+	f := Folder{Dir: kernel.DataMount, Tables: []FolderTable{{Name: "crm/customers", Path: "crm/customers.json"}, {Name: "orders", Path: "orders.csv"},
+		{Name: "zz/returns", Path: "zz/returns.csv"}},
 		Documents: []string{"manual.md", "notes.txt"}}
 	mustRun(t, k, SetupFolder(f))
 	mustRun(t, k, LoadFolder(f))
@@ -64,15 +68,17 @@ func TestFolderStages(t *testing.T) {
 		mustRun(t, k, LoadTable(tb))
 		profiles[tb.Name] = profileOf(t, mustRun(t, k, ProfileTable(tb.Name, i == 0)))
 	}
-	if p := profiles["orders"]; p.Rows != 4 || p.Columns != 3 {
-		t.Errorf("orders: %d × %d, want 4 × 3", p.Rows, p.Columns)
+	if p := profiles["orders"]; p.Rows != 4 || p.Columns != 4 {
+		t.Errorf("orders: %d × %d, want 4 × 4", p.Rows, p.Columns)
 	}
 	c := profiles["crm/customers"]
 	if c.Rows != 3 || c.Load.JSONColumns["tags"] != "lists" || c.Load.Format != "json" {
 		t.Errorf("crm/customers: %d rows, format %s, json_columns %v; want 3 rows of json, tags holding lists", c.Rows, c.Load.Format, c.Load.JSONColumns)
 	}
 	wantNote(t, c, "flattened")
-	mustRun(t, k, MainTable("orders", 4, 2))
+	mustRun(t, k, MainTable("orders", 4, 3, false))
+	mustRun(t, k, Distributions(profiles["orders"], Options{}))
+	mustRun(t, k, Visualization(profiles["orders"], Options{}))
 	var got struct {
 		Rows   int      `json:"rows"`
 		Join   int      `json:"join"`
@@ -82,7 +88,7 @@ func TestFolderStages(t *testing.T) {
 	pyValue(t, k, `print(json.dumps({"rows": len(df), "tables": sorted(tables), `+
 		`"join": len(tables["orders"].merge(tables["crm/customers"], left_on="customer_id", right_on="id")), `+
 		`"tags": tables["crm/customers"]["tags"].map(json.loads)[0]}))`, &got)
-	if got.Rows != 4 || got.Join != 4 || strings.Join(got.Tags, ",") != "vip,eu" || strings.Join(got.Tables, ",") != "crm/customers,orders" {
+	if got.Rows != 4 || got.Join != 4 || strings.Join(got.Tags, ",") != "vip,eu" || strings.Join(got.Tables, ",") != "crm/customers,orders,zz/returns" {
 		t.Errorf("in the kernel: %+v; want df of 4 rows, a join of 4, tags [vip eu], tables crm/customers and orders", got)
 	}
 }

@@ -26,6 +26,9 @@ type Dataset struct {
 	// convs its Parquet tables' columns, by table name.
 	folder *eda.Folder
 	convs  map[string]*Converted
+	// Main, if set and a table of the folder, is its main table, whatever
+	// the rows (a replay keeps the recorded run's).
+	Main string
 }
 
 // OpenDataset makes the checked input in ready for a kernel: it checks the
@@ -136,6 +139,7 @@ type Loaded struct {
 	// the order they were loaded.
 	Main   string
 	Tables []LoadedTable
+	kept   bool // Main is Dataset.Main, not chosen by rows
 }
 
 // LoadedTable is a folder's table as loaded and profiled.
@@ -186,13 +190,18 @@ func (d *Dataset) RunLoad(ooc *eda.OutOfCore, run func(eda.Stage) (*eda.Profile,
 		return l, &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile",
 			Value: fmt.Sprintf("%d of the folder's %d tables were profiled", len(l.Tables), len(d.folder.Tables))}}
 	}
-	main := l.Tables[0]
+	main, kept := l.Tables[0], false
 	for _, t := range l.Tables[1:] {
 		if t.Profile.Rows > main.Profile.Rows {
 			main = t
 		}
 	}
-	l.Main, l.Profile = main.Name, main.Profile
+	for _, t := range l.Tables {
+		if t.Name == d.Main {
+			main, kept = t, true
+		}
+	}
+	l.Main, l.Profile, l.kept = main.Name, main.Profile, kept
 	for _, st := range d.tablesTogether(l) {
 		if _, err := run(st); err != nil {
 			return l, err
@@ -206,7 +215,7 @@ func (d *Dataset) RunLoad(ooc *eda.OutOfCore, run func(eda.Stage) (*eda.Profile,
 // when there are several tables, is called here), then the main table
 // made df.
 func (d *Dataset) tablesTogether(l *Loaded) []eda.Stage {
-	return []eda.Stage{eda.MainTable(l.Main, l.Profile.Rows, len(l.Tables))}
+	return []eda.Stage{eda.MainTable(l.Main, l.Profile.Rows, len(l.Tables), l.kept)}
 }
 
 func (d *Dataset) tablePath(name string) string {

@@ -434,6 +434,9 @@ func (r *runner) run(ctx context.Context) error {
 	if ooc, outOfCore := r.outOfCore(); outOfCore {
 		r.ooc = &ooc
 	}
+	if r.opts.Rerun != nil {
+		r.ds.Main = r.opts.Rerun.Recorded().Record.Data.MainTable // the recorded code's df
+	}
 	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (*eda.Profile, error) { return r.runStage(ctx, st) })
 	r.loaded, r.profile = loaded, loaded.Profile
 	if err != nil {

@@ -1,5 +1,6 @@
 tables = {}  # each table of the folder, by name, as the cells below read it
 load_infos = {}  # how each was read, by name (load_info of the table)
+profiled = {}  # what each table's profile computed, by name, until the main table is chosen
 
 
 def load_into_tables(name, path, converted=None):
