@@ -33,11 +33,11 @@ type Rerun struct {
 	// oldTables are a folder's tables as the recorded run profiled them, in
 	// its order (nil for a file).
 	oldTables []TableProfile
-	steps      []RecordStep // the recorded model cells, in order
-	replayer   *Replayer
-	live       llm.Client // nil: stop at the first failing cell
-	liveSpec   string
-	newData    RecordData
+	steps     []RecordStep // the recorded model cells, in order
+	replayer  *Replayer
+	live      llm.Client // nil: stop at the first failing cell
+	liveSpec  string
+	newData   RecordData
 
 	mu       sync.Mutex
 	schema   []SchemaChange

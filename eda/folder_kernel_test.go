@@ -28,7 +28,7 @@ func writeShopFolder(t *testing.T) (string, []kernel.DataFile) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"orders.csv": "id,customer_id,amount,status\n1,10,100,paid\n2,11,50,paid\n3,10,25,refunded\n4,12,75,paid\n",
+		"orders.csv":     "id,customer_id,amount,status\n1,10,100,paid\n2,11,50,paid\n3,10,25,refunded\n4,12,75,paid\n",
 		"zz/returns.csv": "order_id,why\n3,late\n",
 		"crm/customers.json": `[{"id": 10, "name": "Ada", "tags": ["vip", "eu"], "address": {"city": "Oslo"}},` +
 			`{"id": 11, "name": "Bo", "tags": [], "address": {"city": "Rome"}},` +
