@@ -193,7 +193,7 @@ func wantSubstr(t *testing.T, s string, substrs ...string) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
