@@ -56,8 +56,9 @@ type Agent struct {
 	OnTurn func(TurnEvent)
 
 	// Columns are the data's column names: feedback on a KeyError names the
-	// closest ones.
-	Columns []string
+	// closest ones, as not a column of ColumnsOf ("": df).
+	Columns   []string
+	ColumnsOf string
 
 	// ToolsRefused is the server's refusal of tool calling when it made the
 	// agent switch to code-block mode for the rest of its life; "" if not.
@@ -462,7 +463,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			if ex.Status == kernel.StatusOK {
 				charts = ex.Charts()
 			}
-			fb := describeExecution(ex, a.vision(), a.Columns)
+			fb := describeExecution(ex, a.vision(), a.Columns, a.ColumnsOf)
 			tell := func(found string) bool { return a.tell(phase, turn, FindingChart, found) }
 			if check := checkCharts(ans, phase, turn, charts, tell); check != "" {
 				fb += "\n" + check

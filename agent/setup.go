@@ -19,6 +19,9 @@ type Setup struct {
 	// is its profile, which the prompt summarises.
 	DataName string
 	Profile  *eda.Profile
+	// Folder, when the dataset is a folder, is its tables (Profile is then
+	// the main table's, df) and documents.
+	Folder   *Folder
 	Versions map[string]string // python and library versions of the image
 
 	MaxTurns   int // 0: DefaultMaxTurns
@@ -35,6 +38,9 @@ func New(s Setup) *Agent {
 		Client: s.Client, Info: s.Info, Kernel: s.Kernel, Columns: s.Profile.ColumnNames(),
 		MaxTurns: s.MaxTurns, MaxRepairs: s.MaxRepairs, CellTimeout: s.CellTimeout, Seed: orDefault(s.Seed, DefaultSeed),
 	}
+	if s.Folder != nil {
+		ag.Columns, ag.ColumnsOf = s.Folder.names(), "any table, nor a table's name"
+	}
 	turns, repairs := ag.Budgets()
 	told := s.CellTimeout
 	if told <= 0 {
@@ -42,6 +48,6 @@ func New(s Setup) *Agent {
 	}
 	ag.System = SystemPrompt(PromptInput{DataName: s.DataName, Profile: s.Profile, Versions: s.Versions,
 		Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision,
-		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: told})
+		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: told, Folder: s.Folder})
 	return ag
 }

@@ -34,6 +34,9 @@ type EvalOptions struct {
 	Force       bool
 	RetryErrors bool
 	MinScore    float64
+	// Split is a DABstep snapshot's split: dev or all ("": dev when it has
+	// answers).
+	Split string
 }
 
 // newCmdEval: runF, when not nil, replaces runEval (tests see the parsed
@@ -58,7 +61,18 @@ its own fresh kernel — score the answers, and write:
   OUT/junit.xml              one test case per eval case
   OUT/responses/MODEL.jsonl  the answers as a DABench responses file
 
-SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
+SUITE is a snapshot of DABstep's dataset repository (data/tasks/dev.jsonl and
+all.jsonl, data/context/): each task is a case on the context folder (its
+tables loaded, its manual and README told to the model and read with
+read_doc), asked as DABstep's baseline asks it (question, guidelines, read
+the documentation), its answer the named value answer, scored exactly as
+DABstep's question_scorer scores it (--split dev, the default when it has
+answers), and written to OUT/submissions/MODEL.jsonl as each task ends, the
+file DABstep's leaderboard takes ("task_id", "agent_answer",
+"reasoning_trace": the steps in words, cut at 32 KiB). The report gives the
+accuracy overall, easy and hard with 95% intervals. --split all runs the
+tasks without answers, for a submission.
+Or SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
 da-dev-labels.jsonl and tables/ or da-dev-tables/): each question is sent with its constraints
 and format, and scored exactly as DABench's official scorer does (ABQ, PSAQ,
 UASQ over the answered questions; "strict" figures also count unanswered
@@ -80,7 +94,9 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --model openai:gpt-4o-mini -j 2 --limit 20
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --shard 0/4 --out shard-0
   analyst eval merge --out eval-out shard-0 shard-1 shard-2 shard-3
-  analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl`,
+  analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl
+  analyst eval ../DABstep --model openai:gpt-4o-mini --out dabstep-out
+  analyst eval ../DABstep --split all --model openai:gpt-4o-mini --shard 0/4 --out shard-0`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("eval takes one SUITE folder (or a subcommand: score, merge)")
@@ -107,6 +123,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.BoolVar(&opts.Force, "force", false, "redo finished cases and drop stale results")
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
+	fl.StringVar(&opts.Split, "split", "", "a DABstep snapshot's split: dev (the tasks with answers) or all (default: dev when it has answers)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")
 	fl.Int("max-turns", 0, fmt.Sprintf("model turns per question (key max-turns; default %d)", agent.DefaultMaxTurns))
 	fl.Int("reflect-rounds", 0, fmt.Sprintf("rounds in which the model checks its charts, 0 for none (key reflect-rounds; default %d)", agent.DefaultReflectRounds))
@@ -129,7 +146,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	suite, err := loadSuite(opts.Suite)
+	suite, err := loadSuite(opts.Suite, opts.Split)
 	if err != nil {
 		return err
 	}
@@ -190,11 +207,18 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	return belowMinScore(sum, opts.MinScore)
 }
 
-// loadSuite reads a suite: a folder in DABench's layout, or our YAML.
-func loadSuite(path string) (*evals.Suite, error) {
+// loadSuite reads a suite: a DABstep snapshot (its split), a folder in
+// DABench's layout, or our YAML.
+func loadSuite(path, split string) (*evals.Suite, error) {
 	if dabstep.IsDABstep(path) {
-		return nil, usageErrorf("%s is a DABstep snapshot: running its tasks comes with folder datasets (issue #23); "+
-			"score a submission with: analyst eval score --dabstep %s SUBMISSION", path, path)
+		s, err := evals.LoadDABstep(path, split)
+		if err != nil {
+			return nil, withCode(ExitBadData, fmt.Errorf("suite: %w", err))
+		}
+		return s, nil
+	}
+	if split != "" {
+		return nil, usageErrorf("--split is for a DABstep snapshot, and %s is not one", path)
 	}
 	s, err := evals.LoadSuite(path)
 	if err != nil {
@@ -240,7 +264,10 @@ run before any model.`,
 }
 
 func runEvalValidate(ctx context.Context, f *Factory, opts *EvalValidateOptions) error {
-	suite, err := loadSuite(opts.Suite)
+	if dabstep.IsDABstep(opts.Suite) {
+		return usageErrorf("%s is a DABstep snapshot: its tasks carry gold answers but no reference code to validate", opts.Suite)
+	}
+	suite, err := loadSuite(opts.Suite, "")
 	if err != nil {
 		return err
 	}
@@ -285,8 +312,14 @@ func runEvalValidate(ctx context.Context, f *Factory, opts *EvalValidateOptions)
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 	for _, m := range s.Models {
 		fmt.Fprintf(f.IO.Out, "%s: %d cases, %d passed, %d failed, %d errors; score %s\n", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pctOf(m.Score))
-		fmt.Fprintf(f.IO.Out, "  DABench official: ABQ %s, PSAQ %s, UASQ %s (%d answered); strict ABQ %s\n",
-			pctOf(m.Official.ABQ), pctOf(m.Official.PSAQ), pctOf(m.Official.UASQ), m.Answered, pctOf(m.Strict.ABQ))
+		if d := m.DABstep; d != nil {
+			fmt.Fprintf(f.IO.Out, "  DABstep: overall %s (%d of %d), easy %s (%d of %d), hard %s (%d of %d); submission: %s\n",
+				pctOf(d.Overall.Value), d.Overall.Correct, d.Overall.Total, pctOf(d.Easy.Value), d.Easy.Correct, d.Easy.Total,
+				pctOf(d.Hard.Value), d.Hard.Correct, d.Hard.Total, filepath.Join(out, d.Submission))
+		} else {
+			fmt.Fprintf(f.IO.Out, "  DABench official: ABQ %s, PSAQ %s, UASQ %s (%d answered); strict ABQ %s\n",
+				pctOf(m.Official.ABQ), pctOf(m.Official.PSAQ), pctOf(m.Official.UASQ), m.Answered, pctOf(m.Strict.ABQ))
+		}
 		if m.Repeats > 1 {
 			fmt.Fprintf(f.IO.Out, "  over %d repeats: pass@%d %s, pass^%d %s, %d flaky\n", m.Repeats, m.Repeats, pctOf(m.PassAtK), m.Repeats, pctOf(m.PassHatK), len(m.Flaky))
 		}

@@ -103,6 +103,32 @@ func TestRunFlags(t *testing.T) {
 	}
 }
 
+// --data (repeatable) gives the data: every argument is then a question,
+// and an argument that names a file or folder is a usage error, never
+// taken for a question nor for data.
+func TestRunDataFlag(t *testing.T) {
+	var got *RunOptions
+	swap := func(f *Factory) *cobra.Command {
+		return newCmdRun(f, func(_ context.Context, o *RunOptions) error { got = o; return nil })
+	}
+	dir := t.TempDir()
+	cmdEnv(t, "", nil)
+	err := execute(t, testFactory(), swap, "run", "--data", "orders.csv", "--data", "crm/", "--skip-unreadable", "orders.csv", "Who spends most?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &RunOptions{DataPaths: []string{"orders.csv", "crm/"}, SkipUnreadable: true, Questions: []string{"orders.csv", "Who spends most?"}, OutDir: "."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("run options (-want +got):\n%s", diff)
+	}
+	cmdEnv(t, "", nil)
+	err = execute(t, testFactory(), swap, "run", "--data", "orders.csv", dir, "Who?")
+	wantUsage(t, err, "is a file or folder, but with --data every argument is a question")
+	cmdEnv(t, "", nil)
+	err = execute(t, testFactory(), swap, "run")
+	wantUsage(t, err, "run takes DATA (a file or a folder)")
+}
+
 // The real `analyst run` stops on bad input before it looks for the image.
 func TestRunStopsBeforeTheKernel(t *testing.T) {
 	dir := t.TempDir()
@@ -213,7 +239,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run"}, "run takes a DATA file"},
+		{[]string{"run"}, "run takes DATA (a file or a folder)"},
 		{[]string{"run", "sales.csv", " "}, "a question is empty"},
 		{[]string{"run", "--max-turns", "0", "sales.csv"}, "max-turns must be at least 1"},
 		{[]string{"run", "--reflect-rounds", "-1", "sales.csv"}, "reflect-rounds must be 0 or more"},

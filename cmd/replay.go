@@ -53,6 +53,9 @@ report, run.json "rerun"). The recorded answers were given for the old data:
 a new value is the value at the place the old one showed in the same cell's
 output, and where there is no such place the report says so. A schema
 difference (columns added or removed, a dtype changed) is stated first.
+NEW is a folder when the run's data was one: its tables are matched by
+name, the tables added or removed and each table's column changes are
+stated first, and df stays the recorded run's main table.
 
 The model is asked again only where the recorded run asked it. The checks
 that would send a run's model back to work — an answer's numbers untraced
@@ -78,6 +81,7 @@ and --summary-md gate a CI job on it as in analyst run.`,
   analyst replay --out again out/
   analyst replay --data sales-2024-12.csv --out december out/sales.run.json
   analyst replay --data renamed.csv --model ollama:qwen2.5-coder:7b out/
+  analyst replay --data shop-2024-12/ --out december out/shop.run.json
   analyst replay --data week-49.csv --baseline week-48/ --fail-on fail --out week-49 week-48/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -96,7 +100,7 @@ and --summary-md gate a CI job on it as in analyst run.`,
 	}
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", "replay", "output folder (not the run's own)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
-	c.Flags().StringVar(&opts.Data, "data", "", "new data of the same schema to run the recorded analysis on (default: the run's own)")
+	c.Flags().StringVar(&opts.Data, "data", "", "new data (a file, or a folder for a folder's run) of the same schema to run the recorded analysis on (default: the run's own)")
 	c.Flags().StringVar(&opts.Model, "model", "", "with --data: the model that goes on from the first recorded cell that fails on the new data, provider:name (default: none; the replay stops there)")
 	addBaselineFlags(c, &opts.BaselineOptions)
 	addKernelFlags(c)
@@ -126,7 +130,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	img := setup.Image
 	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
-		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),
+		Data: rec.Data.Path, DataPaths: rec.Data.Paths, OutDir: opts.OutDir, Name: run.Name(),
 		Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout,
 		AnalystVersion: Version, ImageID: img.Manifest.ID(), Versions: setup.versions(),
 		Runtime: setup.Options.Runtime, KaTeXDir: report.KaTeXDirIn(img.RootFS),
@@ -188,11 +192,15 @@ func replayBaseline(popts *pipeline.Options, run *audit.Run, opts *BaselineOptio
 // replayOnData makes popts a replay of run on opts.Data: the recorded
 // replies through an audit.Rerun, and the live model of --model.
 func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, cfg *Config) error {
-	in, err := pipeline.CheckInput(opts.Data)
+	in, err := pipeline.CheckData(opts.Data, false)
 	if err != nil {
 		return runError(err)
 	}
-	popts.Data, popts.Input = opts.Data, in
+	if folder := run.Record.Data.Format == pipeline.FormatFolder; folder != (in.Folder != nil) {
+		what := map[bool]string{true: "a folder", false: "a file"}
+		return usageErrorf("--data %s is %s, but the recorded run's data is %s: replay it on %s", opts.Data, what[in.Folder != nil], what[folder], what[folder])
+	}
+	popts.Data, popts.DataPaths, popts.Input = opts.Data, nil, in
 	if in.SHA256 == run.Record.Data.SHA256 {
 		return nil // the run's own data: a plain replay
 	}

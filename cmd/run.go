@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,15 +22,19 @@ import (
 
 // RunOptions are the inputs of `analyst run`.
 type RunOptions struct {
-	Data      string
-	Questions []string
-	OutDir    string
-	Name      string
-	Force     bool
-	JSON      bool
-	Sheet     string
-	Table     string
-	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
+	Data string // DATA, the first argument; "" with --data
+	// DataPaths are the --data files and folders (repeatable): then every
+	// argument is a question.
+	DataPaths      []string
+	SkipUnreadable bool
+	Questions      []string
+	OutDir         string
+	Name           string
+	Force          bool
+	JSON           bool
+	Sheet          string
+	Table          string
+	Sign           string // SSH private key that signs run.json (analyst verify --allowed-signers)
 	BaselineOptions
 }
 
@@ -38,7 +43,7 @@ type RunOptions struct {
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	c := &cobra.Command{
-		Use:   "run DATA [QUESTION...]",
+		Use:   "run DATA [QUESTION...] | run --data PATH [--data PATH...] [QUESTION...]",
 		Short: "Profile a dataset, explore it and answer questions about it with a model, and write a notebook and an HTML report",
 		Long: `Profile a dataset, study its distributions and draw the charts an analyst
 would look at first, all in the sandboxed kernel, and write the run out:
@@ -58,7 +63,7 @@ would look at first, all in the sandboxed kernel, and write the run out:
   NAME.run.json  what ran on what: data sha256, versions, limits, timings,
                  and every file above with its sha256
 
-NAME defaults to the data file's name. Re-running into the same folder
+NAME defaults to the data file's or folder's name. Re-running into the same folder
 replaces the previous run of that name whole — and only a run: where one of
 these outputs exists and NAME.run.json of a previous run does not list it
 with the same sha256 (a file of yours, or one you edited since), the run
@@ -120,6 +125,22 @@ is computed, not written by a model; with --model, the model then reads the
 changes (never the rows) and writes Key changes at the top of What changed,
 each of its numbers traced to the cell that shows it, or marked untraced.
 
+DATA may be a folder: each table in it (any format above, in subfolders
+too) is loaded into tables["NAME"], NAME its path without its extensions
+(payments.csv is tables["payments"], 2024/orders.json tables["2024/orders"];
+names that would clash keep their extensions), each with its own load and
+profile sections; df is the table with the most rows (the main table), which
+the distributions and charts are of. Its documents (.md, .markdown, .txt,
+.rst) are mounted read-only beside the tables and never pasted whole to the
+model: it is told each one's size and headings, and reads them with
+read_doc("manual.md", "Fees"). Hidden files are left out; other files are
+listed as ignored, with why. A table that cannot be read, or a link that
+leaves the folder, stops the run before any kernel starts (exit 3, naming the
+file); --skip-unreadable leaves unreadable files out instead, and the report
+and run.json list them. At most 1,000 files and 16 GiB of tables and
+documents. Several files or folders: --data PATH, repeated; every argument is
+then a question.
+
 A CSV or TSV file too big for the kernel's memory (--memory) is read out of
 core (--out-of-core, default auto): in chunks, with exact counts, missing
 values, min, max, mean, standard deviation and histograms, approximate (≈)
@@ -133,13 +154,20 @@ says so at the top.`,
   analyst run --out reports --name q4 sales.csv.gz
   analyst run --out week-49 --baseline week-48/ --fail-on fail --summary-md changes.md sales.csv
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
-  analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini`,
+  analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini
+  analyst run shop/ "Which customers ordered in March but not in April?" --model ollama:qwen2.5-coder:7b
+  analyst run --data orders.csv --data customers.json "Who spends most?" --model ollama:qwen2.5-coder:7b`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) < 1 {
-				return usageErrorf("run takes a DATA file, then optional questions")
+			if len(opts.DataPaths) == 0 {
+				if len(args) < 1 {
+					return usageErrorf("run takes DATA (a file or a folder), then optional questions; or the data with --data PATH (repeatable) and questions")
+				}
+				opts.Data, args = args[0], args[1:]
 			}
-			opts.Data = args[0]
-			for _, q := range args[1:] {
+			for _, q := range args {
+				if len(opts.DataPaths) > 0 && namesData(q) {
+					return usageErrorf("%q is a file or folder, but with --data every argument is a question: give all the data with --data (repeatable)", q)
+				}
 				if strings.TrimSpace(q) == "" {
 					return usageErrorf("a question is empty")
 				}
@@ -159,6 +187,8 @@ says so at the top.`,
 	c.Flags().StringVar(&opts.Name, "name", "", "base name of the outputs (default: the data file's name)")
 	c.Flags().BoolVar(&opts.Force, "force", false, "replace NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ even if no previous run wrote them")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
+	c.Flags().StringArrayVar(&opts.DataPaths, "data", nil, "a data file or folder, instead of DATA; repeat it for several (each file at its name, each folder's files under its name); every argument is then a question")
+	c.Flags().BoolVar(&opts.SkipUnreadable, "skip-unreadable", false, "in a folder, leave out the tables and documents that cannot be read (the report and run.json list them, with why) instead of stopping")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
@@ -188,8 +218,8 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	in, name, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
-		Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
+	in, name, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, DataPaths: opts.DataPaths, SkipUnreadable: opts.SkipUnreadable,
+		OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force, Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
 	if err != nil {
 		return runError(err)
 	}
@@ -247,6 +277,16 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		}
 	}
 	return finishBaseline(&opts.BaselineOptions, cfg, base, opts.Data, res, runErr)
+}
+
+// namesData says whether arg is a path to a file or folder (a question
+// with a space in it is never taken for one).
+func namesData(arg string) bool {
+	if strings.ContainsAny(arg, " \t\n") {
+		return false
+	}
+	_, err := os.Stat(arg)
+	return err == nil
 }
 
 // runModel is the model of a run, asked about itself before anything slow

@@ -48,6 +48,10 @@ type LoadInfo struct {
 	MissingMarkers map[string][]TopValue `json:"missing_markers"`
 	// ConvertedNumbers are the text columns read as numbers, by name.
 	ConvertedNumbers map[string]NumberConversion `json:"converted_numbers"`
+	// JSONColumns are the columns of a JSON file that held lists or
+	// objects, kept as JSON text: "lists", "objects" or "lists and
+	// objects", by column.
+	JSONColumns map[string]string `json:"json_columns,omitempty"`
 	// Notes are things the reader should know ("duplicate column names
 	// renamed: a, a.1", "3 ragged rows skipped", ...).
 	Notes []string `json:"notes"`

@@ -53,6 +53,10 @@ func TestEveryTemplateRendered(t *testing.T) {
 		LoadOutOfCore(Source{Path: "/data/x.csv"}, OutOfCore{}), ProfileOutOfCore(), Relationships([]string{"a", "b"}),
 		Changes(CompareInput{Manifest: "old.run.json", Data: "old.csv", SHA256: "ab", Sketch: []byte(`{"version": 1}`),
 			Rules: columnRules()})}
+	folder := Folder{Dir: "/data", Tables: []FolderTable{{Name: "a", Path: "a.csv"}, {Name: "b", Path: "b.parquet", Converted: "/data/b.parquet.columns", Converter: "c"}},
+		Documents: []string{"manual.md"}}
+	stages = append(stages, SetupFolder(folder), LoadFolder(folder), LoadTable(folder.Tables[0]), LoadTable(folder.Tables[1]),
+		ProfileTable("a", true), ProfileTable("b", false), MainTable("a", 10, 2, false))
 	for _, p := range []*Profile{wideProfile(40), wideProfile(6)} {
 		p.OutOfCore = &OutOfCoreInfo{Rows: p.Rows, SampleRows: 10, ChunkRows: 100}
 		stages = append(stages, DistributionsOutOfCore(p, Options{}))

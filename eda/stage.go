@@ -21,6 +21,9 @@ type Stage struct {
 	Name  string // setup, load, profile, distributions, visualization
 	Title string // shown as a heading in the notebook and report
 	Cells []Cell
+	// Table is the folder table a stage is about (its load or profile);
+	// "" for the dataset's own stages.
+	Table string
 }
 
 // Plumbing is c marked as plumbing, summed up in one line.

@@ -33,6 +33,8 @@ var (
 	// that call it.
 	loadPy           = pyFileWhole("load.py")
 	loadFormatsPy    = pyFileWhole("load_formats.py")
+	loadSourcePy     = pyFile("load_source.py") // where a file's data is: {{SOURCE}}
+	loadCallPy       = pyFile("load_call.py")   // the lines that read it into df: {{CALL}}
 	setupPy          = pyFile("setup.py")
 	profileColumnsPy = pyFileWhole("profile_columns.py")
 	profileAlertsPy  = pyFileWhole("profile_alerts.py")
@@ -130,16 +132,23 @@ func LoadFrom(src Source) Stage {
 	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
-		Plumbing(summaryLoad, Code(fill(loadPy, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
-			"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
-			"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na),
-			"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
-			"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
-			"{{TOTAL_LABELS}}", pyList(totalLabels)), TagLoadData)),
+		Plumbing(summaryLoad, Code(loader(fill(loadSourcePy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
+			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted)), loadCallPy, na), TagLoadData)),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
+}
+
+// loader is the load cell's code: the loader's functions between source
+// (where the data is) and call (the lines that read it), with the
+// missing-value markers na.
+func loader(source, call string, na []string) string {
+	return fill(loadPy, "{{SOURCE}}", source, "{{CALL}}", call, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
+		"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
+		"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{NA_VALUES}}", pyList(na),
+		"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
+		"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
+		"{{TOTAL_LABELS}}", pyList(totalLabels))
 }
 
 // pyOptional is a Python string literal, or None for "".

@@ -53,17 +53,23 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	a := &Attempt{Record: newCaseRecord(c)}
 	a.Record.Versions = s.Versions
-	k, profile, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
+	cd, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
 	if err != nil {
 		return a, err
 	}
-	defer done()
-	a.Record.Profile = profile
+	defer cd.done()
+	a.Record.Profile = cd.loaded.Profile
 	// The same prompt and agent as analyst run: the budgets are stated and a
-	// KeyError names the closest real columns.
-	ag := agent.New(agent.Setup{Client: s.Client, Info: s.Info, Kernel: k, DataName: filepath.Base(c.Dataset), Profile: profile,
-		Versions: s.Versions, MaxTurns: s.MaxTurns, CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat})
-	defer func() { a.Record.Model = s.reportModel(ag, a, c.Repeat) }()
+	// KeyError names the closest real columns; a folder's tables and
+	// documents are told as analyst run tells them.
+	ag := agent.New(agent.Setup{Client: s.Client, Info: s.Info, Kernel: cd.k, DataName: filepath.Base(c.Dataset), Profile: cd.loaded.Profile,
+		Folder: cd.ds.AgentFolder(cd.loaded), Versions: s.Versions, MaxTurns: s.MaxTurns, CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat})
+	defer func() {
+		a.Record.Model = s.reportModel(ag, a, c.Repeat)
+		if c.DABstepID != "" {
+			a.Trace = reasoningTrace(a.Record.Answers)
+		}
+	}()
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
 		phase := agent.StageQuestion(i + 1)
@@ -78,6 +84,7 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 			a.add(ans)
 			if ans.Answered {
 				texts = append(texts, answerText(ans))
+				a.Values = ans.Values
 			} else {
 				a.Stop = ans.Stop
 			}
@@ -113,41 +120,49 @@ type caseKernel struct {
 	noProfile   bool // setup and load only: the oracle needs no prompt
 }
 
-// startCase starts a fresh kernel on the case's data and runs the setup,
-// load and profile stages, as analyst run does; done closes it and removes
-// its output folder and anything made for the data.
-func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.Kernel, *eda.Profile, func(), error) {
+// caseData is a case's kernel with its data loaded: the dataset, what its
+// load stages found; done closes the kernel and removes its output folder
+// and anything made for the data.
+type caseData struct {
+	k      *kernel.Kernel
+	ds     *pipeline.Dataset
+	loaded *pipeline.Loaded
+	done   func()
+}
+
+// startCase starts a fresh kernel on the case's data (a file or a folder)
+// and runs the setup, load and profile stages, as analyst run does.
+func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseData, error) {
 	ds, err := openCaseData(c.Dataset)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
 	if err != nil {
 		ds.Close()
-		return nil, nil, nil, &SolveError{ClassSandboxError, err}
+		return nil, &SolveError{ClassSandboxError, err}
 	}
 	k, err := kernel.Start(ctx, ds.KernelOptions(ck.opts, out))
 	if err != nil {
 		ds.Close()
 		os.RemoveAll(out)
 		if ctx.Err() != nil {
-			return nil, nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
-		return nil, nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
+		return nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
 	}
-	done := func() { k.Close(); os.RemoveAll(out); ds.Close() }
-	profile, err := prepare(ctx, k, ds, ck, a)
-	if err != nil {
-		done()
-		return nil, nil, nil, err
+	cd := &caseData{k: k, ds: ds, done: func() { k.Close(); os.RemoveAll(out); ds.Close() }}
+	if cd.loaded, err = prepare(ctx, k, ds, ck, a); err != nil {
+		cd.done()
+		return nil, err
 	}
-	return k, profile, done, nil
+	return cd, nil
 }
 
-// openCaseData checks the case's dataset and makes it ready for a kernel
-// (a Parquet file is converted, as analyst run does).
+// openCaseData checks the case's dataset, a file or a folder, and makes it
+// ready for a kernel (Parquet converted, as analyst run does).
 func openCaseData(path string) (*pipeline.Dataset, error) {
-	in, err := pipeline.CheckInput(path)
+	in, err := pipeline.CheckData(path, false)
 	if err == nil {
 		var ds *pipeline.Dataset
 		if ds, err = pipeline.OpenDataset(in, "", "", eda.LoadOptions{}); err == nil {
@@ -158,29 +173,34 @@ func openCaseData(path string) (*pipeline.Dataset, error) {
 }
 
 // prepare runs the setup, load and profile stages with the pipeline's own
-// stage runner, recording their cells, and returns the profile.
-func prepare(ctx context.Context, k *kernel.Kernel, ds *pipeline.Dataset, ck caseKernel, a *Attempt) (*eda.Profile, error) {
-	stages := ds.LoadStages(nil)
-	if ck.noProfile {
-		stages = stages[:2]
-	}
-	sr := &pipeline.StageRunner{Kernel: k, Notebook: a.Record.Notebook, Data: ds.In.Path, CellTimeout: ck.cellTimeout}
-	var profile *eda.Profile
-	for _, st := range stages {
+// stage runner, recording their cells, and returns what they found. Without
+// the profile (noProfile), a file's are setup and load only; a folder's
+// tables are profiled all the same (the main table is chosen by rows).
+func prepare(ctx context.Context, k *kernel.Kernel, ds *pipeline.Dataset, ck caseKernel, a *Attempt) (*pipeline.Loaded, error) {
+	run := func(st eda.Stage) (pipeline.StageResult, error) {
+		sr := &pipeline.StageRunner{Kernel: k, Notebook: a.Record.Notebook, Data: ds.StagePath(st), CellTimeout: ck.cellTimeout}
 		res, err := sr.Run(ctx, st)
 		a.KernelMS += ms(res.Kernel)
 		a.Record.addStage(st, res.Info.Status)
 		if err != nil {
-			return nil, stageError(ctx, st.Name, err)
+			return res, stageError(ctx, st.Name, err)
 		}
-		if res.Profile != nil {
-			profile = res.Profile
+		return res, nil
+	}
+	if ck.noProfile && !ds.IsFolder() {
+		for _, st := range ds.LoadStages(nil)[:2] {
+			if _, err := run(st); err != nil {
+				return nil, err
+			}
 		}
+		return &pipeline.Loaded{}, nil
 	}
-	if profile == nil && !ck.noProfile {
-		return nil, &SolveError{ClassSandboxError, errors.New("the profile stage produced no profile")}
+	loaded, err := ds.RunLoad(nil, run)
+	var se *SolveError
+	if err != nil && !errors.As(err, &se) { // a profile that did not come
+		err = stageError(ctx, eda.StageProfile, err)
 	}
-	return profile, nil
+	return loaded, err
 }
 
 // stageError is a stage that failed before the model was asked: a sandbox

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/evals/dabench"
+	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 )
 
@@ -42,6 +43,11 @@ type ModelSummary struct {
 	Passed int    `json:"passed"`
 	Failed int    `json:"failed"`
 	Errors int    `json:"errors"`
+	// Unscored counts the cases without a gold answer (StatusUnscored).
+	Unscored int `json:"unscored,omitempty"`
+	// DABstep is the leaderboard's figures of a DABstep suite (nil for
+	// others), and the submission file.
+	DABstep *DABstepSummary `json:"dabstep,omitempty"`
 	// Score is the share of cases entirely right, errors and unanswered
 	// cases counted wrong (the strict ABQ); --min-score compares with it.
 	Score float64 `json:"score"`
@@ -67,6 +73,16 @@ type ModelSummary struct {
 	CompletionTokens int `json:"completion_tokens"`
 	Timing           `json:"timing"`
 	Responses        string `json:"responses"` // the DABench responses file, relative to the folder
+}
+
+// DABstepSummary is a model's DABstep figures as the leaderboard computes
+// them (a task without an answer counts wrong) over the cases with gold
+// answers, with the submission file, relative to the output folder.
+type DABstepSummary struct {
+	Overall    dabench.Accuracy `json:"overall"`
+	Easy       dabench.Accuracy `json:"easy"`
+	Hard       dabench.Accuracy `json:"hard"`
+	Submission string           `json:"submission"`
 }
 
 // ClassCount is how many cases fell into a failure class.
@@ -109,9 +125,10 @@ func summarizeModel(model string, rs []Result) ModelSummary {
 	sc := dabench.Summarize(t.questions)
 	ms.Official, ms.Strict, ms.Answered = sc.Official, sc.Strict, sc.Answered
 	ms.Concepts, ms.ConceptCounts, ms.TwoOrMore = sc.Concepts, sc.ConceptCounts, sc.TwoOrMore
-	if ms.Cases > 0 {
-		ms.Score = dabench.Round4(float64(ms.Passed) / float64(ms.Cases))
+	if n := ms.Cases - ms.Unscored; n > 0 {
+		ms.Score = dabench.Round4(float64(ms.Passed) / float64(n))
 	}
+	ms.DABstep = dabstepSummary(model, rs)
 	ms.Levels = t.levelAccuracies()
 	for _, c := range []string{ClassWrongValue, ClassNearMiss, ClassNoAnswer, ClassColumn, ClassDtype, ClassTimeout, ClassModelError, ClassSandboxError} {
 		if t.classes[c] > 0 {
@@ -164,6 +181,8 @@ func (ms *ModelSummary) add(r Result) {
 		ms.Passed++
 	case StatusFail:
 		ms.Failed++
+	case StatusUnscored:
+		ms.Unscored++
 	default:
 		ms.Errors++
 	}
@@ -188,6 +207,9 @@ func newTally() *tally {
 }
 
 func (t *tally) add(r Result) {
+	if r.Status == StatusUnscored {
+		return
+	}
 	if r.Class != "" {
 		t.classes[r.Class]++
 	}
@@ -260,8 +282,23 @@ func WriteOutputs(dir string, rs []Result) (*Summary, error) {
 	}
 	for _, m := range s.Models {
 		errs = append(errs, atomicfile.Write(filepath.Join(dir, m.Responses), func(w io.Writer) error { return writeResponses(w, m.Model, rs) }))
+		if m.DABstep != nil {
+			errs = append(errs, dabstep.WriteSubmission(dabstep.SubmissionFile(dir, Slug(m.Model)), submissionLines(m.Model, rs)))
+		}
 	}
 	return s, errors.Join(errs...)
+}
+
+// submissionLines are a model's DABstep answers, a line per task (its
+// first repeat), in the cases' order: the leaderboard's submission file.
+func submissionLines(model string, rs []Result) []dabstep.Line {
+	var lines []dabstep.Line
+	for _, r := range rs {
+		if r.Model == model && r.Repeat == 0 && r.DABstepID != "" {
+			lines = append(lines, dabstep.NewLine(r.DABstepID, r.AgentAnswer, r.Trace))
+		}
+	}
+	return lines
 }
 
 func writeResultsFile(path string, rs []Result) error {
@@ -336,6 +373,9 @@ func (s *Summary) markdown(rs []Result, allCases bool) string {
 	}
 	b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
 		"score and strict ABQ count those as wrong.\n")
+	for _, m := range s.Models {
+		b.WriteString(dabstepMarkdown(m))
+	}
 	for _, m := range s.Models {
 		if len(m.Levels) > 1 || len(m.Levels) == 1 && m.Levels[0].Key != "-" {
 			fmt.Fprintf(&b, "\n## %s by level\n\nScore: cases entirely right, errors and unanswered cases counted wrong.\n\n", m.Model)

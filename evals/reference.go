@@ -37,12 +37,12 @@ func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	if c.Reference == "" {
 		return a, &SolveError{ClassNoAnswer, errors.New("the case has no reference code")}
 	}
-	k, _, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir, noProfile: true}, c, a)
+	cd, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir, noProfile: true}, c, a)
 	if err != nil {
 		return a, err
 	}
-	defer done()
-	ex, err := k.Execute(ctx, c.Reference, kernel.ExecOptions{Timeout: s.CellTimeout})
+	defer cd.done()
+	ex, err := cd.k.Execute(ctx, c.Reference, kernel.ExecOptions{Timeout: s.CellTimeout})
 	if ex == nil {
 		return a, classify(ctx, err)
 	}

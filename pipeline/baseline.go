@@ -31,7 +31,7 @@ func (r *runner) compareWithBaseline(ctx context.Context) error {
 	}
 	st := eda.Changes(eda.CompareInput{Manifest: b.Manifest, Data: b.Data.Name, SHA256: b.Data.SHA256,
 		Sketch: b.Sketch.JSON(), Rules: r.opts.ChangeRules})
-	err := r.runStage(ctx, st)
+	_, err := r.runStage(ctx, st)
 	for i := range r.stages {
 		if r.stages[i].Name == eda.StageChanges {
 			r.stages[i].Lead = true // before the data overview in the report

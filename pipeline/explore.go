@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/analyst-cli/analyst/nbformat"
 	"strings"
+
+	"github.com/analyst-cli/analyst/nbformat"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"

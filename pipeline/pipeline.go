@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -31,7 +30,10 @@ import (
 
 // Options configure a run.
 type Options struct {
-	Data string // the dataset on the host
+	Data string // the dataset on the host: a file or a folder
+	// DataPaths, if set, are the files and folders of the dataset given one
+	// by one (seen as one folder: CheckDataSet); Data is then unused.
+	DataPaths []string
 	// Input is Data as Preflight checked and hashed it; nil: Run checks
 	// Data itself. Passing it spares a second read of the whole file.
 	Input *Input
@@ -41,8 +43,12 @@ type Options struct {
 	Dataset *Dataset
 	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
 	Table   string // SQLite: the table; "": the only one
-	OutDir  string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
-	Name    string // output base name; default: the data file's name without extensions
+	// SkipUnreadable leaves out a folder's tables and documents that cannot
+	// be read (listed in the report and run.json as skipped, with why)
+	// instead of refusing the folder.
+	SkipUnreadable bool
+	OutDir         string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
+	Name           string // output base name; default: the data file's name without extensions
 	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
 	// NAME_files folder even where no previous run's manifest lists them
 	// unchanged (see CheckOutputs).
@@ -315,7 +321,11 @@ func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
 	if in == nil {
 		var err error
-		if in, err = CheckInput(opts.Data); err != nil {
+		paths := opts.DataPaths
+		if len(paths) == 0 {
+			paths = []string{opts.Data}
+		}
+		if in, err = CheckDataSet(paths, opts.SkipUnreadable); err != nil {
 			return nil, "", err
 		}
 	}
@@ -367,7 +377,8 @@ type runner struct {
 
 	k       *kernel.Kernel
 	nb      *nbformat.Notebook
-	profile *eda.Profile
+	profile *eda.Profile   // the main table's (a file's only one)
+	loaded  *Loaded        // what the load stages found: a folder's tables
 	ooc     *eda.OutOfCore // the data is read out of core
 	stages  []report.StageInfo
 	failure string
@@ -425,11 +436,8 @@ func (r *runner) run(ctx context.Context) error {
 	r.nb.SetProvenance("analyst_version", r.opts.AnalystVersion)
 	r.nb.SetProvenance("driver", kernel.DriverHash())
 	r.nb.SetProvenance("image", r.opts.ImageID)
-	r.nb.SetProvenance("data", map[string]any{"name": r.in.Name, "sha256": r.in.SHA256, "bytes": r.in.Bytes})
-	r.nb.AddMarkdown(fmt.Sprintf("# Exploratory analysis of `%s`\n\n"+
-		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
-		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
-		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
+	r.nb.SetProvenance("data", r.notebookData())
+	r.nb.AddMarkdown(r.notebookTitle(), nbformat.TagNotebookOnly)
 
 	if len(r.opts.Questions) > 0 || r.exploring() || r.explainsChanges() {
 		// Ask the model server first: a bad key or a typo fails in a second,
@@ -461,14 +469,13 @@ func (r *runner) run(ctx context.Context) error {
 	if ooc, outOfCore := r.outOfCore(); outOfCore {
 		r.ooc = &ooc
 	}
-	stages := r.ds.LoadStages(r.ooc)
-	for _, st := range stages {
-		if err := r.runStage(ctx, st); err != nil {
-			return err
-		}
+	if r.opts.Rerun != nil {
+		r.ds.Main = r.opts.Rerun.Recorded().Record.Data.MainTable // the recorded code's df
 	}
-	if r.profile == nil {
-		return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
+	r.loaded, r.profile = loaded, loaded.Profile
+	if err != nil {
+		return err
 	}
 	if r.opts.Rerun != nil {
 		r.compareSchema()
@@ -481,7 +488,7 @@ func (r *runner) run(ctx context.Context) error {
 		dist = eda.DistributionsOutOfCore(r.profile, r.opts.EDA)
 	}
 	for _, st := range []eda.Stage{dist, eda.OnSample(eda.Visualization(r.profile, r.opts.EDA), r.profile)} {
-		if err := r.runStage(ctx, st); err != nil {
+		if _, err := r.runStage(ctx, st); err != nil {
 			return err
 		}
 	}
@@ -491,9 +498,10 @@ func (r *runner) run(ctx context.Context) error {
 	return r.ask(ctx)
 }
 
-// runStage runs a stage's cells in order and stops at the first failure.
-func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
-	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.opts.Data, CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
+// runStage runs a stage's cells in order and stops at the first failure;
+// its result has the profile a cell displayed, if one did.
+func (r *runner) runStage(ctx context.Context, st eda.Stage) (StageResult, error) {
+	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.ds.StagePath(st), CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
 	res, err := sr.Run(ctx, st)
 	if err == nil {
 		// A file rewritten while the stage read it stops the run here; Run
@@ -504,14 +512,11 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 	}
 	r.stages = append(r.stages, res.Info)
 	var rate string
-	if st.Name == eda.StageLoad && res.Info.Status == report.StatusOK {
-		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, res.Info.Duration))
+	if ReadsData(st) && res.Info.Status == report.StatusOK {
+		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.ds.StageBytes(st), res.Info.Duration))
 	}
 	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})
-	if res.Profile != nil {
-		r.profile = res.Profile
-	}
-	return err
+	return res, err
 }
 
 // pythonPermissionError is the exception Python raises when the file
@@ -568,6 +573,10 @@ type Manifest struct {
 	Rootless       bool              `json:"rootless"`
 	Versions       map[string]string `json:"versions"`
 	Data           ManifestData      `json:"data"`
+	// Inputs are the dataset's files: a file, or every file of a folder
+	// with its kind (table, document, ignored, skipped), format, bytes and
+	// sha256 (data.sha256 of a folder is their Folder.Digest).
+	Inputs []InputFile `json:"inputs"`
 	// Occasion holds all that differs between two runs of the same data:
 	// when it ran and how long it took. Nothing else in run.json, and
 	// nothing in the notebook, report or charts, depends on the occasion.
@@ -610,6 +619,13 @@ type ManifestData struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format,omitempty"`
+	// Paths are the files and folders of a set given one by one (--data
+	// A --data B); Path is then "".
+	Paths []string `json:"paths,omitempty"`
+	// MainTable is a folder's main table, bound to df (Rows and Columns
+	// are its); Tables each table's name, file and shape.
+	MainTable string          `json:"main_table,omitempty"`
+	Tables    []ManifestTable `json:"tables,omitempty"`
 	// OutOfCore is set when the data was read out of core.
 	OutOfCore *eda.OutOfCoreInfo `json:"out_of_core,omitempty"`
 	// MemoryEstimate and MemoryLimit say why it was: its estimated size in
@@ -617,6 +633,15 @@ type ManifestData struct {
 	// asked for it).
 	MemoryEstimate int64 `json:"memory_estimate,omitempty"`
 	MemoryLimit    int64 `json:"memory_limit,omitempty"`
+}
+
+// ManifestTable is a folder's table as loaded.
+type ManifestTable struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Rows    int    `json:"rows"`
+	Columns int    `json:"columns"`
+	Format  string `json:"format"`
 }
 
 // ManifestStage is one stage's outcome (its time is the occasion's).
@@ -660,6 +685,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Outputs: ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts,
 			CodeFiles: r.outputFiles()},
 	}
+	m.Inputs = r.ds.Inputs()
 	if r.profile != nil {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
 		m.Data.OutOfCore = r.profile.OutOfCore
@@ -667,13 +693,13 @@ func (r *runner) manifest(charts []string) *Manifest {
 	if r.ooc != nil && r.ooc.Estimate > 0 {
 		m.Data.MemoryEstimate, m.Data.MemoryLimit = r.ooc.Estimate, r.ooc.Limit
 	}
+	r.manifestTables(&m.Data)
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Title: s.Title, Status: s.Status, Lead: s.Lead})
 		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
-		if s.Name == eda.StageLoad && s.Status == report.StatusOK {
-			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
-			m.Occasion.LoadMBPerS = &rate
-		}
+	}
+	if rate, ok := r.loadRate(); ok {
+		m.Occasion.LoadMBPerS = &rate
 	}
 	m.Model = r.manifestModel()
 	m.Asked, m.Questions = r.opts.Questions, r.answers

@@ -280,7 +280,7 @@ func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "nosuch.csv"), "no such file"},
-		{"directory", dir, "is a folder"},
+		{"directory of unreadable tables", dir, "files cannot be read (pass --skip-unreadable to analyse the folder without them)"},
 		{"empty", write("empty.csv", nil, 0o644), "the file is empty"},
 		{"blank", write("blank.csv", []byte("\n  \r\n\t\n"), 0o644), "only blank space"},
 		{"binary", write("garbage.csv", garbage, 0o644), "looks binary (NUL bytes"},

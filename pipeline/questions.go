@@ -134,7 +134,7 @@ func (r *runner) newAgent() *agent.Agent {
 		return r.agent
 	}
 	ag := agent.New(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
-		DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
+		DataName: r.in.Name, Profile: r.profile, Folder: r.ds.AgentFolder(r.loaded), Versions: r.opts.Versions,
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()})
 	ag.Trace = r.untraced
 	ag.OnTurn = r.onTurn

@@ -31,7 +31,10 @@ type StageRunner struct {
 type StageResult struct {
 	Info    report.StageInfo
 	Profile *eda.Profile
-	Kernel  time.Duration
+	// Relationships is what the relationships stage displayed; nil for
+	// the other stages.
+	Relationships *eda.RelationshipProfile
+	Kernel        time.Duration
 }
 
 // Run runs st's cells in order and stops at the first failure: a
@@ -96,6 +99,13 @@ func (s *StageRunner) cell(ctx context.Context, stage string, n int, c eda.Cell,
 			return err
 		}
 		res.Profile = p
+	case cell.HasTag(eda.RelationshipsTag):
+		p, err := relationshipsOf(ex)
+		if err != nil {
+			res.Info.Status = report.StatusError
+			return err
+		}
+		res.Relationships = p
 	}
 	return nil
 }
@@ -118,4 +128,19 @@ func profileOf(ex *kernel.Execution) (*eda.Profile, error) {
 		}
 	}
 	return nil, &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + nbformat.MimeProfile}}
+}
+
+// relationshipsOf reads the relationships the relationships cell
+// displayed.
+func relationshipsOf(ex *kernel.Execution) (*eda.RelationshipProfile, error) {
+	for _, o := range ex.Outputs {
+		if p, ok, err := eda.RelationshipsFromData(o.Data); ok {
+			if err != nil {
+				return nil, &StageError{Stage: eda.StageRelationships, Err: &kernel.ExecError{Name: "BadRelationships", Value: err.Error()}}
+			}
+			return p, nil
+		}
+	}
+	return nil, &StageError{Stage: eda.StageRelationships, Err: &kernel.ExecError{Name: "NoRelationships",
+		Value: "the relationships cell displayed no " + nbformat.MimeRelationships}}
 }

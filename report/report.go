@@ -67,9 +67,11 @@ type page struct {
 	NoProfile   bool
 	// Relationships is the profile of the tables together; nil for one table.
 	Relationships *relationshipsView
-	LeadStages    []*stageView
-	Stages        []*stageView
-	About         []fact
+	// Inputs are a folder dataset's files; nil for a file.
+	Inputs     *inputsView
+	LeadStages []*stageView
+	Stages     []*stageView
+	About      []fact
 	// OutputFiles are the files the code wrote, in OutputFolder.
 	OutputFiles  []fact
 	OutputFolder string
@@ -174,6 +176,7 @@ func buildPage(in Input) (*page, error) {
 		}
 		p.KeyFindings = template.HTML(k)
 	}
+	p.Inputs = buildInputs(in.Inputs)
 	if in.Profile != nil {
 		p.Overview = buildOverview(in.Profile)
 	} else {
