@@ -48,6 +48,8 @@ type recordShape struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format"`
+	// MainTable is a folder's table whose rows and columns these are.
+	MainTable string `json:"main_table"`
 }
 
 // RecordExploration is the model's exploration of the data: the goals it

@@ -124,10 +124,18 @@ func checkFacts(rec *Record, nb *nbformat.Notebook, reran map[string][]nbformat.
 		}
 		out = append(out, FactCheck{Name: name, Status: status, Recorded: recorded, Reran: got})
 	}
-	if p := reranProfile(nb, reran); p != nil {
+	// A folder's rows and columns are its main table's; its format is the
+	// folder's, which no profile states.
+	stage := eda.StageProfile
+	if rec.shape.Format == eda.FormatFolder {
+		stage = eda.TableStage(eda.StageProfile, rec.shape.MainTable)
+	}
+	if p := reranProfile(nb, reran, stage); p != nil {
 		add("data.rows", strconv.Itoa(rec.shape.Rows), strconv.Itoa(p.Rows))
 		add("data.columns", strconv.Itoa(rec.shape.Columns), strconv.Itoa(p.Columns))
-		add("data.format", rec.shape.Format, p.Load.Format)
+		if rec.shape.Format != eda.FormatFolder {
+			add("data.format", rec.shape.Format, p.Load.Format)
+		}
 	}
 	ran := map[string]any{}
 	b, _ := json.Marshal(limits)
@@ -154,9 +162,9 @@ func factText(v any) string {
 
 // reranProfile is the profile the re-run of nb's profile cell displayed;
 // nil when that cell did not re-run.
-func reranProfile(nb *nbformat.Notebook, reran map[string][]nbformat.Output) *eda.Profile {
+func reranProfile(nb *nbformat.Notebook, reran map[string][]nbformat.Output, stage string) *eda.Profile {
 	for _, c := range nb.Cells {
-		if !c.HasTag(eda.ProfileTag) {
+		if s, _ := c.Stage(); s != stage || !c.HasTag(eda.ProfileTag) {
 			continue
 		}
 		for _, o := range reran[c.ID] {

@@ -3,8 +3,8 @@
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
 # audit/bench_test.go, eda/relationships_bench_test.go, and the bigdata
 # function below). Figures go in docs/benchmarks.md together with this
-# command. Targets: kernel, pipeline, eval, audit, relationships, bigdata, ooc,
-# baseline (default: all), e.g.
+# command. Targets: kernel, pipeline, eval, audit, relationships, loader, bigdata,
+# ooc, baseline (default: all), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit relationships bigdata ooc baseline)
+[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit relationships loader bigdata ooc baseline)
 mkdir -p out
 
 # bigdata: `analyst run` at default settings on the generated sales CSV at
@@ -75,6 +75,10 @@ for target in "${targets[@]}"; do
 		# The relationships between a 1,000,000-row and a 50,000-row table
 		# read by the loader (eda.Relationships; target: within 2 s).
 		go test -run '^$' -bench '^BenchmarkRelationships$' -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./eda/ | tee -a out/bench-relationships.txt ;;
+	loader)
+		# The load stage on the 1,000,000-row sales data as written in the
+		# US and as a German export (';', 21.01.2024, 1.234,56).
+		go test -run '^$' -bench '^BenchmarkLoadExports$' -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./eda/ | tee -a out/bench-loader.txt ;;
 	bigdata)
 		bigdata | tee -a out/bench-bigdata.txt ;;
 	ooc)
@@ -86,7 +90,7 @@ for target in "${targets[@]}"; do
 		# many, and the same run without it (scripts/bench-baseline.sh).
 		scripts/bench-baseline.sh | tee -a out/bench-baseline.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, relationships, bigdata, ooc, baseline)" >&2
+		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, relationships, loader, bigdata, ooc, baseline)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"
