@@ -8,6 +8,7 @@ package docscheck
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -58,4 +59,14 @@ func Says(t testing.TB, page string, sentences ...string) {
 			t.Errorf("%s does not say %q: state the constant's value there (or, if the page was reworded, this test's sentence)", page, Flatten(s))
 		}
 	}
+}
+
+// Thousands writes n as the pages do, with a comma every three digits:
+// 10,000.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
