@@ -22,6 +22,8 @@ func TestDocsStateTheAgentsBounds(t *testing.T) {
 		fmt.Sprintf("at most %d per document, %d documents, %s characters in all",
 			promptHeadingsPerDoc, promptDocsListed, docscheck.Thousands(promptDocsChars)))
 	docscheck.Says(t, "docs/models.md",
+		fmt.Sprintf("`--max-turns` (default %d) model turns per question, at most %d repairs in a row of cells that fail, `--reflect-rounds` (default %d); the seed sent is %d.",
+			DefaultMaxTurns, DefaultMaxRepairs, DefaultReflectRounds, DefaultSeed),
 		fmt.Sprintf("(%dk, doubled as needed, at most the model's length and %dk)", minContextWindow>>10, maxContextWindow>>10),
 		fmt.Sprintf("the model is asked to restate briefly, at most %s in a row (`truncations` in run.json)", times[MaxTruncations]),
 		fmt.Sprintf("a question stops after %s cut replies in a row (exit 7)", count[MaxTruncations+1]),
