@@ -49,6 +49,23 @@ func naValuesText() string {
 	return strings.Join(words, " ")
 }
 
+// docs/loading-data.md's table of formats names every extension the
+// loader's signatures know (load_formats.py).
+func TestDocsNameEveryFormatsExtension(t *testing.T) {
+	page := docscheck.Read(t, "docs/loading-data.md")
+	formats := regexp.MustCompile(`\("\w+", \(([^)]*)\)`).FindAllStringSubmatch(loadFormatsPy, -1)
+	if len(formats) < 9 {
+		t.Fatalf("found %d formats in load_formats.py: has its table changed shape?", len(formats))
+	}
+	for _, f := range formats {
+		for _, ext := range regexp.MustCompile(`"(\.\w+)"`).FindAllStringSubmatch(f[1], -1) {
+			if !strings.Contains(page, "`"+ext[1]+"`") {
+				t.Errorf("docs/loading-data.md's formats do not name `%s`, which load_formats.py reads", ext[1])
+			}
+		}
+	}
+}
+
 func TestDocsStateTheStagesConstants(t *testing.T) {
 	words := map[int]string{2: "two", 3: "three", 4: "four", 5: "five"}
 	docscheck.Says(t, "docs/running.md",

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,12 @@ import (
 func TestDocsStateTheFolderCaps(t *testing.T) {
 	docscheck.Says(t, "docs/folders.md",
 		fmt.Sprintf("At most %s files and %s of tables and documents", thousands(MaxFolderFiles), units.Bytes(MaxFolderBytes)))
+	page := docscheck.Read(t, "docs/folders.md")
+	for ext := range documentFormats {
+		if !strings.Contains(page, "`"+ext+"`") {
+			t.Errorf("docs/folders.md does not name `%s` among the documents", ext)
+		}
+	}
 }
 
 func TestDocsStateTheMemoryEstimate(t *testing.T) {
