@@ -2,6 +2,7 @@ import bz2
 import contextlib
 import csv
 import gzip
+import heapq
 import io
 import itertools
 import json

@@ -7,14 +7,36 @@ sampled_counts = {{SAMPLED}}  # columns whose value counts come from the sample 
 def value_part(counts, present, distinct, sample):
     """A categorical column's VALUE_COUNTS_CAP most frequent values, as text, with their rows (most
     first, ties by text), and the tail: the rows and the distinct values left out."""
-    counts = counts.groupby(counts.index.map(str), sort=False).sum()
-    counts = counts.iloc[np.lexsort((counts.index.to_numpy(dtype=str), -counts.to_numpy()))]
+    if counts.index.inferred_type != "string":  # numbers, booleans, categories: counted by their text
+        counts = counts.groupby(pd.Index(fresh_texts(counts.index), dtype=object), sort=False).sum()
+    values = counts.to_numpy(dtype="int64")
     if sample is not None:  # counted in the sample: scaled to every row, marked as such
-        counts = (counts * (present / max(1, int(counts.sum())))).round().astype("int64")
-    top = counts.head(VALUE_COUNTS_CAP)
-    return {"top": [[v, int(n)] for v, n in top.items()], "other_rows": max(0, present - int(top.sum())),
-            "other_values": max(0, distinct - len(top)), "complete": len(top) == len(counts) and sample is None,
+        values = (values * (present / max(1, int(values.sum())))).round().astype("int64")
+    top = top_values(counts.index, values, VALUE_COUNTS_CAP)
+    kept = sum(n for _, n in top)
+    return {"top": top, "other_rows": max(0, present - kept),
+            "other_values": max(0, distinct - len(top)), "complete": len(top) == len(values) and sample is None,
             "sample": sample}
+
+
+def fresh_texts(index):
+    """Each value's text as a new string: grouping or serialising the column's own strings would cache their
+    UTF-8 forms in them and grow the frame's memory after the profile measured it."""
+    return [str(v).encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass") for v in index]
+
+
+def top_values(texts, values, k):
+    """The k largest of values as [text, rows], most first, ties by text. Only the values tied at the
+    k-th place are compared as text (all of them, for a column of identifiers seen once each), and
+    never as a fixed-width array, which one long value would make huge."""
+    order = np.argsort(-values, kind="stable")
+    if len(order) > k:
+        edge = values[order[k - 1]]
+        above = order[values[order] > edge]
+        tied = order[values[order] == edge]
+        order = np.concatenate([above, np.array(heapq.nsmallest(k - len(above), tied, key=texts.__getitem__), dtype=np.int64)])
+    chosen = sorted(order.tolist(), key=lambda i: (-int(values[i]), texts[i]))
+    return [[fresh_texts([texts[i]])[0], int(values[i])] for i in chosen]
 
 
 def column_sketch(c):
