@@ -16,7 +16,6 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/evals/dabstep"
-	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -168,7 +167,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	versions := setup.versions()
 	var solvers []evals.Solver
 	for _, spec := range models {
-		client, err := f.ModelClient(spec, llm.Options{BaseURL: cfg.BaseURL})
+		client, err := f.ModelClient(spec, cfg.ServerOptions())
 		if err != nil {
 			return usageErrorf("%v", err)
 		}

@@ -63,8 +63,12 @@ type Config struct {
 	RequireLimits bool
 
 	// The model stages.
-	Model         string        // provider:model; "" for none
-	BaseURL       string        // OpenAI-compatible API root; "" for the provider's default
+	Model   string // provider:model; "" for none
+	BaseURL string // OpenAI-compatible API root; "" for the provider's default
+	// OllamaHost and APIKey come from the model servers' own variables
+	// (OLLAMA_HOST; llm.APIKeyVar's), read here: llm reads no environment.
+	OllamaHost    string        // "" for the default
+	APIKey        string        // "" for none
 	MaxTurns      int           // model turns per question
 	ReflectRounds int           // reflection rounds per question (0: none)
 	RunTimeout    time.Duration // 0: none
@@ -100,7 +104,9 @@ func (c *Config) ModelOptions() llm.Options {
 		return d
 	}
 	return llm.Options{
+		OllamaHost:               c.OllamaHost,
 		BaseURL:                  c.BaseURL,
+		APIKey:                   c.APIKey,
 		Vision:                   c.Vision,
 		ContextLength:            c.ContextLength,
 		MaxReplyTokens:           c.MaxReplyTokens,
@@ -110,6 +116,31 @@ func (c *Config) ModelOptions() llm.Options {
 		Timeout:                  none(c.IdleTimeout),
 		TimeoutSetting:           settingName(keyIdleTimeout),
 	}
+}
+
+// ServerOptions are the llm options that say where the model server is and
+// the key it takes, and nothing more.
+func (c *Config) ServerOptions() llm.Options {
+	return llm.Options{OllamaHost: c.OllamaHost, BaseURL: c.BaseURL, APIKey: c.APIKey}
+}
+
+// The model servers' own variables, read beside ANALYST_* (the API key's
+// variable is llm.APIKeyVar's).
+const (
+	envOllamaHost = "OLLAMA_HOST"
+	envBaseURL    = "OPENAI_BASE_URL"
+)
+
+// readModelServer reads where the model server is and its key: base-url as
+// set (flag, ANALYST_BASE_URL, file), else OPENAI_BASE_URL; OLLAMA_HOST;
+// and the key from the variable that fits the server.
+func readModelServer(v *viper.Viper, cfg *Config) {
+	cfg.BaseURL = v.GetString(keyBaseURL)
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = os.Getenv(envBaseURL)
+	}
+	cfg.OllamaHost = os.Getenv(envOllamaHost)
+	cfg.APIKey = os.Getenv(llm.APIKeyVar(cfg.BaseURL))
 }
 
 // settingName names a setting every way it can be set, for messages.
@@ -256,7 +287,7 @@ func (f *Factory) readConfig() (*Config, error) {
 	cfg.Limits = l
 
 	cfg.Model = strings.TrimSpace(v.GetString(keyModel))
-	cfg.BaseURL = v.GetString(keyBaseURL)
+	readModelServer(v, cfg)
 	if cfg.MaxTurns = v.GetInt(keyMaxTurns); cfg.MaxTurns < 1 {
 		return nil, usageErrorf("%s must be at least 1, got %q", keyMaxTurns, v.GetString(keyMaxTurns))
 	}
