@@ -82,6 +82,9 @@ type Options struct {
 	// Model answers the questions and explores the data; required when
 	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client
+	// Recorder, if set, records Model's replies (it is Model, or what Model
+	// asks): run.json keeps them in full, for analyst replay.
+	Recorder *audit.Recorder
 	// ModelInfo is what the model server said of Model, if the caller asked
 	// already (before starting anything slow); nil: Run asks. ModelErr is
 	// why it could not answer, when the caller asked and it failed: Run
@@ -109,7 +112,7 @@ type Options struct {
 	// RunTimeout bounds the whole run; 0: none.
 	RunTimeout time.Duration
 	// Rerun, if set, makes the run a replay of a recorded run on new data
-	// (analyst replay --data): Model is then Rerun.Client() (recording), the
+	// (analyst replay --data): Model is then a Recorder of Rerun.Client(), the
 	// schema changes are stated after the profile, and each named value is
 	// shown old → new.
 	Rerun *audit.Rerun
@@ -590,9 +593,9 @@ type Manifest struct {
 	// checks them); Cells a digest of each notebook cell (analyst verify).
 	Files []ManifestFile `json:"files"`
 	Cells []ManifestCell `json:"cells,omitempty"`
-	// Replies is every model reply in full, when the model client records
-	// them (analyst replay plays them back).
-	Replies any `json:"replies,omitempty"`
+	// Replies is every model reply in full, when the run has a Recorder
+	// (analyst replay plays them back).
+	Replies *audit.Recording `json:"replies,omitempty"`
 	// Model and Questions are there when questions were asked: Asked
 	// every question given, Questions the answer to each asked so far.
 	Model     *ManifestModel  `json:"model,omitempty"`
@@ -709,7 +712,9 @@ func (r *runner) manifest(charts []string) *Manifest {
 	}
 	m.Exploration = r.exploration
 	m.Sketch, m.Baseline, m.KeyChanges = r.sketch, r.baselineRecord(), r.keyChanges
-	m.Replies = recordedReplies(r.opts.Model)
+	if r.opts.Recorder != nil {
+		m.Replies = r.opts.Recorder.Recording()
+	}
 	return m
 }
 
