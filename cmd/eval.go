@@ -39,7 +39,8 @@ type EvalOptions struct {
 }
 
 // newCmdEval: runF, when not nil, replaces runEval (tests see the parsed
-// options without a kernel image).
+// options without a kernel image). It is long for its help text and flags,
+// not for its logic.
 func newCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{}
 	c := &cobra.Command{

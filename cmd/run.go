@@ -39,7 +39,8 @@ type RunOptions struct {
 }
 
 // newCmdRun: runF, when not nil, replaces runRun (tests see the parsed
-// options and the configuration without a kernel image).
+// options and the configuration without a kernel image). It is long for its
+// help text and flags, not for its logic.
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	c := &cobra.Command{
