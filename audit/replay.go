@@ -103,7 +103,7 @@ func (r *Recorder) Model(ctx context.Context) (*llm.ModelInfo, error) {
 }
 
 // Recording returns what was recorded so far (for run.json).
-func (r *Recorder) Recording() any {
+func (r *Recorder) Recording() *Recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := r.rec

@@ -346,10 +346,11 @@ func TestVerifyRunWithModelCatchesAnEditedAnswer(t *testing.T) {
 	defer cancel()
 	kopts := kerneltest.Options(t)
 	out := filepath.Join(dir, "out")
+	recorder := audit.NewRecorder(model.Client(t, false))
 	if _, err := pipeline.Run(ctx, pipeline.Options{Data: data, OutDir: out, Kernel: kopts,
 		AnalystVersion: "test", ImageID: "test-image", Versions: map[string]string{"python": "3"},
 		Questions: []string{"Which region has the most revenue?"}, NoExplore: true,
-		Model: audit.NewRecorder(model.Client(t, false)), ModelSpec: "ollama:qwen2.5-coder:7b"}); err != nil {
+		Model: recorder, Recorder: recorder, ModelSpec: "ollama:qwen2.5-coder:7b"}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	verify := func(runDir string) *audit.Report {

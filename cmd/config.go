@@ -3,11 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/analyst-cli/analyst/llm"
 )
 
 // configKeys are the settings `analyst config` lists, in order.
@@ -31,7 +34,10 @@ the file as
   kernel:
     memory: 4GiB
 
-and in the environment as ANALYST_KERNEL_MEMORY.`,
+and in the environment as ANALYST_KERNEL_MEMORY. The model servers' own
+variables are listed too: OLLAMA_HOST, OPENAI_BASE_URL (where base-url is not
+set) and the API key's variable (OPENAI_API_KEY, or OLLAMA_API_KEY for
+ollama.com), whose value is never shown.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.cmd = c
@@ -57,13 +63,34 @@ func runConfig(f *Factory, opts *ConfigOptions) error {
 	fmt.Fprintf(f.IO.Out, "config file: %s\n", file)
 	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
 	for _, key := range configKeys {
-		value := f.viper.GetString(key)
-		if key == keyCacheDir && value == "" {
+		value, source := f.viper.GetString(key), f.source(opts.cmd, key)
+		switch {
+		case key == keyCacheDir && value == "":
 			value = cfg.CacheDir
+		case key == keyBaseURL && value == "" && cfg.BaseURL != "":
+			value, source = cfg.BaseURL, "env "+envBaseURL
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", key, value, f.source(opts.cmd, key))
+		fmt.Fprintf(w, "%s\t%s\t%s\n", key, value, source)
 	}
+	printServerVariables(w, cfg)
 	return w.Flush()
+}
+
+// printServerVariables lists the model servers' own variables, which are
+// settings but not keys (no flag or file sets them), under their names.
+// An API key is never printed.
+func printServerVariables(w io.Writer, cfg *Config) {
+	keyVar, key := llm.APIKeyVar(cfg.BaseURL), ""
+	if cfg.APIKey != "" {
+		key = "(set, not shown)"
+	}
+	for _, row := range [][2]string{{envOllamaHost, cfg.OllamaHost}, {keyVar, key}} {
+		source := "default"
+		if row[1] != "" {
+			source = "env"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", row[0], row[1], source)
+	}
 }
 
 // source says where the value of key comes from.

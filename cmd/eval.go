@@ -16,7 +16,6 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/evals/dabstep"
-	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -40,7 +39,8 @@ type EvalOptions struct {
 }
 
 // newCmdEval: runF, when not nil, replaces runEval (tests see the parsed
-// options without a kernel image).
+// options without a kernel image). It is long for its help text and flags,
+// not for its logic.
 func newCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{}
 	c := &cobra.Command{
@@ -168,7 +168,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	versions := setup.versions()
 	var solvers []evals.Solver
 	for _, spec := range models {
-		client, err := f.ModelClient(spec, llm.Options{BaseURL: cfg.BaseURL})
+		client, err := f.ModelClient(spec, cfg.ServerOptions())
 		if err != nil {
 			return usageErrorf("%v", err)
 		}

@@ -63,8 +63,12 @@ type Config struct {
 	RequireLimits bool
 
 	// The model stages.
-	Model         string        // provider:model; "" for none
-	BaseURL       string        // OpenAI-compatible API root; "" for the provider's default
+	Model   string // provider:model; "" for none
+	BaseURL string // OpenAI-compatible API root; "" for the provider's default
+	// OllamaHost and APIKey come from the model servers' own variables
+	// (OLLAMA_HOST; llm.APIKeyVar's), read here: llm reads no environment.
+	OllamaHost    string        // "" for the default
+	APIKey        string        // "" for none
 	MaxTurns      int           // model turns per question
 	ReflectRounds int           // reflection rounds per question (0: none)
 	RunTimeout    time.Duration // 0: none
@@ -100,7 +104,9 @@ func (c *Config) ModelOptions() llm.Options {
 		return d
 	}
 	return llm.Options{
+		OllamaHost:               c.OllamaHost,
 		BaseURL:                  c.BaseURL,
+		APIKey:                   c.APIKey,
 		Vision:                   c.Vision,
 		ContextLength:            c.ContextLength,
 		MaxReplyTokens:           c.MaxReplyTokens,
@@ -110,6 +116,31 @@ func (c *Config) ModelOptions() llm.Options {
 		Timeout:                  none(c.IdleTimeout),
 		TimeoutSetting:           settingName(keyIdleTimeout),
 	}
+}
+
+// ServerOptions are the llm options that say where the model server is and
+// the key it takes, and nothing more.
+func (c *Config) ServerOptions() llm.Options {
+	return llm.Options{OllamaHost: c.OllamaHost, BaseURL: c.BaseURL, APIKey: c.APIKey}
+}
+
+// The model servers' own variables, read beside ANALYST_* (the API key's
+// variable is llm.APIKeyVar's).
+const (
+	envOllamaHost = "OLLAMA_HOST"
+	envBaseURL    = "OPENAI_BASE_URL"
+)
+
+// readModelServer reads where the model server is and its key: base-url as
+// set (flag, ANALYST_BASE_URL, file), else OPENAI_BASE_URL; OLLAMA_HOST;
+// and the key from the variable that fits the server.
+func readModelServer(v *viper.Viper, cfg *Config) {
+	cfg.BaseURL = v.GetString(keyBaseURL)
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = os.Getenv(envBaseURL)
+	}
+	cfg.OllamaHost = os.Getenv(envOllamaHost)
+	cfg.APIKey = os.Getenv(llm.APIKeyVar(cfg.BaseURL))
 }
 
 // settingName names a setting every way it can be set, for messages.
@@ -203,22 +234,10 @@ func (f *Factory) Config() (*Config, error) {
 
 func (f *Factory) readConfig() (*Config, error) {
 	v := f.viper
-	file := v.GetString(keyConfig)
-	explicit := file != ""
-	if !explicit {
-		file = defaultConfigFile()
-	}
 	cfg := &Config{}
-	if file != "" {
-		v.SetConfigFile(file)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			if _, statErr := os.Stat(file); statErr == nil || explicit {
-				return nil, usageErrorf("reading config file %s: %v", file, err)
-			}
-		} else {
-			cfg.File = file
-		}
+	var err error
+	if cfg.File, err = readConfigFile(v); err != nil {
+		return nil, err
 	}
 	cfg.CacheDir = v.GetString(keyCacheDir)
 	if cfg.CacheDir == "" {
@@ -229,48 +248,11 @@ func (f *Factory) readConfig() (*Config, error) {
 		cfg.CacheDir = dir
 	}
 	cfg.Runtime = v.GetString(keyRuntime)
-
-	l := kernel.DefaultLimits()
-	var err error
-	if l.MemoryBytes, err = units.ParseBytes(v.GetString(keyMemory)); err != nil {
-		return nil, usageErrorf("%s: %v", keyMemory, err)
+	if err := readKernelConfig(v, cfg); err != nil {
+		return nil, err
 	}
-	if l.TmpBytes, err = units.ParseBytes(v.GetString(keyTmpSize)); err != nil {
-		return nil, usageErrorf("%s: %v", keyTmpSize, err)
-	}
-	if l.OutputBytes, err = units.ParseBytes(v.GetString(keyOutputSize)); err != nil || l.OutputBytes < 1<<20 {
-		return nil, usageErrorf("%s must be a size of at least 1MiB, like 256MiB, got %q", keyOutputSize, v.GetString(keyOutputSize))
-	}
-	if cfg.RequireLimits, err = strconv.ParseBool(v.GetString(keyRequireLims)); err != nil {
-		return nil, usageErrorf("%s must be true or false, got %q", keyRequireLims, v.GetString(keyRequireLims))
-	}
-	if l.Pids = v.GetInt(keyPids); l.Pids < 16 {
-		return nil, usageErrorf("%s must be at least 16, got %q", keyPids, v.GetString(keyPids))
-	}
-	if l.CPUs = v.GetFloat64(keyCPUs); l.CPUs <= 0 {
-		return nil, usageErrorf("%s must be a positive number, got %q", keyCPUs, v.GetString(keyCPUs))
-	}
-	if l.CellTimeout, err = time.ParseDuration(v.GetString(keyCellTimeout)); err != nil || l.CellTimeout <= 0 {
-		return nil, usageErrorf("%s must be a duration like 60s or 5m, got %q", keyCellTimeout, v.GetString(keyCellTimeout))
-	}
-	cfg.Limits = l
-
-	cfg.Model = strings.TrimSpace(v.GetString(keyModel))
-	cfg.BaseURL = v.GetString(keyBaseURL)
-	if cfg.MaxTurns = v.GetInt(keyMaxTurns); cfg.MaxTurns < 1 {
-		return nil, usageErrorf("%s must be at least 1, got %q", keyMaxTurns, v.GetString(keyMaxTurns))
-	}
-	if cfg.ReflectRounds = v.GetInt(keyReflectRounds); cfg.ReflectRounds < 0 {
-		return nil, usageErrorf("%s must be 0 or more, got %q", keyReflectRounds, v.GetString(keyReflectRounds))
-	}
-	if cfg.Explore, err = strconv.ParseBool(strings.TrimSpace(v.GetString(keyExplore))); err != nil {
-		return nil, usageErrorf("%s must be true or false, got %q", keyExplore, v.GetString(keyExplore))
-	}
-	if cfg.Goals = v.GetInt(keyGoals); cfg.Goals < 1 {
-		return nil, usageErrorf("%s must be at least 1, got %q", keyGoals, v.GetString(keyGoals))
-	}
-	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
-		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
+	if err := readModelConfig(v, cfg); err != nil {
+		return nil, err
 	}
 	if err := readModelRequestConfig(v, cfg); err != nil {
 		return nil, err
@@ -283,6 +265,82 @@ func (f *Factory) readConfig() (*Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// readConfigFile reads the config file into v: --config or ANALYST_CONFIG
+// (which must be there), else the default file if there is one. It
+// returns the file read, "" if none.
+func readConfigFile(v *viper.Viper) (string, error) {
+	file := v.GetString(keyConfig)
+	explicit := file != ""
+	if !explicit {
+		file = defaultConfigFile()
+	}
+	if file == "" {
+		return "", nil
+	}
+	v.SetConfigFile(file)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		if _, statErr := os.Stat(file); statErr == nil || explicit {
+			return "", usageErrorf("reading config file %s: %v", file, err)
+		}
+		return "", nil
+	}
+	return file, nil
+}
+
+// readKernelConfig reads the kernel's limits and whether they must hold.
+func readKernelConfig(v *viper.Viper, cfg *Config) error {
+	l := kernel.DefaultLimits()
+	var err error
+	if l.MemoryBytes, err = units.ParseBytes(v.GetString(keyMemory)); err != nil {
+		return usageErrorf("%s: %v", keyMemory, err)
+	}
+	if l.TmpBytes, err = units.ParseBytes(v.GetString(keyTmpSize)); err != nil {
+		return usageErrorf("%s: %v", keyTmpSize, err)
+	}
+	if l.OutputBytes, err = units.ParseBytes(v.GetString(keyOutputSize)); err != nil || l.OutputBytes < 1<<20 {
+		return usageErrorf("%s must be a size of at least 1MiB, like 256MiB, got %q", keyOutputSize, v.GetString(keyOutputSize))
+	}
+	if cfg.RequireLimits, err = strconv.ParseBool(v.GetString(keyRequireLims)); err != nil {
+		return usageErrorf("%s must be true or false, got %q", keyRequireLims, v.GetString(keyRequireLims))
+	}
+	if l.Pids = v.GetInt(keyPids); l.Pids < 16 {
+		return usageErrorf("%s must be at least 16, got %q", keyPids, v.GetString(keyPids))
+	}
+	if l.CPUs = v.GetFloat64(keyCPUs); l.CPUs <= 0 {
+		return usageErrorf("%s must be a positive number, got %q", keyCPUs, v.GetString(keyCPUs))
+	}
+	if l.CellTimeout, err = time.ParseDuration(v.GetString(keyCellTimeout)); err != nil || l.CellTimeout <= 0 {
+		return usageErrorf("%s must be a duration like 60s or 5m, got %q", keyCellTimeout, v.GetString(keyCellTimeout))
+	}
+	cfg.Limits = l
+	return nil
+}
+
+// readModelConfig reads the model, its server and the bounds of the model
+// stages.
+func readModelConfig(v *viper.Viper, cfg *Config) error {
+	cfg.Model = strings.TrimSpace(v.GetString(keyModel))
+	readModelServer(v, cfg)
+	if cfg.MaxTurns = v.GetInt(keyMaxTurns); cfg.MaxTurns < 1 {
+		return usageErrorf("%s must be at least 1, got %q", keyMaxTurns, v.GetString(keyMaxTurns))
+	}
+	if cfg.ReflectRounds = v.GetInt(keyReflectRounds); cfg.ReflectRounds < 0 {
+		return usageErrorf("%s must be 0 or more, got %q", keyReflectRounds, v.GetString(keyReflectRounds))
+	}
+	var err error
+	if cfg.Explore, err = strconv.ParseBool(strings.TrimSpace(v.GetString(keyExplore))); err != nil {
+		return usageErrorf("%s must be true or false, got %q", keyExplore, v.GetString(keyExplore))
+	}
+	if cfg.Goals = v.GetInt(keyGoals); cfg.Goals < 1 {
+		return usageErrorf("%s must be at least 1, got %q", keyGoals, v.GetString(keyGoals))
+	}
+	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
+		return usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
+	}
+	return nil
 }
 
 // readModelRequestConfig reads the settings of each model request: its

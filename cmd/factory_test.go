@@ -63,6 +63,55 @@ func TestModelOptions(t *testing.T) {
 	}
 }
 
+// The model servers' own variables are read here, not in llm: OLLAMA_HOST;
+// OPENAI_BASE_URL where base-url is not set; the key from the variable of
+// the server (OLLAMA_API_KEY for ollama.com). Run and eval get the same.
+func TestModelServerFromEnvironment(t *testing.T) {
+	keys := map[string]string{"OPENAI_API_KEY": "sk-openai", "OLLAMA_API_KEY": "ol-cloud"}
+	with := func(extra map[string]string) map[string]string {
+		env := map[string]string{}
+		for _, m := range []map[string]string{keys, extra} {
+			for k, v := range m {
+				env[k] = v
+			}
+		}
+		return env
+	}
+	tests := []struct {
+		name  string
+		file  string
+		env   map[string]string
+		flags []string
+		want  llm.Options // OllamaHost, BaseURL, APIKey
+	}{
+		{name: "none", want: llm.Options{}},
+		{name: "OLLAMA_HOST", env: map[string]string{"OLLAMA_HOST": "gpu-box:11434"}, want: llm.Options{OllamaHost: "gpu-box:11434"}},
+		{name: "OPENAI_BASE_URL and OPENAI_API_KEY", env: with(map[string]string{"OPENAI_BASE_URL": "http://vllm:8000/v1"}),
+			want: llm.Options{BaseURL: "http://vllm:8000/v1", APIKey: "sk-openai"}},
+		{name: "default server's key", env: keys, want: llm.Options{APIKey: "sk-openai"}},
+		{name: "OLLAMA_API_KEY for ollama.com", env: with(map[string]string{"OPENAI_BASE_URL": "https://ollama.com/v1"}),
+			want: llm.Options{BaseURL: "https://ollama.com/v1", APIKey: "ol-cloud"}},
+		{name: "file over OPENAI_BASE_URL", file: "base-url: https://ollama.com/v1\n", env: with(map[string]string{"OPENAI_BASE_URL": "http://vllm:8000/v1"}),
+			want: llm.Options{BaseURL: "https://ollama.com/v1", APIKey: "ol-cloud"}},
+		{name: "flag over OPENAI_BASE_URL", env: with(map[string]string{"OPENAI_BASE_URL": "https://ollama.com/v1"}), flags: []string{"--base-url", "http://vllm:8000/v1"},
+			want: llm.Options{BaseURL: "http://vllm:8000/v1", APIKey: "sk-openai"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := configFor(t, tt.file, tt.env, tt.flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, got := range map[string]llm.Options{"run": cfg.ModelOptions(), "eval": cfg.ServerOptions()} {
+				if got.OllamaHost != tt.want.OllamaHost || got.BaseURL != tt.want.BaseURL || got.APIKey != tt.want.APIKey {
+					t.Errorf("%s: host %q, base URL %q, key %q; want %q, %q, %q", name, got.OllamaHost, got.BaseURL, got.APIKey,
+						tt.want.OllamaHost, tt.want.BaseURL, tt.want.APIKey)
+				}
+			}
+		})
+	}
+}
+
 func TestModelOptionsBadValues(t *testing.T) {
 	for env, want := range map[string]string{
 		"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "model-first-token-timeout must be a duration",

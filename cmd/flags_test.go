@@ -31,6 +31,9 @@ func cmdEnv(t *testing.T, file string, env map[string]string) {
 			t.Setenv(k, "")
 		}
 	}
+	for _, k := range []string{envOllamaHost, envBaseURL, "OPENAI_API_KEY", "OLLAMA_API_KEY"} {
+		t.Setenv(k, "")
+	}
 	home := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", home)
 	t.Setenv("ANALYST_CACHE_DIR", t.TempDir())

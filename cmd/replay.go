@@ -140,7 +140,8 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		popts.Questions = append(popts.Questions, q.Question)
 	}
 	if m := rec.Model; m != nil && rec.Replies != nil {
-		popts.Model = audit.NewRecorder(audit.NewReplayer(rec.Replies))
+		popts.Recorder = audit.NewRecorder(audit.NewReplayer(rec.Replies))
+		popts.Model = popts.Recorder
 		popts.ModelSpec, popts.MaxTurns, popts.MaxRepairs, popts.Seed = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed
 		popts.ReflectRounds = &m.ReflectRounds
 		popts.NoExplore, popts.Goals = !m.Explore, m.Goals // explored as the run did
@@ -216,7 +217,8 @@ func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, 
 	}
 	popts.Rerun = rerun
 	if popts.Model != nil {
-		popts.Model = audit.NewRecorder(rerun.Client())
+		popts.Recorder = audit.NewRecorder(rerun.Client())
+		popts.Model = popts.Recorder
 	}
 	return nil
 }

@@ -39,7 +39,8 @@ type RunOptions struct {
 }
 
 // newCmdRun: runF, when not nil, replaces runRun (tests see the parsed
-// options and the configuration without a kernel image).
+// options and the configuration without a kernel image). It is long for its
+// help text and flags, not for its logic.
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	c := &cobra.Command{
@@ -241,12 +242,13 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	popts := pipeline.Options{
 		Dataset: ds, OutDir: opts.OutDir, Name: name, Force: opts.Force, CellTimeout: cfg.Limits.CellTimeout,
-		AnalystVersion: Version, Questions: opts.Questions, Model: model, ModelSpec: cfg.Model,
+		AnalystVersion: Version, Questions: opts.Questions, ModelSpec: cfg.Model,
 		MaxTurns: cfg.MaxTurns, ReflectRounds: &cfg.ReflectRounds, NoExplore: !cfg.Explore, Goals: cfg.Goals,
 		RunTimeout: cfg.RunTimeout, ModelRetries: retries.Retries, OutOfCore: cfg.OutOfCore,
 		Baseline: base, ChangeRules: cfg.ChangeRules, ExplainChanges: base != nil,
 	}
-	if check != nil {
+	if model != nil { // not a nil *Recorder in Model
+		popts.Model, popts.Recorder = model, model
 		popts.ModelInfo, popts.ModelErr = check.info, check.err
 	}
 	// A model server that did not answer ends the run before any kernel:
@@ -294,7 +296,7 @@ func namesData(arg string) bool {
 // fails in a second; nil without questions and exploration. A model
 // explores the data (unless --explore=false), answers the questions, and
 // with a baseline (compare) writes the key changes.
-func (f *Factory) runModel(ctx context.Context, cfg *Config, questions, compare bool) (llm.Client, *modelCheck, *retryCounter, error) {
+func (f *Factory) runModel(ctx context.Context, cfg *Config, questions, compare bool) (*audit.Recorder, *modelCheck, *retryCounter, error) {
 	retries := newRetryCounter()
 	if !questions && !((cfg.Explore || compare) && cfg.Model != "") {
 		return nil, nil, retries, nil
@@ -304,13 +306,13 @@ func (f *Factory) runModel(ctx context.Context, cfg *Config, questions, compare 
 	}
 	mopts := cfg.ModelOptions()
 	mopts.HTTPClient = &http.Client{Transport: retries}
-	model, err := f.ModelClient(cfg.Model, mopts)
+	client, err := f.ModelClient(cfg.Model, mopts)
 	if err != nil {
 		return nil, nil, nil, usageErrorf("%v", err)
 	}
 	// Every reply in run.json, the model's info included, for analyst
 	// replay.
-	model = audit.NewRecorder(model)
+	model := audit.NewRecorder(client)
 	info, err := model.Model(ctx)
 	if err != nil && ctx.Err() != nil {
 		return nil, nil, nil, runError(ctx.Err())

@@ -282,21 +282,41 @@ var (
 func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 	opts = opts.withDefaults()
 	st := Stage{Name: StageDistributions, Title: "Distributions"}
-	add := func(cells ...Cell) { st.Cells = append(st.Cells, cells...) }
 	if p == nil || p.Rows == 0 {
-		add(Markdown("There is no data profile, so the distributions were not studied."))
+		st.Cells = append(st.Cells, Markdown("There is no data profile, so the distributions were not studied."))
 		return st
 	}
 	c := Choose(p, opts)
+	for _, section := range [][]Cell{
+		chartHelperCells(),
+		numericCells(c, code),
+		categoricalCells(c, opts, code),
+		correlationCells(c, code),
+		missingCells(c, code),
+		timeSeriesCells(c, code),
+	} {
+		st.Cells = append(st.Cells, section...)
+	}
+	return st
+}
 
-	add(Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
-		"(matplotlib would read `$...$` as math); panels are laid out in a grid; dates are bucketed into periods by " +
-		"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates); " +
-		"hexagonal bins are counted a block of rows at a time with hexbin's own arithmetic, and boxes get the quartiles and whiskers " +
-		"matplotlib's boxplot_stats gives (the same charts, with less memory and time)."))
-	add(Plumbing(summaryChartHelpers, Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers")))
+// chartHelperCells define the helpers the charts below use.
+func chartHelperCells() []Cell {
+	return []Cell{
+		Markdown("Helpers for the charts below: chart text is cut to a readable length, with `$` escaped " +
+			"(matplotlib would read `$...$` as math); panels are laid out in a grid; dates are bucketed into periods by " +
+			"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates); " +
+			"hexagonal bins are counted a block of rows at a time with hexbin's own arithmetic, and boxes get the quartiles and whiskers " +
+			"matplotlib's boxplot_stats gives (the same charts, with less memory and time)."),
+		Plumbing(summaryChartHelpers, Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers")),
+	}
+}
 
-	// Numeric summary.
+// numericCells are the numeric summary (and its second pass, out of core)
+// and the histograms.
+func numericCells(c Choice, code distributionsCode) []Cell {
+	var cells []Cell
+	add := func(more ...Cell) { cells = append(cells, more...) }
 	if len(c.Numeric) > 0 {
 		add(Markdown(code.numericMd))
 		add(Code(fill(code.numericPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
@@ -313,82 +333,103 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 			"they are identifiers or codes (the profile's unique_id and identifier alerts), constant or empty")))
 		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist), "{{DRAW}}", code.histDraw), "histograms"))
 	}
+	return cells
+}
 
-	// Categorical.
-	if len(c.Categorical) > 0 {
-		add(Markdown(fmt.Sprintf("### Categorical columns\n\nThe %d most frequent values of each categorical column, with their count and share:\n\n"+
+// categoricalCells are the top values of the categorical columns and their
+// bar charts.
+func categoricalCells(c Choice, opts Options, code distributionsCode) []Cell {
+	if len(c.Categorical) == 0 {
+		return nil
+	}
+	cells := []Cell{
+		Markdown(fmt.Sprintf("### Categorical columns\n\nThe %d most frequent values of each categorical column, with their count and share:\n\n"+
 			"$$\\text{share}(v) = \\frac{\\#\\{\\, i : x_i = v \\,\\}}{n}$$\n\n"+
 			"where $n$ counts every row, missing values included, so the shares of a column and its missing "+
-			"share add up to at most 1.%s", opts.TopValues, code.categoricalNote)))
-		add(Code(fill(topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical),
-			"{{COUNTS}}", code.topCounts, "{{ROWS}}", code.topRows), "top-values"))
-		if len(c.Bars) > 0 {
-			add(Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
-				"categorical", c.Bars, c.BarsLeftOut, nil, "")))
-			add(Code(fill(barsPy, "{{COLUMNS}}", pyList(c.Bars)), "top-value-bars"))
-		}
+			"share add up to at most 1.%s", opts.TopValues, code.categoricalNote)),
+		Code(fill(topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical),
+			"{{COUNTS}}", code.topCounts, "{{ROWS}}", code.topRows), "top-values"),
 	}
-
-	// Correlations.
-	if len(c.Correlation) > 0 {
-		add(Markdown(correlationFormulasMd + code.correlationNote))
-		var note string
-		if len(c.CorrLeftOut) > 0 {
-			note = fmt.Sprintf("\n\nOnly the %d numeric columns most strongly correlated with another column "+
-				"(largest |Pearson r|, as the profile computed it over every pair) are shown; left out: %s.",
-				len(c.Correlation), mdList(c.CorrLeftOut))
-		}
-		add(Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers, codes and constant " +
-			"columns excluded), and their heatmaps." + note))
-		annotate := "False"
-		if len(c.Correlation) <= annotateMax {
-			annotate = "True"
-		}
-		add(Code(fill(correlationPy, "{{COLUMNS}}", pyList(c.Correlation), "{{ANNOTATE}}", annotate), "correlations"))
+	if len(c.Bars) > 0 {
+		cells = append(cells,
+			Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
+				"categorical", c.Bars, c.BarsLeftOut, nil, "")),
+			Code(fill(barsPy, "{{COLUMNS}}", pyList(c.Bars)), "top-value-bars"))
 	}
+	return cells
+}
 
-	// Missingness.
-	if c.AnyMissing {
-		var note string
-		if len(c.MissingLeft) > 0 {
-			note = fmt.Sprintf(" The chart shows the %d columns with the largest share missing; the table lists all; "+
-				"left out of the chart: %s.", len(c.Missing), mdList(c.MissingLeft))
-		}
-		add(Markdown("### Missing values\n\nThe share of missing values per column:\n\n" +
+// correlationCells are the correlation matrices and their heatmaps.
+func correlationCells(c Choice, code distributionsCode) []Cell {
+	if len(c.Correlation) == 0 {
+		return nil
+	}
+	var note string
+	if len(c.CorrLeftOut) > 0 {
+		note = fmt.Sprintf("\n\nOnly the %d numeric columns most strongly correlated with another column "+
+			"(largest |Pearson r|, as the profile computed it over every pair) are shown; left out: %s.",
+			len(c.Correlation), mdList(c.CorrLeftOut))
+	}
+	annotate := "False"
+	if len(c.Correlation) <= annotateMax {
+		annotate = "True"
+	}
+	return []Cell{
+		Markdown(correlationFormulasMd + code.correlationNote),
+		Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers, codes and constant " +
+			"columns excluded), and their heatmaps." + note),
+		Code(fill(correlationPy, "{{COLUMNS}}", pyList(c.Correlation), "{{ANNOTATE}}", annotate), "correlations"),
+	}
+}
+
+// missingCells are the missing share of each column and its chart, or a
+// note that nothing is missing.
+func missingCells(c Choice, code distributionsCode) []Cell {
+	if !c.AnyMissing {
+		return []Cell{Markdown("### Missing values\n\nNo value is missing in any column, so there is no missingness chart.")}
+	}
+	var note string
+	if len(c.MissingLeft) > 0 {
+		note = fmt.Sprintf(" The chart shows the %d columns with the largest share missing; the table lists all; "+
+			"left out of the chart: %s.", len(c.Missing), mdList(c.MissingLeft))
+	}
+	return []Cell{
+		Markdown("### Missing values\n\nThe share of missing values per column:\n\n" +
 			"$$\\text{missing share} = \\frac{1}{n}\\sum_{i=1}^{n} \\mathbf{1}[x_i \\text{ is missing}]$$\n\n" +
-			"The table lists every column with missing values, most missing first; the bar chart draws them." + note + code.missingNote))
-		add(Code(fill(missingPy, "{{COLUMNS}}", pyList(c.Missing), "{{MISSING_SHARE}}", code.missingShare), "missingness"))
-	} else {
-		add(Markdown("### Missing values\n\nNo value is missing in any column, so there is no missingness chart."))
+			"The table lists every column with missing values, most missing first; the bar chart draws them." + note + code.missingNote),
+		Code(fill(missingPy, "{{COLUMNS}}", pyList(c.Missing), "{{MISSING_SHARE}}", code.missingShare), "missingness"),
 	}
+}
 
-	// Time series.
-	if c.Date != "" {
-		word := periodWords[c.Frequency]
-		what := "the number of rows"
-		if c.Value != "" {
-			what += " and the sum of " + mdCode(c.Value) + " (the numeric column with the most distinct values)"
-		}
-		add(Markdown(fmt.Sprintf("### Over time\n\nA time series over %s: %s per %s. The dates span %s, so a %s gives a readable "+
-			"number of points. Rows without a date are left out; missing values count as 0 in the sums.%s",
-			mdCode(c.Date), what, word, c.Span, word, code.timeNote)))
-		valueLine := "value_column = None  # no numeric column to sum"
-		if c.Value != "" {
-			valueLine = "value_column = " + pyString(c.Value)
-		}
-		src := fill(timeSeriesChartPy, "{{WORD}}", word)
-		if code.countsPerPeriod {
-			src = fill(timeSeriesPy,
-				"{{DATE}}", pyString(c.Date),
-				"{{VALUE_LINE}}", valueLine,
-				"{{FREQ}}", pyString(c.Frequency),
-				"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, c.Span),
-				"{{CHART}}", src,
-			)
-		}
-		add(Code(src, "time-series"))
+// timeSeriesCells are the rows (and a value's sum) per period of the date
+// column, when there is one.
+func timeSeriesCells(c Choice, code distributionsCode) []Cell {
+	if c.Date == "" {
+		return nil
 	}
-	return st
+	word := periodWords[c.Frequency]
+	what := "the number of rows"
+	if c.Value != "" {
+		what += " and the sum of " + mdCode(c.Value) + " (the numeric column with the most distinct values)"
+	}
+	md := Markdown(fmt.Sprintf("### Over time\n\nA time series over %s: %s per %s. The dates span %s, so a %s gives a readable "+
+		"number of points. Rows without a date are left out; missing values count as 0 in the sums.%s",
+		mdCode(c.Date), what, word, c.Span, word, code.timeNote))
+	valueLine := "value_column = None  # no numeric column to sum"
+	if c.Value != "" {
+		valueLine = "value_column = " + pyString(c.Value)
+	}
+	src := fill(timeSeriesChartPy, "{{WORD}}", word)
+	if code.countsPerPeriod {
+		src = fill(timeSeriesPy,
+			"{{DATE}}", pyString(c.Date),
+			"{{VALUE_LINE}}", valueLine,
+			"{{FREQ}}", pyString(c.Frequency),
+			"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, c.Span),
+			"{{CHART}}", src,
+		)
+	}
+	return []Cell{md, Code(src, "time-series")}
 }
 
 // chartChoiceMd explains what a chart shows and which columns it left out.

@@ -156,15 +156,19 @@ type Client interface {
 // Options configure a Client. The zero value works: every field has a
 // default.
 type Options struct {
+	// The package reads no environment: the caller resolves the servers'
+	// own variables (OLLAMA_HOST, OPENAI_BASE_URL, APIKeyVar's) and passes
+	// their values here; the messages name the variables.
+
 	// OllamaHost is the Ollama server: a URL or "host:port" as OLLAMA_HOST
-	// accepts. Empty means $OLLAMA_HOST, else http://127.0.0.1:11434.
+	// accepts. Empty means http://127.0.0.1:11434.
 	OllamaHost string
 	// BaseURL is the OpenAI-compatible API root. Empty means
-	// $OPENAI_BASE_URL, else https://api.openai.com/v1.
+	// https://api.openai.com/v1.
 	BaseURL string
-	// APIKey authenticates to the OpenAI-compatible server. Empty means
-	// $OLLAMA_API_KEY when BaseURL is on ollama.com (hosted models through
-	// Ollama's OpenAI-compatible endpoint), else $OPENAI_API_KEY.
+	// APIKey authenticates to the OpenAI-compatible server, which gets no
+	// key when it is empty (local servers need none). The variable it
+	// usually comes from is APIKeyVar(BaseURL).
 	APIKey string
 	// Vision says whether an OpenAI-compatible model accepts images, which
 	// no such server reports. nil means: only OpenAI's multimodal families

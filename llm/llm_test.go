@@ -6,8 +6,6 @@ import (
 )
 
 func TestNewSpec(t *testing.T) {
-	t.Setenv("OLLAMA_HOST", "")
-	t.Setenv("OPENAI_BASE_URL", "")
 	tests := []struct {
 		spec      string
 		wantModel string   // on success

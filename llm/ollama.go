@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,11 +28,7 @@ type ollamaClient struct {
 }
 
 func newOllama(name string, opts Options) (Client, error) {
-	raw := opts.OllamaHost
-	if raw == "" {
-		raw = os.Getenv("OLLAMA_HOST")
-	}
-	base, err := ollamaHost(raw)
+	base, err := ollamaHost(opts.OllamaHost)
 	if err != nil {
 		return nil, err
 	}

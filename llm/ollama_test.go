@@ -246,12 +246,20 @@ func TestOllamaTruncated(t *testing.T) {
 	}
 }
 
-// Without Options.OllamaHost the client goes where OLLAMA_HOST says, which
-// may be a bare host:port.
-func TestOllamaHostFromEnv(t *testing.T) {
+// Options.OllamaHost may be a bare host:port, as OLLAMA_HOST may. The
+// package reads no environment: without the option the client goes to the
+// default address whatever OLLAMA_HOST says (cmd resolves it).
+func TestOllamaHostOption(t *testing.T) {
 	s := newServer(t, okStep("ollama"))
 	t.Setenv("OLLAMA_HOST", s.Listener.Addr().String())
 	c, err := New("ollama:qwen2.5-coder:7b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host := c.(*ollamaClient).target.host; host != "http://127.0.0.1:11434" {
+		t.Errorf("without Options.OllamaHost the client goes to %s, want the default http://127.0.0.1:11434", host)
+	}
+	c, err = New("ollama:qwen2.5-coder:7b", Options{OllamaHost: s.Listener.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -35,23 +34,13 @@ type openaiClient struct {
 func newOpenAI(name string, opts Options) (Client, error) {
 	base := opts.BaseURL
 	if base == "" {
-		base = os.Getenv("OPENAI_BASE_URL")
-	}
-	if base == "" {
 		base = openaiDefaultBaseURL
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("base URL %q: want an http(s) URL such as %s", base, openaiDefaultBaseURL)
 	}
-	keyVar := "OPENAI_API_KEY"
-	if u.Hostname() == "ollama.com" {
-		keyVar = "OLLAMA_API_KEY"
-	}
-	key := opts.APIKey
-	if key == "" {
-		key = os.Getenv(keyVar)
-	}
+	keyVar, key := APIKeyVar(base), opts.APIKey
 	unauthorized := "check the API key in " + keyVar
 	if key == "" {
 		unauthorized = "no API key was given: set " + keyVar
@@ -81,6 +70,20 @@ func newOpenAI(name string, opts Options) (Client, error) {
 			limitRefused:     newReplyLimit(opts).hint(),
 		}},
 	}, nil
+}
+
+// APIKeyVar is the environment variable that holds the API key of the
+// OpenAI-compatible server at baseURL ("": the default): OLLAMA_API_KEY for
+// ollama.com (hosted models through Ollama's OpenAI-compatible endpoint),
+// else OPENAI_API_KEY.
+func APIKeyVar(baseURL string) string {
+	if baseURL == "" {
+		baseURL = openaiDefaultBaseURL
+	}
+	if u, err := url.Parse(baseURL); err == nil && u.Hostname() == "ollama.com" {
+		return "OLLAMA_API_KEY"
+	}
+	return "OPENAI_API_KEY"
 }
 
 func (c *openaiClient) Chat(ctx context.Context, req Request, onDelta func(string)) (*Response, error) {

@@ -266,10 +266,11 @@ func (r rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-// The key comes from Options, else from the variable that fits the server:
-// OLLAMA_API_KEY for ollama.com, OPENAI_API_KEY elsewhere. Without one the
-// request goes out unauthenticated (local servers need none), and a 401
-// names the variable to set.
+// The key comes from Options only: the variables that usually hold it
+// (OLLAMA_API_KEY for ollama.com, OPENAI_API_KEY elsewhere) are cmd's to
+// read, and a key in the environment alone does not reach the server.
+// Without one the request goes out unauthenticated (local servers need
+// none), and a 401 names the variable to set.
 func TestOpenAIKey(t *testing.T) {
 	tests := []struct {
 		name, base, optKey, openaiEnv, ollamaEnv string
@@ -277,8 +278,8 @@ func TestOpenAIKey(t *testing.T) {
 		wantHint                                 string
 	}{
 		{name: "option", base: "https://api.openai.com/v1", optKey: "sk-opt", openaiEnv: "sk-env", wantAuth: "Bearer sk-opt", wantHint: "check the API key in OPENAI_API_KEY"},
-		{name: "OPENAI_API_KEY", base: "https://api.openai.com/v1", openaiEnv: "sk-env", ollamaEnv: "ol-env", wantAuth: "Bearer sk-env", wantHint: "check the API key in OPENAI_API_KEY"},
-		{name: "OLLAMA_API_KEY on ollama.com", base: "https://ollama.com/v1", openaiEnv: "sk-env", ollamaEnv: "ol-env", wantAuth: "Bearer ol-env", wantHint: "check the API key in OLLAMA_API_KEY"},
+		{name: "OPENAI_API_KEY not read", base: "https://api.openai.com/v1", openaiEnv: "sk-env", ollamaEnv: "ol-env", wantHint: "no API key was given: set OPENAI_API_KEY"},
+		{name: "OLLAMA_API_KEY named on ollama.com", base: "https://ollama.com/v1", optKey: "ol-opt", openaiEnv: "sk-env", ollamaEnv: "ol-env", wantAuth: "Bearer ol-opt", wantHint: "check the API key in OLLAMA_API_KEY"},
 		{name: "no key", base: "http://localhost:8080/v1", wantHint: "no API key was given: set OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
@@ -303,6 +304,20 @@ func TestOpenAIKey(t *testing.T) {
 				t.Errorf("Authorization = %q, want %q", auth, tt.wantAuth)
 			}
 		})
+	}
+}
+
+func TestAPIKeyVar(t *testing.T) {
+	for base, want := range map[string]string{
+		"":                          "OPENAI_API_KEY",
+		"https://api.openai.com/v1": "OPENAI_API_KEY",
+		"http://localhost:8080/v1":  "OPENAI_API_KEY",
+		"https://ollama.com/v1":     "OLLAMA_API_KEY",
+		"https://ollama.com:443/v1": "OLLAMA_API_KEY",
+	} {
+		if got := APIKeyVar(base); got != want {
+			t.Errorf("APIKeyVar(%q) = %s, want %s", base, got, want)
+		}
 	}
 }
 

@@ -58,12 +58,3 @@ func modelCallTimes(answers []*agent.Answer) []ModelCallTime {
 	}
 	return out
 }
-
-// recordedReplies is what a recording model client (audit.Recorder)
-// recorded, or nil.
-func recordedReplies(c any) any {
-	if r, ok := c.(interface{ Recording() any }); ok {
-		return r.Recording()
-	}
-	return nil
-}

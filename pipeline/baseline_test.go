@@ -53,7 +53,8 @@ func TestBaselineKeyChanges(t *testing.T) {
 	f := newFakeModel(t, "ollama", turn{Text: reply})
 	data := amountsCSV(t, filepath.Join(dir, "new.csv"), 4)
 	opts := options(t, data, filepath.Join(dir, "new"))
-	opts.Model, opts.ModelSpec, opts.NoExplore = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b", true
+	recorded(&opts, f.Client(t, false))
+	opts.ModelSpec, opts.NoExplore = "ollama:qwen2.5-coder:7b", true
 	opts.Baseline, opts.ChangeRules, opts.ExplainChanges = base, eda.DefaultChangeRules(), true
 	first := run(t, opts)
 
@@ -112,7 +113,7 @@ func TestBaselineKeyChanges(t *testing.T) {
 	if err != nil || b == nil || !record.Explained {
 		t.Fatalf("baseline.Recorded: %v, %v, %+v", err, b, record)
 	}
-	again := replayOptions(t, rec, data, filepath.Join(dir, "again"), audit.NewRecorder(audit.NewReplayer(rec.Record.Replies)))
+	again := replayOptions(t, rec, data, filepath.Join(dir, "again"), audit.NewReplayer(rec.Record.Replies))
 	again.Baseline, again.ChangeRules, again.ExplainChanges = b, *record.Rules, true
 	second := run(t, again)
 	for _, p := range [][2]string{{first.Files.Notebook, second.Files.Notebook}, {first.Files.Report, second.Files.Report}} {

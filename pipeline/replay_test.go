@@ -33,6 +33,15 @@ plt.show()`
 
 // replayOptions are opts of a recorded run made again from its run.json,
 // the way analyst replay makes them, with model the replaying client.
+// recorded makes c the run's model, its replies recorded as analyst run
+// records them.
+func recorded(opts *pipeline.Options, c llm.Client) {
+	r := audit.NewRecorder(c)
+	opts.Model, opts.Recorder = r, r
+}
+
+// replayOptions are the options of a replay of run whose model is model,
+// recorded.
 func replayOptions(t *testing.T, run *audit.Run, data, out string, model llm.Client) pipeline.Options {
 	opts := options(t, data, out)
 	opts.Name = run.Name()
@@ -40,7 +49,7 @@ func replayOptions(t *testing.T, run *audit.Run, data, out string, model llm.Cli
 		opts.Questions = append(opts.Questions, q.Question)
 	}
 	m := run.Record.Model
-	opts.Model = model
+	recorded(&opts, model)
 	opts.ModelSpec, opts.MaxTurns, opts.MaxRepairs, opts.Seed, opts.ReflectRounds = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed, &m.ReflectRounds
 	opts.NoExplore, opts.Goals = !m.Explore, m.Goals // explored as the run did
 	return opts
@@ -92,7 +101,8 @@ func TestReplayCodeBlocksIsByteIdentical(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?", "What is the mean revenue?"}
 	opts.NoExplore = true // the exploration's replay is tested in run_explore.txtar
-	opts.Model, opts.ModelSpec = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b"
+	recorded(&opts, f.Client(t, false))
+	opts.ModelSpec = "ollama:qwen2.5-coder:7b"
 	first := run(t, opts)
 	if m := first.Manifest.Model; m.Mode != "code-blocks" || m.Repairs != 1 || m.Unanswered != 0 || m.Calls != 6 {
 		t.Fatalf("the recorded run: %+v", m)
@@ -100,7 +110,7 @@ func TestReplayCodeBlocksIsByteIdentical(t *testing.T) {
 	asked := len(f.Requests())
 
 	rec := openRun(t, first)
-	again := run(t, replayOptions(t, rec, data, filepath.Join(dir, "b"), audit.NewRecorder(audit.NewReplayer(rec.Record.Replies))))
+	again := run(t, replayOptions(t, rec, data, filepath.Join(dir, "b"), audit.NewReplayer(rec.Record.Replies)))
 	if n := len(f.Requests()); n != asked {
 		t.Errorf("the replay asked the model server %d times", n-asked)
 	}
@@ -150,7 +160,8 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"Which region has the most revenue?"}
 	opts.NoExplore = true
-	opts.Model, opts.ModelSpec, opts.ReflectRounds = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b", new(int)
+	recorded(&opts, f.Client(t, false))
+	opts.ModelSpec, opts.ReflectRounds = "ollama:qwen2.5-coder:7b", new(int)
 	rec := openRun(t, run(t, opts))
 
 	renamed := regionsCSV(t, filepath.Join(dir, "renamed.csv"), "date,region,amount",
@@ -164,7 +175,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ropts := replayOptions(t, rec, renamed, filepath.Join(dir, "b"), audit.NewRecorder(rerun.Client()))
+	ropts := replayOptions(t, rec, renamed, filepath.Join(dir, "b"), rerun.Client())
 	ropts.Rerun = rerun
 	res := run(t, ropts)
 
@@ -250,7 +261,8 @@ if len(df) > 3:
 	opts := options(t, data, filepath.Join(dir, "a"))
 	opts.Questions = []string{"What is the total revenue?"}
 	opts.NoExplore = true
-	opts.Model, opts.ModelSpec = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b"
+	recorded(&opts, f.Client(t, false))
+	opts.ModelSpec = "ollama:qwen2.5-coder:7b"
 	first := run(t, opts)
 	if a := first.Answers[0]; strings.Join(a.TraceTold, ",") != "99" || !a.TraceCorrected || first.Manifest.Model.Calls != 3 ||
 		len(a.Verdicts) != 1 || !strings.HasPrefix(a.Verdicts[0].Note, "no chart was made") {
@@ -265,7 +277,7 @@ if len(df) > 3:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ropts := replayOptions(t, rec, newData, filepath.Join(dir, "b"), audit.NewRecorder(rerun.Client()))
+	ropts := replayOptions(t, rec, newData, filepath.Join(dir, "b"), rerun.Client())
 	ropts.Rerun = rerun
 	res := run(t, ropts)
 	if n := len(f.Requests()); n != asked {

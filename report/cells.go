@@ -419,84 +419,99 @@ func writeJSON(b *strings.Builder, dec *json.Decoder, indent string) error {
 		b.WriteString(jsonScalar(tok))
 		return nil
 	}
-	inner := indent + "  "
 	switch d {
 	case '{':
-		if !dec.More() {
-			_, err := dec.Token()
-			b.WriteString("{}")
-			return err
-		}
-		b.WriteString("{")
-		for i := 0; dec.More(); i++ {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			key, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			b.WriteString("\n" + inner + jsonScalar(key) + ": ")
-			if err := writeJSON(b, dec, inner); err != nil {
-				return err
-			}
-		}
-		_, err = dec.Token()
-		b.WriteString("\n" + indent + "}")
-		return err
+		return writeJSONObject(b, dec, indent)
 	case '[':
-		// Read the elements; plain values run together, anything else
-		// goes one per line.
-		var parts []string
-		plain := true
-		for dec.More() {
-			var sb strings.Builder
-			if err := writeJSON(&sb, dec, inner); err != nil {
-				return err
-			}
-			s := sb.String()
-			if strings.HasPrefix(s, "{") && s != "{}" || strings.HasPrefix(s, "[") && strings.Contains(s, "\n") {
-				plain = false
-			}
-			parts = append(parts, s)
+		return writeJSONArray(b, dec, indent)
+	}
+	return fmt.Errorf("unexpected %v", d)
+}
+
+// writeJSONObject writes an object whose '{' was read: one key a line.
+func writeJSONObject(b *strings.Builder, dec *json.Decoder, indent string) error {
+	if !dec.More() {
+		_, err := dec.Token()
+		b.WriteString("{}")
+		return err
+	}
+	inner := indent + "  "
+	b.WriteString("{")
+	for i := 0; dec.More(); i++ {
+		if i > 0 {
+			b.WriteString(",")
 		}
-		if _, err := dec.Token(); err != nil {
+		key, err := dec.Token()
+		if err != nil {
 			return err
 		}
-		if len(parts) == 0 {
-			b.WriteString("[]")
-			return nil
+		b.WriteString("\n" + inner + jsonScalar(key) + ": ")
+		if err := writeJSON(b, dec, inner); err != nil {
+			return err
 		}
-		if !plain {
-			b.WriteString("[")
-			for i, p := range parts {
-				if i > 0 {
-					b.WriteString(",")
-				}
-				b.WriteString("\n" + inner + p)
-			}
-			b.WriteString("\n" + indent + "]")
-			return nil
+	}
+	_, err := dec.Token()
+	b.WriteString("\n" + indent + "}")
+	return err
+}
+
+// writeJSONArray writes an array whose '[' was read: plain values run
+// together, anything else goes one per line.
+func writeJSONArray(b *strings.Builder, dec *json.Decoder, indent string) error {
+	inner := indent + "  "
+	var parts []string
+	plain := true
+	for dec.More() {
+		var sb strings.Builder
+		if err := writeJSON(&sb, dec, inner); err != nil {
+			return err
 		}
+		s := sb.String()
+		if strings.HasPrefix(s, "{") && s != "{}" || strings.HasPrefix(s, "[") && strings.Contains(s, "\n") {
+			plain = false
+		}
+		parts = append(parts, s)
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	switch {
+	case len(parts) == 0:
+		b.WriteString("[]")
+	case !plain:
 		b.WriteString("[")
-		line := 0
 		for i, p := range parts {
 			if i > 0 {
 				b.WriteString(",")
-				if line+len(p) > 100 {
-					b.WriteString("\n" + inner)
-					line = 0
-				} else {
-					b.WriteString(" ")
-				}
 			}
-			b.WriteString(p)
-			line += len(p) + 2
+			b.WriteString("\n" + inner + p)
 		}
-		b.WriteString("]")
-		return nil
+		b.WriteString("\n" + indent + "]")
+	default:
+		writePlainJSONList(b, parts, inner)
 	}
-	return fmt.Errorf("unexpected %v", d)
+	return nil
+}
+
+// writePlainJSONList writes plain values as a list, wrapped at about 100
+// characters.
+func writePlainJSONList(b *strings.Builder, parts []string, inner string) {
+	b.WriteString("[")
+	line := 0
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(",")
+			if line+len(p) > 100 {
+				b.WriteString("\n" + inner)
+				line = 0
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString(p)
+		line += len(p) + 2
+	}
+	b.WriteString("]")
 }
 
 func jsonScalar(tok json.Token) string {

@@ -122,25 +122,11 @@ type stageView struct {
 }
 
 func buildPage(in Input) (*page, error) {
-	p := &page{Title: in.Title}
-	if p.Title == "" {
-		if in.Run.DataName != "" {
-			p.Title = "Analysis of " + in.Run.DataName
-		} else {
-			p.Title = "analyst report"
-		}
-	}
+	p := &page{Title: pageTitle(in)}
 	p.Generator = strings.TrimSpace("analyst " + in.Run.AnalystVersion)
 	p.CSS = template.CSS(pageCSS + "\n/* code highlighting (chroma, style " + codeStyle + ") */\n" + chromaCSS())
-	if in.KaTeXDir != "" {
-		k, err := loadKaTeX(in.KaTeXDir, in.KaTeXRoot)
-		if err != nil {
-			return nil, err
-		}
-		p.KaTeX = true
-		p.KaTeXCSS = template.CSS(safeInStyle(k.CSS))
-		p.KaTeXJS = template.JS(safeInScript(k.JS))
-		p.AutoRender = template.JS(safeInScript(k.AutoRender))
+	if err := p.addKaTeX(in.KaTeXDir, in.KaTeXRoot); err != nil {
+		return nil, err
 	}
 	p.Question = in.Question
 	p.Facts = headerFacts(in)
@@ -150,31 +136,9 @@ func buildPage(in Input) (*page, error) {
 		p.OutputFiles = append(p.OutputFiles, fact{Label: f.Name, Value: units.Rounded(f.Bytes), Title: groupDigits(f.Bytes) + " bytes"})
 	}
 
-	language := "python"
-	if in.Notebook != nil && in.Notebook.Metadata.LanguageInfo != nil && in.Notebook.Metadata.LanguageInfo.Name != "" {
-		language = in.Notebook.Metadata.LanguageInfo.Name
-	}
-	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: language, marks: in.CellNumbers, nb: in.Notebook}
-	if strings.TrimSpace(in.Answer) != "" {
-		a, err := cr.md.renderMarked(in.Answer, in.Numbers, in.Notebook)
-		if err != nil {
-			return nil, err
-		}
-		p.Answer = template.HTML(a)
-	}
-	if strings.TrimSpace(in.Notice) != "" {
-		n, err := cr.md.render(in.Notice, nil, 2)
-		if err != nil {
-			return nil, err
-		}
-		p.Notice = template.HTML(n)
-	}
-	if strings.TrimSpace(in.KeyFindings) != "" {
-		k, err := cr.md.renderMarked(in.KeyFindings, in.KeyFindingNumbers, in.Notebook)
-		if err != nil {
-			return nil, err
-		}
-		p.KeyFindings = template.HTML(k)
+	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: notebookLanguage(in.Notebook), marks: in.CellNumbers, nb: in.Notebook}
+	if err := p.renderTexts(in, cr); err != nil {
+		return nil, err
 	}
 	p.Inputs = buildInputs(in.Inputs)
 	if in.Profile != nil {
@@ -194,29 +158,99 @@ func buildPage(in Input) (*page, error) {
 		}
 	}
 	p.Failure = buildFailure(in.Run, stages)
+	if p.Relationships = buildRelationships(in.Relationships, in.Notebook); p.Relationships != nil {
+		p.Relationships.StageID = stageID(stages, eda.StageRelationships)
+	}
+	p.TOC = p.toc()
+	return p, nil
+}
 
+// pageTitle is the report's title: as given, else after the data.
+func pageTitle(in Input) string {
+	switch {
+	case in.Title != "":
+		return in.Title
+	case in.Run.DataName != "":
+		return "Analysis of " + in.Run.DataName
+	}
+	return "analyst report"
+}
+
+// addKaTeX inlines KaTeX from dir (in the kernel image), if given, so
+// that the page renders formulas with no network request.
+func (p *page) addKaTeX(dir, root string) error {
+	if dir == "" {
+		return nil
+	}
+	k, err := loadKaTeX(dir, root)
+	if err != nil {
+		return err
+	}
+	p.KaTeX = true
+	p.KaTeXCSS = template.CSS(safeInStyle(k.CSS))
+	p.KaTeXJS = template.JS(safeInScript(k.JS))
+	p.AutoRender = template.JS(safeInScript(k.AutoRender))
+	return nil
+}
+
+// notebookLanguage is the language of the notebook's code cells.
+func notebookLanguage(nb *nbformat.Notebook) string {
+	if nb != nil && nb.Metadata.LanguageInfo != nil && nb.Metadata.LanguageInfo.Name != "" {
+		return nb.Metadata.LanguageInfo.Name
+	}
+	return "python"
+}
+
+// renderTexts renders the markdown that opens the page: the answer (its
+// numbers marked), a notice, the key findings.
+func (p *page) renderTexts(in Input, cr *cellRenderer) error {
+	if strings.TrimSpace(in.Answer) != "" {
+		a, err := cr.md.renderMarked(in.Answer, in.Numbers, in.Notebook)
+		if err != nil {
+			return err
+		}
+		p.Answer = template.HTML(a)
+	}
+	if strings.TrimSpace(in.Notice) != "" {
+		n, err := cr.md.render(in.Notice, nil, 2)
+		if err != nil {
+			return err
+		}
+		p.Notice = template.HTML(n)
+	}
+	if strings.TrimSpace(in.KeyFindings) != "" {
+		k, err := cr.md.renderMarked(in.KeyFindings, in.KeyFindingNumbers, in.Notebook)
+		if err != nil {
+			return err
+		}
+		p.KeyFindings = template.HTML(k)
+	}
+	return nil
+}
+
+// toc is the page's table of contents, in the page's order.
+func (p *page) toc() []tocEntry {
+	var toc []tocEntry
 	if p.KeyFindings != "" {
-		p.TOC = append(p.TOC, tocEntry{ID: "key-findings", Title: "Key findings"})
+		toc = append(toc, tocEntry{ID: "key-findings", Title: "Key findings"})
 	}
 	if p.Answer != "" {
-		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"}) //houserules:literal the page's anchor
+		toc = append(toc, tocEntry{ID: "answer", Title: "Answer"}) //houserules:literal the page's anchor
 	}
 	entry := func(s *stageView) tocEntry {
 		return tocEntry{ID: s.ID, Title: s.Title, Status: s.Status, StatusClass: s.StatusClass}
 	}
 	for _, s := range p.LeadStages {
-		p.TOC = append(p.TOC, entry(s))
+		toc = append(toc, entry(s))
 	}
-	p.TOC = append(p.TOC, tocEntry{ID: "overview", Title: "Data"})
-	if p.Relationships = buildRelationships(in.Relationships, in.Notebook); p.Relationships != nil {
-		p.Relationships.StageID = stageID(stages, eda.StageRelationships)
-		p.TOC = append(p.TOC, tocEntry{ID: "relationships", Title: "Tables and relationships"}) //houserules:literal the page's anchor
+	toc = append(toc, tocEntry{ID: "overview", Title: "Data"})
+	if p.Relationships != nil {
+		toc = append(toc, tocEntry{ID: "relationships", Title: "Tables and relationships"}) //houserules:literal the page's anchor
 	}
 	for _, s := range p.Stages {
-		p.TOC = append(p.TOC, entry(s))
+		toc = append(toc, entry(s))
 	}
-	p.TOC = append(p.TOC, tocEntry{ID: "about", Title: "About this run"})
-	return p, nil
+	return append(toc, tocEntry{ID: "about", Title: "About this run"})
 }
 
 // safeInScript keeps inlined JavaScript from ending its <script> element
@@ -491,16 +525,38 @@ func delimiterName(d string) string {
 // one the run did not reach, as is a skipped stage after the one that
 // failed.
 func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
-	var stages []*stageView
-	byName := map[string]*stageView{}
+	set := &stageSet{byName: map[string]*stageView{}}
+	set.addRunStages(in.Run)
+	if in.Notebook != nil {
+		if err := set.addCells(in.Notebook, cr); err != nil {
+			return nil, err
+		}
+	}
+	if set.untagged != nil && len(set.untagged.Cells) > 0 {
+		set.list = append(set.list, set.untagged)
+	}
+	set.name()
+	return set.list, nil
+}
+
+// stageSet is the report's stages as they are gathered: in order, by
+// name, and the group of the cells without a stage tag.
+type stageSet struct {
+	list     []*stageView
+	byName   map[string]*stageView
+	untagged *stageView
+}
+
+// addRunStages adds the stages of the run, each with its status.
+func (set *stageSet) addRunStages(run RunInfo) {
 	failedAt := -1
-	for i, si := range in.Run.Stages {
+	for i, si := range run.Stages {
 		if failedAt < 0 && isFailure(si.Status) {
 			failedAt = i
 		}
 	}
-	for i, si := range in.Run.Stages {
-		if _, dup := byName[si.Name]; dup {
+	for i, si := range run.Stages {
+		if _, dup := set.byName[si.Name]; dup {
 			continue
 		}
 		s := &stageView{Name: si.Name, Title: si.Title, known: true, lead: si.Lead}
@@ -508,7 +564,7 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 			s.Title = si.Name
 		}
 		switch {
-		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == StatusSkipped):
+		case si.Status == "" || (run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == StatusSkipped):
 			s.notReached = true
 			s.Status, s.StatusClass = string(StatusNotReached), "not-reached"
 			s.Note = "Not reached: the run stopped before this stage."
@@ -521,48 +577,52 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 				s.Note = "Skipped."
 			}
 		}
-		byName[si.Name] = s
-		stages = append(stages, s)
+		set.byName[si.Name] = s
+		set.list = append(set.list, s)
 	}
-	var untagged *stageView
-	if in.Notebook != nil {
-		for _, c := range in.Notebook.Cells {
-			if c.HasTag(nbformat.TagNotebookOnly) {
-				continue
+}
+
+// addCells renders the notebook's cells into their stages, adding the
+// stages only the notebook knows.
+func (set *stageSet) addCells(nb *nbformat.Notebook, cr *cellRenderer) error {
+	for _, c := range nb.Cells {
+		if c.HasTag(nbformat.TagNotebookOnly) {
+			continue
+		}
+		name, ok := c.Stage()
+		var s *stageView
+		switch {
+		case ok:
+			s = set.byName[name]
+			if s == nil {
+				s = &stageView{Name: name, Title: name}
+				set.byName[name] = s
+				set.list = append(set.list, s)
 			}
-			name, ok := c.Stage()
-			var s *stageView
-			switch {
-			case ok:
-				s = byName[name]
-				if s == nil {
-					s = &stageView{Name: name, Title: name}
-					byName[name] = s
-					stages = append(stages, s)
-				}
-			default:
-				if untagged == nil {
-					untagged = &stageView{Title: "Other cells"}
-				}
-				s = untagged
+		default:
+			if set.untagged == nil {
+				set.untagged = &stageView{Title: "Other cells"}
 			}
-			h, err := cr.cell(c)
-			if err != nil {
-				return nil, err
-			}
-			if h != "" {
-				s.Cells = append(s.Cells, template.HTML(h))
-			}
+			s = set.untagged
+		}
+		h, err := cr.cell(c)
+		if err != nil {
+			return err
+		}
+		if h != "" {
+			s.Cells = append(s.Cells, template.HTML(h))
 		}
 	}
-	if untagged != nil && len(untagged.Cells) > 0 {
-		stages = append(stages, untagged)
-	}
+	return nil
+}
+
+// name gives each stage its page anchor and the note its cells call for.
+func (set *stageSet) name() {
 	used := map[string]bool{}
-	for i, s := range stages {
+	for i, s := range set.list {
 		id := "stage-" + slug(s.Name)
 		switch {
-		case s == untagged:
+		case s == set.untagged:
 			id = "other-cells"
 		case slug(s.Name) == "":
 			id = fmt.Sprintf("stage-%d", i+1)
@@ -579,7 +639,6 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 			s.Note = "No cells."
 		}
 	}
-	return stages, nil
 }
 
 // isFailure: a stage status that means the stage did not finish well.

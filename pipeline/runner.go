@@ -1,0 +1,196 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// runner is one run: its options, its kernel and notebook, and what the
+// stages found so far.
+type runner struct {
+	opts    Options
+	in      *Input
+	ds      *Dataset
+	name    string
+	out     *staging
+	started time.Time
+
+	k       *kernel.Kernel
+	nb      *nbformat.Notebook
+	profile *eda.Profile   // the main table's (a file's only one)
+	loaded  *Loaded        // what the load stages found: a folder's tables
+	ooc     *eda.OutOfCore // the data is read out of core
+	stages  []report.StageInfo
+	failure string
+
+	modelInfo *llm.ModelInfo
+	system    string
+	answers   []*agent.Answer
+	tokens    int
+	agent     *agent.Agent
+
+	exploration *Exploration
+
+	changes    *baseline.Changes   // what changed since the baseline
+	keyChanges *KeyChanges         // the model's account of them
+	sketch     *baseline.SketchRef // the sketch this run kept
+}
+
+func (r *runner) retries() int {
+	if r.opts.ModelRetries == nil {
+		return 0
+	}
+	return r.opts.ModelRetries()
+}
+
+// cellTimeout is the time a cell may take: the option, else the kernel's.
+func (r *runner) cellTimeout() time.Duration {
+	if r.opts.CellTimeout > 0 {
+		return r.opts.CellTimeout
+	}
+	if t := r.opts.Kernel.Limits.CellTimeout; t > 0 {
+		return t
+	}
+	return kernel.DefaultLimits().CellTimeout
+}
+
+// generatedCellTimeout is the time a cell of the deterministic stages may
+// take: the cell timeout once per started 100 MB of data. Their time grows
+// with the rows (a 1 GB CSV takes over a minute to load), and, unlike the
+// model's code, they are known to end.
+func (r *runner) generatedCellTimeout() time.Duration {
+	const per = 100_000_000
+	return r.cellTimeout() * time.Duration(1+r.in.Bytes/per)
+}
+
+func (r *runner) emit(e Event) {
+	if r.opts.Progress != nil {
+		e.Time = time.Now()
+		r.opts.Progress(e)
+	}
+}
+
+func (r *runner) run(ctx context.Context) error {
+	r.nb = nbformat.New()
+	r.nb.Metadata.LanguageInfo.Version = r.opts.Versions["python"]
+	r.nb.SetProvenance("analyst_version", r.opts.AnalystVersion)
+	r.nb.SetProvenance("driver", kernel.DriverHash())
+	r.nb.SetProvenance("image", r.opts.ImageID)
+	r.nb.SetProvenance("data", r.notebookData())
+	r.nb.AddMarkdown(r.notebookTitle(), nbformat.TagNotebookOnly)
+
+	if len(r.opts.Questions) > 0 || r.exploring() || r.explainsChanges() {
+		// Ask the model server first: a bad key or a typo fails in a second,
+		// before the kernel starts.
+		info, err := r.opts.ModelInfo, r.opts.ModelErr
+		if info == nil && err == nil {
+			info, err = r.opts.Model.Model(ctx)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &ModelError{err}
+		}
+		r.modelInfo = info
+	}
+
+	kopts := r.ds.KernelOptions(r.opts.Kernel, r.out.filesDir())
+	k, err := kernel.Start(ctx, kopts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &SandboxError{Err: err}
+	}
+	r.k = k
+	defer k.Close()
+
+	if ooc, outOfCore := r.outOfCore(); outOfCore {
+		r.ooc = &ooc
+	}
+	if r.opts.Rerun != nil {
+		r.ds.Main = r.opts.Rerun.Recorded().Record.Data.MainTable // the recorded code's df
+	}
+	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
+	r.loaded, r.profile = loaded, loaded.Profile
+	if err != nil {
+		return err
+	}
+	if r.opts.Rerun != nil {
+		r.compareSchema()
+	}
+	if err := r.compareWithBaseline(ctx); err != nil {
+		return err
+	}
+	dist := eda.Distributions(r.profile, r.opts.EDA)
+	if r.ooc != nil {
+		dist = eda.DistributionsOutOfCore(r.profile, r.opts.EDA)
+	}
+	for _, st := range []eda.Stage{dist, eda.OnSample(eda.Visualization(r.profile, r.opts.EDA), r.profile)} {
+		if _, err := r.runStage(ctx, st); err != nil {
+			return err
+		}
+	}
+	if err := r.explore(ctx); err != nil {
+		return err
+	}
+	return r.ask(ctx)
+}
+
+// runStage runs a stage's cells in order and stops at the first failure;
+// its result has the profile a cell displayed, if one did.
+func (r *runner) runStage(ctx context.Context, st eda.Stage) (StageResult, error) {
+	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.ds.StagePath(st), CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
+	res, err := sr.Run(ctx, st)
+	if err == nil {
+		// A file rewritten while the stage read it stops the run here; Run
+		// compares its bytes once the kernel is gone.
+		if err = r.in.unchanged(false); err != nil {
+			res.Info.Status = report.StatusError
+		}
+	}
+	r.stages = append(r.stages, res.Info)
+	var rate string
+	if ReadsData(st) && res.Info.Status == report.StatusOK {
+		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.ds.StageBytes(st), res.Info.Duration))
+	}
+	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})
+	return res, err
+}
+
+// finish writes what the run has, whatever happened, and commits it.
+func (r *runner) finish(runErr error) (*Result, error) {
+	if runErr != nil {
+		r.failure = agent.FailureText(runErr)
+		r.emit(Event{Type: EventRunEnd, Status: string(report.StatusFailed), Message: r.failure, Duration: time.Since(r.started)})
+	} else {
+		r.emit(Event{Type: EventRunEnd, Status: string(report.StatusOK), Duration: time.Since(r.started)})
+	}
+	if r.nb == nil {
+		return nil, nil
+	}
+	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers,
+		Exploration: r.exploration, Changes: r.changes}
+	if err := r.write(res); err != nil {
+		return res, fmt.Errorf("writing the run's outputs: %w", err)
+	}
+	return res, nil
+}
+
+// mbPerS is bytes read in d, in MB (10^6 bytes) per second.
+func mbPerS(bytes int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) / 1e6 / d.Seconds()
+}
