@@ -33,12 +33,15 @@ const inMemorySketchFeed = `for c in column_info:  # df's numeric and date colum
         sketch_parts.add(c["name"], df[c["name"]], few=4 * c["distinct"] <= rows)
 `
 
-// sketchMd says what the sketch keeps, and why.
+// sketchMd says what the sketch keeps, and why. Its formula is code, not
+// TeX: every run shows this text, and TeX would make every report inline
+// KaTeX (1.3 MB).
 var sketchMd = "What a later run needs to compare its data with this data (`analyst run NEW --baseline " +
 	"THIS.run.json`), kept beside the run as `NAME_files/sketch.json`: per column its type, kind, missing and " +
 	"distinct counts; for a numeric column its values with their counts when it has at most " +
 	underscoredText(quantilePoints+1) + " distinct values (exact), else " + underscoredText(quantilePoints+1) +
-	" quantiles at the ranks $p_i = (1 - \\cos(\\pi i / " + strconv.Itoa(quantilePoints) + "))/2$, denser towards " +
+	" quantiles at the ranks `(1 - cos(π·i/" + strconv.Itoa(quantilePoints) + "))/2` for i from 0 to " + strconv.Itoa(quantilePoints) +
+	", denser towards " +
 	"both ends so that the largest and smallest values keep their own points, each with the rows it stands for; " +
 	"for a categorical column its " + underscoredText(valueCountsCap) + " most frequent values with their rows, " +
 	"and the rows and values left over; for a date column its first and last date and the rows per hour, day, " +
