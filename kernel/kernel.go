@@ -63,6 +63,9 @@ type Kernel struct {
 
 	ready readyReply
 
+	forks *forkTable // the sessions forked from this kernel (fork.go)
+	fork  *forkLink  // set when this kernel is a forked session
+
 	mu      sync.Mutex // one cell at a time
 	deadMu  sync.Mutex
 	dead    error // set once the kernel can no longer run cells
@@ -92,6 +95,7 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 		stderr: &tailBuffer{max: 16 << 10},
 		lines:  make(chan []byte, 64),
 		exited: make(chan struct{}),
+		forks:  &forkTable{},
 	}
 	if k.runner == nil {
 		k.runner = command.Exec{}
@@ -354,7 +358,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 			// The code ignored the interrupt: only killing the kernel stops it.
 			ex.Status = interrupted
 			ex.StateLost = true
-			ex.Cause = "the cell did not stop after an interrupt; the kernel was killed and its state (variables, loaded data) is lost"
+			ex.Cause = "the cell did not stop after an interrupt; the " + k.what() + " was killed and its state (variables, loaded data) is lost"
 			k.markDead(fmt.Errorf("%w: %s", ErrDead, ex.Cause))
 			_ = k.remove()
 			return ex, ctxErr
@@ -398,6 +402,9 @@ func (k *Kernel) died(ex *Execution, sendErr error) *Execution {
 // exitCause explains why the container ended, from podman's record of it,
 // and says whether it ran out of memory.
 func (k *Kernel) exitCause() (string, bool) {
+	if k.fork != nil {
+		return k.fork.exitCause()
+	}
 	select {
 	case <-k.exited:
 	case <-time.After(10 * time.Second):
@@ -494,6 +501,9 @@ func (k *Kernel) Close() error {
 	}
 	k.closed = true
 	k.markDead(fmt.Errorf("%w: closed", ErrDead))
+	if k.fork != nil {
+		return k.fork.close()
+	}
 	if k.cmd != nil {
 		_ = k.send(shutdownRequest{Type: reqShutdown})
 		_ = k.stdin.Close()
@@ -524,8 +534,12 @@ func (k *Kernel) kill() {
 	_, _ = k.runner.Run(ctx, k.podman, "kill", "--signal", "KILL", k.name)
 }
 
-// remove deletes the container, running or not.
+// remove deletes the container, running or not; for a forked session, it
+// kills the session's process.
 func (k *Kernel) remove() error {
+	if k.fork != nil {
+		return k.fork.kill()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var err error
@@ -574,16 +588,20 @@ func (k *Kernel) send(v any) error {
 	if err != nil {
 		return err
 	}
+	if k.fork != nil {
+		return k.fork.send(b)
+	}
 	_, err = k.stdin.Write(append(b, '\n'))
 	return err
 }
 
 func (k *Kernel) readLines(r io.Reader) {
 	defer close(k.lines)
+	defer k.forks.parentEnded()
 	br := bufio.NewReaderSize(r, 1<<20)
 	for {
 		line, err := readLine(br)
-		if len(line) > 0 {
+		if len(line) > 0 && !k.forks.take(line) {
 			k.lines <- line
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/analyst-cli/analyst/internal/units"
@@ -27,6 +28,7 @@ const maxOutputFiles = 10000
 
 // outputSink writes the files a kernel copies out into the host folder.
 type outputSink struct {
+	area    string // where the files are in the container: /output, or a forked session's /output/NAME
 	root    *os.Root
 	limit   int64
 	written map[string]int64 // files this kernel wrote, by name: their size
@@ -51,8 +53,11 @@ func newOutputSink(dir string, limit int64) (*outputSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	return &outputSink{root: root, limit: limit, written: map[string]int64{}}, nil
+	return &outputSink{area: OutputMount, root: root, limit: limit, written: map[string]int64{}}, nil
 }
+
+// where is the container path of a file of the folder, for messages.
+func (s *outputSink) where(name string) string { return s.area + "/" + name }
 
 // validOutputName reports whether name is a plain relative path: no "..",
 // not absolute, no empty or dot components, no NUL, not one of ours.
@@ -83,18 +88,18 @@ func (s *outputSink) receive(m fileReply) {
 	}
 	data, err := base64.StdEncoding.DecodeString(m.Data)
 	if err != nil || m.Offset != p.n {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: the kernel sent it garbled", p.name))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: the kernel sent it garbled", s.where(p.name)))
 		s.endChunk(m)
 		return
 	}
 	if s.total-s.written[p.name]+p.n+int64(len(data)) > s.limit {
-		s.refuse(p, fmt.Sprintf("output folder full (limit %s): /output/%s was not copied out; the files this kernel copied out would total more than %s (kernel.output-size)",
-			units.Bytes(s.limit), p.name, units.Bytes(s.limit)))
+		s.refuse(p, fmt.Sprintf("output folder full (limit %s): %s was not copied out; the files this kernel copied out would total more than %s (kernel.output-size)",
+			units.Bytes(s.limit), s.where(p.name), units.Bytes(s.limit)))
 		s.endChunk(m)
 		return
 	}
 	if _, err := p.f.Write(data); err != nil {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %v", p.name, err))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(p.name), err))
 		s.endChunk(m)
 		return
 	}
@@ -108,33 +113,33 @@ func (s *outputSink) receive(m fileReply) {
 func (s *outputSink) begin(name string) *partialFile {
 	p := &partialFile{name: name}
 	if !validOutputName(name) {
-		s.refuse(p, fmt.Sprintf("/output/%q was not copied out: not a plain relative file name", name))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: not a plain relative file name", s.where(strconv.Quote(name))))
 		return p
 	}
 	_, ours := s.written[name]
 	if fi, err := s.root.Lstat(name); err == nil {
 		if !ours || !fi.Mode().IsRegular() {
-			s.refuse(p, fmt.Sprintf("/output/%s was not copied out: the output folder already has a file of that name that this kernel did not write; it was left unchanged", name))
+			s.refuse(p, fmt.Sprintf("%s was not copied out: the output folder already has a file of that name that this kernel did not write; it was left unchanged", s.where(name)))
 			return p
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %v", name, err))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(name), err))
 		return p
 	}
 	if !ours && len(s.written) >= maxOutputFiles {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: the kernel already copied out %d files, the most it may", name, maxOutputFiles))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: the kernel already copied out %d files, the most it may", s.where(name), maxOutputFiles))
 		return p
 	}
 	if dir := filepath.Dir(name); dir != "." {
 		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %v", name, err))
+			s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(name), err))
 			return p
 		}
 	}
 	p.tmp = partialPrefix + randomHex(8)
 	f, err := s.root.OpenFile(p.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %v", name, err))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(name), err))
 		return p
 	}
 	p.f = f
@@ -174,7 +179,7 @@ func (s *outputSink) commit(p *partialFile) {
 	}
 	if err != nil {
 		_ = s.root.Remove(p.tmp)
-		s.refused = append(s.refused, fmt.Sprintf("/output/%s was not copied out: %v", p.name, err))
+		s.refused = append(s.refused, fmt.Sprintf("%s was not copied out: %v", s.where(p.name), err))
 		return
 	}
 	s.total += p.n - s.written[p.name]

@@ -2,8 +2,9 @@
 # Runs the benchmarks: each measures analyst and its baseline side by side
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
 # audit/bench_test.go, and the bigdata function below). Figures go in
-# docs/benchmarks.md together with this command. Targets: kernel, pipeline,
-# eval, audit, bigdata, ooc (default: all), e.g.
+# docs/benchmarks.md together with this command. Targets: kernel, fork,
+# pipeline, eval, audit, bigdata, ooc (default: all but fork, which kernel
+# includes), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,6 +77,11 @@ for target in "${targets[@]}"; do
 	case "$target" in
 	kernel)
 		go test -run '^$' -bench . -benchtime "${count}x" -count 1 -timeout 60m ./kernel/ | tee -a out/bench-kernel.txt ;;
+	fork)
+		# Forked sessions alone (kernel/fork_bench_test.go): fork-ready latency
+		# against cold starts, and the memory of 4 sessions (BENCH_FORK_COUNT
+		# rounds, default 50, for the p95).
+		go test -run '^$' -bench '^BenchmarkFork' -benchtime "${BENCH_FORK_COUNT:-50}x" -count 1 -timeout 60m ./kernel/ | tee -a out/bench-fork.txt ;;
 	pipeline)
 		go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee -a out/bench-pipeline.txt ;;
 	eval)
@@ -93,7 +99,7 @@ for target in "${targets[@]}"; do
 		# (scripts/bench-ooc.sh; tens of minutes).
 		scripts/bench-ooc.sh | tee -a out/bench-ooc.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, bigdata, ooc)" >&2
+		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, bigdata, ooc)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"
