@@ -69,6 +69,11 @@ type Agent struct {
 	// once per answer and may answer again within the turn bound.
 	Trace func(ans *Answer, values []NamedValue, narrative string) []string
 
+	// Replay, if set, is the recorded run this agent plays again on new
+	// data: the model is asked again only where the recorded run asked it,
+	// and what the checks find is recorded, not told (see Replay).
+	Replay Replay
+
 	messages []llm.Message
 	ctx      contextState
 }
@@ -185,21 +190,26 @@ type Answer struct {
 	TraceTold      []string `json:"trace_told,omitempty"`
 	TraceCorrected bool     `json:"trace_corrected,omitempty"`
 
-	// summaryMD is Summary with inline values in bold, for the report.
-	summaryMD string
+	// SummaryMD is Summary with inline values in bold, for the report;
+	// empty when it is Summary. In run.json, so that analyst verify renders
+	// the report again from it.
+	SummaryMD string `json:"summary_markdown,omitempty"`
 }
 
 // SummaryMarkdown is the narrative as markdown: values named inline
 // (@name[value]) shown as the value in bold.
 func (a *Answer) SummaryMarkdown() string {
-	if a.summaryMD != "" {
-		return a.summaryMD
+	if a.SummaryMD != "" {
+		return a.SummaryMD
 	}
 	return a.Summary
 }
 
 func (a *Answer) setAnswer(o outcome) {
-	a.Values, a.Summary, a.summaryMD = o.values, o.summary, o.summaryMD
+	a.Values, a.Summary, a.SummaryMD = o.values, o.summary, o.summaryMD
+	if a.SummaryMD == a.Summary {
+		a.SummaryMD = ""
+	}
 	a.Unverified = o.unverified
 }
 
@@ -325,8 +335,10 @@ func reasonOf(args string) string {
 
 // convo is the state of one converse call.
 type convo struct {
+	agent       *Agent
 	ans         *Answer
 	phase       string
+	turn        int  // the turn in progress
 	reflect     bool // a reflection round: verdicts expected
 	streak      int  // failed cells in a row
 	truncations int  // replies in a row cut off
@@ -356,7 +368,7 @@ const computeFirst = "No code has run successfully for this question yet, so tha
 func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user llm.Message, reflect bool) (outcome, error) {
 	a.add(user, false)
 	maxTurns, maxRepairs := a.Budgets()
-	c := &convo{ans: ans, phase: phase, reflect: reflect, trace: a.Trace}
+	c := &convo{agent: a, ans: ans, phase: phase, reflect: reflect, trace: a.Trace}
 	for turn := 1; ; turn++ {
 		if turn > maxTurns {
 			if c.pending != nil {
@@ -364,6 +376,10 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			}
 			return outcome{stop: fmt.Sprintf("no final answer after %d model turns (--max-turns)", maxTurns)}, nil
 		}
+		if turn > 1 && !a.askAgain(phase, turn-1, true, FindingNextTurn, "") {
+			return c.recordingEnded(), nil
+		}
+		c.turn = turn
 		turnStart := time.Now()
 		req, window, condensed := a.request(reflect)
 		resp, err := a.Client.Chat(ctx, req, nil)
@@ -432,7 +448,8 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 				charts = ex.Charts()
 			}
 			fb := describeExecution(ex, a.vision(), a.Columns)
-			if check := checkCharts(ans, phase, turn, charts); check != "" {
+			tell := func(found string) bool { return a.tell(phase, turn, FindingChart, found) }
+			if check := checkCharts(ans, phase, turn, charts, tell); check != "" {
 				fb += "\n" + check
 			}
 			return fb, charts, failed, nil
@@ -601,32 +618,64 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 // answer takes an answer the model gave, or sends it back with the reason
 // (pushBack): once when no code has run for it (then it is taken as
 // unverified), and once when it states numbers no cell's output shows
-// (then it is taken with those numbers marked untraced).
+// (then it is taken with those numbers marked untraced). Whether it goes
+// back is askAgain's decision: in a replay, the recorded run's.
 func (c *convo) answer(vs []NamedValue, text string) (outcome, string) {
 	plain, md := narrative(text)
 	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md}
-	if !c.verified() {
-		if !c.pushedBack {
-			c.pushedBack = true
-			return o, computeFirst
+	verified := c.verified()
+	var untraced []string
+	if verified && c.trace != nil {
+		untraced = c.trace(c.ans, vs, plain)
+	}
+	check, found, note := c.pushBack(verified, untraced)
+	if !c.agent.askAgain(c.phase, c.turn, note != "", check, found) {
+		o.unverified = !verified
+		if len(c.ans.TraceTold) > 0 {
+			c.ans.TraceCorrected = len(untraced) == 0
 		}
-		o.unverified = true
 		return o, ""
 	}
-	if c.trace == nil {
-		return o, ""
+	if note == "" {
+		note = replayedNote
 	}
-	untraced := c.trace(c.ans, vs, plain)
-	if len(c.ans.TraceTold) > 0 {
-		c.ans.TraceCorrected = len(untraced) == 0
-		return o, ""
-	}
-	if len(untraced) == 0 {
-		return o, ""
+	if check == FindingNoCode {
+		c.pushedBack = true
+		return o, note
 	}
 	c.ans.TraceTold = untraced
 	c.pending = &o
-	return o, untracedNote(untraced)
+	return o, note
+}
+
+// pushBack is why a run sends an answer back: the check, what it found
+// ("" nothing) and the note to the model ("" when a run takes the answer,
+// told of the check once already).
+func (c *convo) pushBack(verified bool, untraced []string) (check, found, note string) {
+	if !verified {
+		found = "no cell ran without error for the answer on the new data"
+		if c.pushedBack {
+			return FindingNoCode, found, ""
+		}
+		return FindingNoCode, found, computeFirst
+	}
+	if len(untraced) == 0 {
+		return FindingUntraced, "", ""
+	}
+	found = "numbers of the answer that no output shows on the new data: " + strings.Join(untraced, ", ")
+	if len(c.ans.TraceTold) > 0 {
+		return FindingUntraced, found, ""
+	}
+	return FindingUntraced, found, untracedNote(untraced)
+}
+
+// recordingEnded is how a conversation ends where a replay follows the
+// recorded run, which asked the model nothing more in it.
+func (c *convo) recordingEnded() outcome {
+	if c.pending != nil {
+		return *c.pending
+	}
+	return outcome{stop: "the recorded run asked the model nothing more here"}
 }
 
 // untracedNote tells the model which numbers of its answer no output shows.

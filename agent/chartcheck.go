@@ -161,27 +161,30 @@ type ChartCheck struct {
 	Turn     int      `json:"turn"`
 	Chart    string   `json:"chart"`
 	Problems []string `json:"problems"`
-	// Told is false once MaxChartRejections was reached: the chart was
-	// kept as it is without telling the model.
+	// Told is false once MaxChartRejections was reached, and in a replay on
+	// new data (the model hears nothing new there): the chart was kept as
+	// it is without telling the model.
 	Told bool `json:"told"`
 }
 
 // checkCharts checks the charts a cell made and returns what the model is
-// told about the failing ones ("" when none fails or the bound is reached);
-// every failing chart is recorded in ans.ChartChecks.
-func checkCharts(ans *Answer, phase string, turn int, charts []kernel.Chart) string {
+// told about the failing ones ("" when none fails, the bound is reached or
+// tell says not to: a replay records them instead); every failing chart is
+// recorded in ans.ChartChecks.
+func checkCharts(ans *Answer, phase string, turn int, charts []kernel.Chart, tell func(found string) bool) string {
 	var b strings.Builder
 	for i, c := range charts {
 		problems := CheckChart(c.Description)
 		if len(problems) == 0 {
 			continue
 		}
-		told := ans.ChartRejections < MaxChartRejections
+		name := fmt.Sprintf("chart %d (%s)", i+1, chartLabel(c))
+		told := tell(name+" fails the chart checks on the new data: "+strings.Join(problems, "; ")) && ans.ChartRejections < MaxChartRejections
 		ans.ChartChecks = append(ans.ChartChecks, ChartCheck{Phase: phase, Turn: turn, Chart: chartLabel(c), Problems: problems, Told: told})
 		if !told {
 			continue
 		}
-		fmt.Fprintf(&b, "chart check: chart %d (%s) cannot be reported as it is: %s.\n", i+1, chartLabel(c), strings.Join(problems, "; "))
+		fmt.Fprintf(&b, "chart check: %s cannot be reported as it is: %s.\n", name, strings.Join(problems, "; "))
 	}
 	if b.Len() == 0 {
 		return ""

@@ -27,8 +27,8 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 	for round := 1; round <= rounds; round++ {
 		charts := answerCharts(ans, from)
 		start := len(ans.Steps)
-		if len(charts) == 0 {
-			ans.Verdicts = append(ans.Verdicts, Verdict{Round: round, Accepted: true, Note: "no chart was made for this answer; nothing to check"})
+		if !a.askAgain(phase, 0, len(charts) > 0, FindingReflection, "") {
+			ans.Verdicts = append(ans.Verdicts, Verdict{Round: round, Accepted: true, Note: uncheckedNote(len(charts))})
 			return nil
 		}
 		var labels []string
@@ -90,6 +90,16 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 		}
 	}
 	return nil
+}
+
+// uncheckedNote is the verdict of a round the model was not asked: there
+// was no chart, or (in a replay on new data) the recorded run asked no
+// round here although the new data drew charts.
+func uncheckedNote(charts int) string {
+	if charts == 0 {
+		return "no chart was made for this answer; nothing to check"
+	}
+	return "not checked: the recorded run asked the model no reflection round here (it had no chart to check), so the replay asks none"
 }
 
 // answerCharts are the charts of the answer's successful cells from step

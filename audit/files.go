@@ -62,7 +62,7 @@ func checkFiles(run *Run) []FileCheck {
 // FileSHA256 is the hex sha256 of a file's bytes, as run.json records it.
 func FileSHA256(path string) (string, error) { return filehash.SHA256(path) }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

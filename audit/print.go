@@ -56,11 +56,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if ok > 0 {
 		fmt.Fprintf(w, "numbers: %d of %d traced numbers shown by their cells\n", ok, len(r.Numbers))
 	}
+	r.writeRendered(w)
 	if s := r.Signature; s != nil {
 		fmt.Fprintf(w, "signature: %s\n", s.Message)
 	}
 	if r.OK {
-		fmt.Fprintln(w, "verified: every file, cell and answer matches")
+		fmt.Fprintln(w, "verified: every file, cell, answer and fact matches")
 	} else {
 		fmt.Fprintln(w, "NOT verified: see the lines above")
 	}
@@ -74,4 +75,35 @@ func countFiles(fs []FileCheck, status string) int {
 		}
 	}
 	return n
+}
+
+// writeRendered prints the report and chart files that are not what the
+// notebook and run.json render, and the facts the re-run did not find.
+func (r *Report) writeRendered(w io.Writer) {
+	ok := 0
+	for _, f := range r.Rendered {
+		if f.Status == "ok" {
+			ok++
+			continue
+		}
+		fmt.Fprintf(w, "rendered %-8s %s", f.Status, f.Path)
+		if f.Diff != "" {
+			fmt.Fprintf(w, ": %s", f.Diff)
+		}
+		fmt.Fprintln(w)
+	}
+	if ok > 0 {
+		fmt.Fprintf(w, "rendered: %d of %d report and chart files are what the notebook and run.json render\n", ok, len(r.Rendered))
+	}
+	ok = 0
+	for _, f := range r.Facts {
+		if f.Status == "ok" {
+			ok++
+			continue
+		}
+		fmt.Fprintf(w, "fact     %-8s run.json %s: %s; the re-run: %s\n", f.Status, f.Name, f.Recorded, f.Reran)
+	}
+	if ok > 0 {
+		fmt.Fprintf(w, "facts: %d of %d in run.json (rows, columns, format, limits) are the re-run's\n", ok, len(r.Facts))
+	}
 }

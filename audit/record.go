@@ -1,7 +1,8 @@
 // Package audit checks that a run's outputs come from its code on its data:
 // the files are the ones the run wrote (sha256), the notebook re-executed in
 // a fresh sandbox of the recorded kernel image on the recorded data gives the
-// same outputs, and every named answer appears in the cells' outputs.
+// same outputs, the report and the charts are what the notebook and the
+// run's record render, and every named answer appears in the cells' outputs.
 package audit
 
 import (
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/numtrace"
 )
 
@@ -30,6 +32,34 @@ type Record struct {
 	Replies        *Recording       `json:"replies"`
 	// Rerun is there when the run replayed another run on new data.
 	Rerun *RerunRecord `json:"rerun"`
+	// Exploration is there when the model explored the data.
+	Exploration *RecordExploration `json:"exploration"`
+	// Limits are the sandbox's limits as the run stated them
+	// (kernel.Enforced), kept as written: verify compares every one.
+	Limits map[string]any `json:"limits"`
+
+	shape recordShape // the data's, from "data"
+}
+
+// recordShape is what run.json states of the data that its profile gives.
+type recordShape struct {
+	Rows    int    `json:"rows"`
+	Columns int    `json:"columns"`
+	Format  string `json:"format"`
+}
+
+// RecordExploration is the model's exploration of the data: the goals it
+// proposed (as screened) and explored, and the model calls and cells of
+// each.
+type RecordExploration struct {
+	Proposal *agent.GoalSet `json:"proposal"`
+	Goals    []RecordGoal   `json:"goals"`
+	Ranking  *agent.Ranking `json:"ranking"`
+}
+
+// RecordGoal is a goal explored: the answer the model gave it.
+type RecordGoal struct {
+	Answer *RecordQuestion `json:"answer"`
 }
 
 // RecordModel is the model and the agent's settings of a run with questions.
@@ -73,10 +103,11 @@ type RecordData struct {
 	Bytes  int64  `json:"bytes"`
 }
 
-// RecordOutputs names the run's notebook and report.
+// RecordOutputs names the run's notebook, report and charts.
 type RecordOutputs struct {
-	Notebook string `json:"notebook"`
-	Report   string `json:"report"`
+	Notebook string   `json:"notebook"`
+	Report   string   `json:"report"`
+	Charts   []string `json:"charts"`
 }
 
 // RecordCell is a notebook cell's id and digest (nbformat.CellDigest).
@@ -85,13 +116,22 @@ type RecordCell struct {
 	SHA256 string `json:"sha256"`
 }
 
-// RecordQuestion is a question, its named answers and, when the run traced
-// them, the cells its numbers were traced to.
+// RecordQuestion is a question (or an exploration goal's question), its
+// named answers and, when the run traced them, the cells its numbers were
+// traced to; the model calls and cells made for it.
 type RecordQuestion struct {
 	Question string           `json:"question"`
 	Values   []RecordValue    `json:"values"`
 	Numbers  *numtrace.Record `json:"numbers"`
 	Steps    []RecordStep     `json:"steps"`
+	Calls    []RecordCall     `json:"calls"`
+}
+
+// RecordCall is a model call (agent.ModelCall): the phase and turn it was
+// made in.
+type RecordCall struct {
+	Phase string `json:"phase"`
+	Turn  int    `json:"turn"`
 }
 
 // RecordStep is a cell the model wrote (agent.Step): its code and how it
@@ -113,8 +153,8 @@ func (r *Record) answered() []RecordQuestion {
 	var out []RecordQuestion
 	for _, a := range r.Rerun.Answers {
 		q := RecordQuestion{}
-		if a.Question <= len(r.Questions) {
-			q.Question = r.Questions[a.Question-1].Question
+		if recorded := r.answerOf(a); recorded != nil {
+			q.Question = recorded.Question
 		}
 		for _, v := range a.Values {
 			if v.Located {
@@ -124,6 +164,17 @@ func (r *Record) answered() []RecordQuestion {
 		out = append(out, q)
 	}
 	return out
+}
+
+// answerOf is the recorded question or goal a rerun answer is of, or nil.
+func (r *Record) answerOf(a RerunAnswer) *RecordQuestion {
+	switch {
+	case a.Goal > 0 && r.Exploration != nil && a.Goal <= len(r.Exploration.Goals):
+		return r.Exploration.Goals[a.Goal-1].Answer
+	case a.Goal == 0 && a.Question > 0 && a.Question <= len(r.Questions):
+		return &r.Questions[a.Question-1]
+	}
+	return nil
 }
 
 // RecordValue is one named value of an answer (@name[value]).
@@ -157,9 +208,16 @@ func Open(path string) (*Run, error) {
 		return nil, fmt.Errorf("reading the run's manifest: %w", err)
 	}
 	var rec Record
+	var shape struct {
+		Data recordShape `json:"data"`
+	}
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, fmt.Errorf("%s: not a run manifest: %w", manifest, err)
 	}
+	if err := json.Unmarshal(raw, &shape); err != nil {
+		return nil, fmt.Errorf("%s: not a run manifest: %w", manifest, err)
+	}
+	rec.shape = shape.Data
 	if len(rec.Files) == 0 || rec.Outputs.Notebook == "" {
 		return nil, fmt.Errorf("%s records no file hashes: it was written by analyst %q, before verify; re-run it with this analyst", manifest, rec.AnalystVersion)
 	}

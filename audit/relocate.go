@@ -25,8 +25,10 @@ type ValueChange struct {
 	New     string `json:"new,omitempty"`
 	Located bool   `json:"located"`
 	// Where is the place the value was read from ("cell 14 (question-1,
-	// turn 2), output 1, word 3"); Why says why there is no new value.
+	// turn 2), output 1, word 3"), Cell that cell's id; Why says why there
+	// is no new value.
 	Where string `json:"where,omitempty"`
+	Cell  string `json:"cell,omitempty"`
 	Why   string `json:"why,omitempty"`
 }
 
@@ -35,11 +37,22 @@ type ValueChange struct {
 // When a live model took over, vs are its values for the new data, and the
 // old ones are the recording's.
 func (r *Rerun) Relocate(q int, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
+	tags := []string{nbformat.StageTag(fmt.Sprintf("question-%d", q)), nbformat.StageTag(fmt.Sprintf("reflection-%d", q))}
+	return r.relocateAnswer(answerKey{question: q}, tags, vs, nb)
+}
+
+// RelocateGoal is Relocate for the exploration's goal g (from 1), whose
+// model cells carry one of tags (its phases).
+func (r *Rerun) RelocateGoal(g int, tags []string, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
+	return r.relocateAnswer(answerKey{goal: g}, tags, vs, nb)
+}
+
+func (r *Rerun) relocateAnswer(key answerKey, tags []string, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
 	var out []ValueChange
 	if r.Live() {
 		var old []RecordValue
-		if q <= len(r.run.Record.Questions) {
-			old = r.run.Record.Questions[q-1].Values
+		if a := r.run.Record.answerOf(RerunAnswer{Question: key.question, Goal: key.goal}); a != nil {
+			old = a.Values
 		}
 		for _, v := range vs {
 			vc := ValueChange{Name: v.Name, New: v.Value, Located: true, Where: "given by the model " + r.liveSpec + " on the new data"}
@@ -52,13 +65,16 @@ func (r *Rerun) Relocate(q int, vs []agent.NamedValue, nb *nbformat.Notebook) []
 		}
 	} else {
 		oldCells, newCells := modelCells(r.oldNB), modelCells(nb)
-		phases := map[string]bool{nbformat.StageTag(fmt.Sprintf("question-%d", q)): true, nbformat.StageTag(fmt.Sprintf("reflection-%d", q)): true}
+		phases := map[string]bool{}
+		for _, t := range tags {
+			phases[t] = true
+		}
 		for _, v := range vs {
 			out = append(out, relocate(v, oldCells, newCells, phases))
 		}
 	}
 	r.mu.Lock()
-	r.answers[q] = out
+	r.answers[key] = out
 	r.mu.Unlock()
 	return out
 }
@@ -104,7 +120,7 @@ func relocate(v agent.NamedValue, oldCells, newCells []modelCell, phases map[str
 				return vc
 			}
 			nc := newCells[k]
-			vc.Where = fmt.Sprintf("%s, output %d, word %d", cellName(nc), j+1, t+1)
+			vc.Where, vc.Cell = fmt.Sprintf("%s, output %d, word %d", cellName(nc), j+1, t+1), nc.cell.ID
 			if failed(nc.cell) {
 				vc.Why = "the cell that showed it failed on the new data (" + vc.Where + ")"
 				return vc

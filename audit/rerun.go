@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,8 +42,15 @@ type Rerun struct {
 	failure  *CellFailure
 	replayed int // replies played back
 	asked    int // replies the live model gave
-	answers  map[int][]ValueChange
+	answers  map[answerKey][]ValueChange
+	// calls are the phase and turn of each recorded reply (replyCalls);
+	// findings what the checks found on the new data (agent.Replay).
+	calls    []RecordCall
+	findings []agent.Finding
 }
+
+// answerKey names a question or an exploration goal (from 1).
+type answerKey struct{ question, goal int }
 
 // NewRerun prepares the replay of run on the data newData. live, if not
 // nil, is the model (named liveSpec) that takes over from the first cell
@@ -55,23 +65,95 @@ func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*
 	if err != nil {
 		return nil, fmt.Errorf("reading the recorded run's notebook (for its schema and outputs): %w", err)
 	}
-	prof, err := notebookProfile(nb)
+	prof, err := NotebookProfile(nb)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", nbPath, err)
 	}
 	r := &Rerun{run: run, oldNB: nb, oldProfile: prof, live: live, liveSpec: liveSpec, newData: newData,
-		answers: map[int][]ValueChange{}}
-	for _, q := range rec.Questions {
-		r.steps = append(r.steps, q.Steps...)
+		answers: map[answerKey][]ValueChange{}}
+	for _, a := range rec.modelAnswers() {
+		r.steps = append(r.steps, a.Steps...)
 	}
 	if rec.Replies != nil {
 		r.replayer = NewReplayer(rec.Replies)
+		if r.calls, err = replyCalls(rec); err != nil {
+			return nil, fmt.Errorf("%s: %w", run.Manifest, err)
+		}
 	}
 	return r, nil
 }
 
-// notebookProfile is the profile the profile cell of nb displayed.
-func notebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
+// modelAnswers are the recorded answers in the order the run asked them:
+// the exploration's goals, then the questions.
+func (r *Record) modelAnswers() []*RecordQuestion {
+	var out []*RecordQuestion
+	if ex := r.Exploration; ex != nil {
+		for _, g := range ex.Goals {
+			if g.Answer != nil {
+				out = append(out, g.Answer)
+			}
+		}
+	}
+	for i := range r.Questions {
+		out = append(out, &r.Questions[i])
+	}
+	return out
+}
+
+// replyCalls are the phase and turn of each recorded reply, in order. The
+// run's model calls are its replies but the errors (a refusal of tool
+// calling, asked again without tools; the error that stopped the run),
+// made in this order: the goals proposed, each goal's (its question then
+// its reflection), the ranking of the findings, each question's. An error
+// reply has no phase.
+func replyCalls(rec *Record) ([]RecordCall, error) {
+	var calls []RecordCall
+	add := func(mc []agent.ModelCall) {
+		for _, c := range mc {
+			calls = append(calls, RecordCall{Phase: c.Phase, Turn: c.Turn})
+		}
+	}
+	if ex := rec.Exploration; ex != nil && ex.Proposal != nil {
+		add(ex.Proposal.Calls)
+	}
+	answers := rec.modelAnswers()
+	goals := len(answers) - len(rec.Questions)
+	for _, a := range answers[:goals] {
+		calls = append(calls, a.Calls...)
+	}
+	if ex := rec.Exploration; ex != nil && ex.Ranking != nil {
+		add(ex.Ranking.Calls)
+	}
+	for _, a := range answers[goals:] {
+		calls = append(calls, a.Calls...)
+	}
+	replies := rec.Replies.Replies
+	if n := countOK(replies); n != len(calls) {
+		return nil, fmt.Errorf("it records %d model calls and %d model replies that are not errors: "+
+			"the replay cannot tell which reply is whose", len(calls), n)
+	}
+	out := make([]RecordCall, len(replies))
+	k := 0
+	for i, reply := range replies {
+		if reply.Error == "" {
+			out[i], k = calls[k], k+1
+		}
+	}
+	return out, nil
+}
+
+func countOK(replies []Reply) int {
+	n := 0
+	for _, r := range replies {
+		if r.Error == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// NotebookProfile is the profile the profile cell of nb displayed.
+func NotebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 	for _, c := range nb.Cells {
 		if !c.HasTag(eda.ProfileTag) {
 			continue
@@ -154,6 +236,41 @@ func (c rerunClient) Model(ctx context.Context) (*llm.ModelInfo, error) {
 		return nil, fmt.Errorf("the recorded run asked no model")
 	}
 	return c.r.replayer.Model(ctx)
+}
+
+// The Rerun is the agent's Replay: the model is asked again only where the
+// recorded run asked it, and what the checks find on the new data is kept
+// for Record.
+var _ agent.Replay = (*Rerun)(nil)
+
+// Following says whether the recording is still followed: until a live
+// model takes over from a failing cell.
+func (r *Rerun) Following() bool { return !r.Live() }
+
+// Asked says whether the recorded run's next model call, after the
+// replies played so far, is turn+1 of phase. A refusal of tool calling was
+// asked again without tools: the call after it counts. An error that
+// stopped the recorded run was asked for: the replay gets it too.
+func (r *Rerun) Asked(phase string, turn int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := r.replayed; i < len(r.calls); i++ {
+		c := r.calls[i]
+		if c.Phase != "" {
+			return c.Phase == phase && c.Turn == turn+1
+		}
+		if !errors.Is(errorKinds[r.run.Record.Replies.Replies[i].ErrorKind], llm.ErrToolsUnsupported) {
+			return true
+		}
+	}
+	return false
+}
+
+// Found keeps what a check found on the new data.
+func (r *Rerun) Found(f agent.Finding) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.findings = append(r.findings, f)
 }
 
 // Executor runs the model's cells in k and compares each with the
@@ -329,16 +446,22 @@ type RerunRecord struct {
 	Model           string `json:"model,omitempty"`
 	ReplayedReplies int    `json:"replayed_replies"`
 	ModelReplies    int    `json:"model_replies"`
-	// Answers are the named values of each question, old → new.
+	// Checks are what the agent's checks found on the new data where a run
+	// would have told the model, or asked it again (agent.Replay): the
+	// model was asked again only where the recorded run asked it.
+	Checks []agent.Finding `json:"checks"`
+	// Answers are the named values of each exploration goal and question,
+	// old → new.
 	Answers []RerunAnswer `json:"answers,omitempty"`
 	// Method says how the new values were found (ValueMethod).
 	Method string `json:"method"`
 }
 
-// RerunAnswer is a question's named values, as recorded (old) and as found
-// in the new outputs (new).
+// RerunAnswer is the named values of a question or of an exploration goal,
+// as recorded (old) and as found in the new outputs (new).
 type RerunAnswer struct {
-	Question int           `json:"question"` // from 1
+	Question int           `json:"question,omitempty"` // from 1
+	Goal     int           `json:"goal,omitempty"`     // from 1
 	Values   []ValueChange `json:"values"`
 }
 
@@ -348,17 +471,21 @@ func (r *Rerun) Record() *RerunRecord {
 	defer r.mu.Unlock()
 	rec := &RerunRecord{From: r.run.Manifest, RecordedData: r.run.Record.Data, Data: r.newData, Schema: r.schema,
 		Cells: append([]RerunCell{}, r.cells...), Failure: r.failure, ReplayedReplies: r.replayed, ModelReplies: r.asked,
-		Method: ValueMethod}
+		Checks: append([]agent.Finding{}, r.findings...), Method: ValueMethod}
 	if rec.Schema == nil {
 		rec.Schema = []SchemaChange{}
 	}
 	if r.failure != nil && r.live != nil {
 		rec.Model = r.liveSpec
 	}
-	for q := 1; q <= len(r.answers)+len(r.run.Record.Questions); q++ {
-		if vs, ok := r.answers[q]; ok {
-			rec.Answers = append(rec.Answers, RerunAnswer{Question: q, Values: vs})
-		}
+	var keys []answerKey
+	for k := range r.answers {
+		keys = append(keys, k)
+	}
+	// The goals first, as the run explored before the questions.
+	slices.SortFunc(keys, func(a, b answerKey) int { return cmp.Or(a.question-b.question, a.goal-b.goal) })
+	for _, k := range keys {
+		rec.Answers = append(rec.Answers, RerunAnswer{Question: k.question, Goal: k.goal, Values: r.answers[k]})
 	}
 	return rec
 }
@@ -372,3 +499,12 @@ func (r *Rerun) Live() bool {
 
 // Recorded is the recorded run.
 func (r *Rerun) Recorded() *Run { return r.run }
+
+// RecordedGoals are the goals the recorded run's model proposed, as the
+// run screened them; nil when it did not explore.
+func (r *Rerun) RecordedGoals() *agent.GoalSet {
+	if ex := r.run.Record.Exploration; ex != nil {
+		return ex.Proposal
+	}
+	return nil
+}

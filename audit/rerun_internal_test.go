@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,73 @@ func TestSchemaDiffAndLikelyCause(t *testing.T) {
 	}
 	if got := likelyCause("ValueError: x", "y", nil); !strings.Contains(got, "columns and types are the recorded ones") {
 		t.Errorf("no schema change: %q", got)
+	}
+}
+
+// Each recorded reply is matched with its model call — the goals proposed,
+// each goal's, the ranking, each question's; the errors have none — and
+// Asked reads the recording's next call after the replies played.
+func TestReplyCallsAndAsked(t *testing.T) {
+	calls := func(phase string, turns ...int) []agent.ModelCall {
+		var out []agent.ModelCall
+		for _, n := range turns {
+			out = append(out, agent.ModelCall{Phase: phase, Turn: n})
+		}
+		return out
+	}
+	recordCalls := func(mc []agent.ModelCall) []RecordCall {
+		var out []RecordCall
+		for _, c := range mc {
+			out = append(out, RecordCall{Phase: c.Phase, Turn: c.Turn})
+		}
+		return out
+	}
+	ok, refused, failed := Reply{}, Reply{Error: "no tools", ErrorKind: "tools-unsupported"}, Reply{Error: "server gone", ErrorKind: "unreachable"}
+	rec := &Record{
+		Exploration: &RecordExploration{Proposal: &agent.GoalSet{Calls: calls("goals", 1)}, Ranking: &agent.Ranking{},
+			Goals: []RecordGoal{{Answer: &RecordQuestion{Calls: recordCalls(calls("goal-1", 1))}}}},
+		Questions: []RecordQuestion{
+			{Calls: recordCalls(calls("question-1", 1, 2))},
+			{Calls: recordCalls(calls("question-2", 1, 2))},
+		},
+		// The goals' proposal was refused tools once; the run stopped on a
+		// model error in question 2's fourth turn.
+		Replies: &Recording{Replies: []Reply{refused, ok, ok, ok, ok, ok, ok, failed}},
+	}
+	got, err := replyCalls(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RecordCall{{}, {"goals", 1}, {"goal-1", 1}, {"question-1", 1}, {"question-1", 2}, {"question-2", 1}, {"question-2", 2}, {}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reply calls:\n%v\nwant\n%v", got, want)
+	}
+
+	r := &Rerun{run: &Run{Record: rec}, calls: got}
+	asks := []struct {
+		played int
+		phase  string
+		turn   int
+		want   bool
+	}{
+		{0, "goals", 0, true},       // past the refusal: the proposal
+		{2, "goal-1", 0, true},      // the goal's conversation opens
+		{3, "goal-1", 1, false},     // no second turn: question-1 follows
+		{3, "question-1", 0, true},  //
+		{4, "question-1", 1, true},  // the recorded run asked again (a push-back)
+		{5, "question-1", 2, false}, // and no more
+		{7, "question-2", 2, true},  // the model error the run stopped on
+		{8, "question-2", 3, false}, // nothing recorded after it
+	}
+	for _, a := range asks {
+		r.replayed = a.played
+		if got := r.Asked(a.phase, a.turn); got != a.want {
+			t.Errorf("after %d replies, Asked(%s, %d) = %v, want %v", a.played, a.phase, a.turn, got, a.want)
+		}
+	}
+
+	rec.Replies.Replies = rec.Replies.Replies[1:3]
+	if _, err := replyCalls(rec); err == nil || !strings.Contains(err.Error(), "records 6 model calls and 2 model replies") {
+		t.Errorf("calls and replies that do not match: %v", err)
 	}
 }

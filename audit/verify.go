@@ -28,6 +28,10 @@ type Options struct {
 	AllowedSigners string
 	// Cell, if set, is told each cell's verdict as it is reached.
 	Cell func(CellCheck)
+	// Render, if set, renders the run's report and chart files again from
+	// its notebook and run.json (pipeline.Render): their bytes by path
+	// relative to the run's folder. Each must be the file the run wrote.
+	Render func(nb *nbformat.Notebook) (map[string][]byte, error)
 }
 
 // Report is what verify found. OK is true when every file, cell and answer
@@ -43,6 +47,11 @@ type Report struct {
 	// Numbers are the answers' numbers run.json traced to cells, checked
 	// in those cells.
 	Numbers []NumberCheck `json:"numbers,omitempty"`
+	// Rendered are the report and chart files against what the notebook
+	// and run.json render (Options.Render); Facts are what run.json states
+	// of the data and the sandbox against what the re-run found.
+	Rendered []RenderCheck `json:"rendered,omitempty"`
+	Facts    []FactCheck   `json:"facts,omitempty"`
 	// Signature is the check of run.json's signature, when one was asked for.
 	Signature *SignatureCheck `json:"signature,omitempty"`
 	Duration  float64         `json:"duration_s"`
@@ -128,9 +137,11 @@ func FindImage(cacheDir, recorded string, current image.Recipe, warn bool) (img 
 	return nil, "", &ImageError{Msg: msg}
 }
 
-// Verify checks run: its files against their hashes, the data against its
-// hash, the notebook re-executed against its outputs, and the answers
-// against the outputs. The error is an *DataError, *ImageError or
+// Verify checks run: its files against their hashes, the report and chart
+// files against what the notebook and run.json render (opts.Render), the
+// data against its hash, the notebook re-executed against its outputs, the
+// answers against the outputs, and what run.json states of the data and the
+// sandbox against what the re-run found. The error is an *DataError, *ImageError or
 // *SandboxError, or the context's; the report is filled as far as verify got.
 func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 	start := time.Now()
@@ -157,6 +168,9 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		return rep, fmt.Errorf("the notebook cannot be read, so it cannot be re-run: %w", err)
 	}
 	rep.Cells = checkCells(nb, rec.Cells)
+	if opts.Render != nil {
+		rep.Rendered = checkRendered(run, nb, opts.Render)
+	}
 
 	data, err := checkData(run, opts.Data, &rep.Data)
 	if err != nil {
@@ -171,6 +185,7 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 	// outputs; numbers are traced in the run that wrote run.json either way.
 	rep.Answers = checkAnswers(nb, rep.reran, rec.answered())
 	rep.Numbers = checkNumbers(nb, rep.reran, rec.Questions)
+	rep.Facts = checkFacts(rec, nb, rep.reran, opts.Kernel.Enforcement())
 	rep.finish()
 	return rep, nil
 }
@@ -188,6 +203,12 @@ func (r *Report) finish() {
 	}
 	for _, n := range r.Numbers {
 		r.OK = r.OK && n.Found
+	}
+	for _, f := range r.Rendered {
+		r.OK = r.OK && f.Status == "ok"
+	}
+	for _, f := range r.Facts {
+		r.OK = r.OK && f.Status == "ok"
 	}
 	if r.Signature != nil {
 		r.OK = r.OK && r.Signature.OK

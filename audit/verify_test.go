@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/examples"
+	"github.com/analyst-cli/analyst/internal/modeltest"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
+	"github.com/analyst-cli/analyst/llm/llmtest"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -47,6 +50,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 			t.Fatal(err)
 		}
 		o.Kernel = kopts
+		o.Render = func(nb *nbformat.Notebook) (map[string][]byte, error) { return pipeline.Render(run.Manifest, nb, "") }
 		return audit.Verify(ctx, run, o)
 	}
 
@@ -131,6 +135,42 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		}
 	})
 
+	// An attacker who edits a file recomputes its sha256 in run.json: the
+	// file is then what the notebook and run.json do not render. run.json's
+	// own facts are what the re-run does not find.
+	t.Run("chart file and run.json's rows, sha256 recomputed", func(t *testing.T) {
+		tampered := copyRun(t, out, filepath.Join(dir, "t3"))
+		chart := filepath.Join(tampered, "sales_files", "chart-1.png")
+		png, _ := os.ReadFile(chart)
+		png[len(png)/2] ^= 0x20
+		os.WriteFile(chart, png, 0o644)
+		manifest := filepath.Join(tampered, "sales.run.json")
+		b, _ := os.ReadFile(manifest)
+		os.WriteFile(manifest, bytes.Replace(b, []byte(`"rows": 200,`), []byte(`"rows": 2000,`), 1), 0o644)
+		rehash(t, tampered)
+		rep, err := verify(tampered, audit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, status := range fileStatus(rep) {
+			if status != "ok" {
+				t.Errorf("%s: %s, want ok (its sha256 was recomputed)", f, status)
+			}
+		}
+		got := rendered(rep)
+		if rep.OK || !strings.Contains(got["sales_files/chart-1.png"], "differs: not the chart the notebook shows: first difference at byte") {
+			t.Errorf("the edited chart file is not named (ok=%v): %q", rep.OK, got)
+		}
+		if got["sales.html"] != "ok" || got["sales_files/chart-1.json"] != "ok" {
+			t.Errorf("untouched files: %q", got)
+		}
+		var text strings.Builder
+		rep.WriteText(&text)
+		if !strings.Contains(text.String(), "fact     differs  run.json data.rows: 2000; the re-run: 200\n") {
+			t.Errorf("run.json's edited rows are not named:\n%s", text.String())
+		}
+	})
+
 	t.Run("cell removed", func(t *testing.T) {
 		tampered := copyRun(t, out, filepath.Join(dir, "t2"))
 		nbPath := filepath.Join(tampered, "sales.ipynb")
@@ -188,6 +228,50 @@ func TestVerifyCatchesTampering(t *testing.T) {
 	})
 }
 
+// rehash recomputes, as an attacker would, the sha256 and size of every
+// file run.json lists.
+func rehash(t *testing.T, runDir string) {
+	t.Helper()
+	manifests, _ := filepath.Glob(filepath.Join(runDir, "*.run.json"))
+	if len(manifests) != 1 {
+		t.Fatalf("run.json files in %s: %v", runDir, manifests)
+	}
+	b, err := os.ReadFile(manifests[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m["files"].([]any) {
+		f := f.(map[string]any)
+		p := filepath.Join(runDir, f["path"].(string))
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			f["sha256"], _ = audit.FileSHA256(p)
+			f["bytes"] = fi.Size()
+		}
+	}
+	if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifests[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rendered is each rendered file's status, with its difference.
+func rendered(rep *audit.Report) map[string]string {
+	m := map[string]string{}
+	for _, f := range rep.Rendered {
+		m[f.Path] = f.Status
+		if f.Diff != "" {
+			m[f.Path] += ": " + f.Diff
+		}
+	}
+	return m
+}
+
 func copyRun(t *testing.T, from, to string) string {
 	t.Helper()
 	err := filepath.Walk(from, func(p string, fi os.FileInfo, err error) error {
@@ -237,4 +321,71 @@ func containsAll(diffs []string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// A run with a model (a question answered with code, named values inline in
+// the narrative, a traced number, a reflection that accepts the chart)
+// verifies untouched: its report renders again, byte for byte, from the
+// notebook and run.json. A number of the answer edited in the report, the
+// report's sha256 in run.json recomputed as an attacker would, is named.
+func TestVerifyRunWithModelCatchesAnEditedAnswer(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sales.csv")
+	if err := os.WriteFile(data, []byte("date,region,revenue\n2024-01-01,East,10\n2024-02-01,West,20\n2024-03-01,East,30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cell := "top = df.groupby(\"region\")[\"revenue\"].sum().sort_values(ascending=False)\nprint(top)\n" +
+		"top.plot.bar(title=\"Revenue by region\", xlabel=\"region\", ylabel=\"revenue\")\nplt.show()"
+	model := modeltest.New(t, "ollama",
+		llmtest.Turn{Text: "```python\n" + cell + "\n```"},
+		llmtest.Turn{Text: "@top_region[East] The top region is @top_region[East], with 40 in revenue."},
+		llmtest.Turn{Text: "VERDICT: ACCEPT\nThe bar chart shows East ahead."},
+	)
+	model.Caps = `["completion"]`
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	kopts := kerneltest.Options(t)
+	out := filepath.Join(dir, "out")
+	if _, err := pipeline.Run(ctx, pipeline.Options{Data: data, OutDir: out, Kernel: kopts,
+		AnalystVersion: "test", ImageID: "test-image", Versions: map[string]string{"python": "3"},
+		Questions: []string{"Which region has the most revenue?"}, NoExplore: true,
+		Model: audit.NewRecorder(model.Client(t, false)), ModelSpec: "ollama:qwen2.5-coder:7b"}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	verify := func(runDir string) *audit.Report {
+		t.Helper()
+		run, err := audit.Open(runDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := audit.Verify(ctx, run, audit.Options{Kernel: kopts,
+			Render: func(nb *nbformat.Notebook) (map[string][]byte, error) { return pipeline.Render(run.Manifest, nb, "") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := verify(out); !rep.OK || len(rep.Rendered) < 3 || len(rep.Answers) == 0 {
+		var text strings.Builder
+		rep.WriteText(&text)
+		t.Fatalf("the untouched run with a model does not verify (%d files rendered):\n%s", len(rep.Rendered), text.String())
+	}
+
+	tampered := copyRun(t, out, filepath.Join(dir, "edited"))
+	page := filepath.Join(tampered, "sales.html")
+	html, _ := os.ReadFile(page)
+	box := bytes.Index(html, []byte(`<section id="answer"`))
+	forty := bytes.Index(html[max(box, 0):], []byte(">40<"))
+	if box < 0 || forty < 0 {
+		t.Fatalf("no 40 in the report's answer box")
+	}
+	html[box+forty+2] = '1'
+	os.WriteFile(page, html, 0o644)
+	rehash(t, tampered)
+	rep := verify(tampered)
+	got := rendered(rep)
+	if rep.OK || !strings.Contains(got["sales.html"], "differs: not what the notebook and run.json render: line ") ||
+		!strings.Contains(got["sales.html"], ">41<") || !strings.Contains(got["sales.html"], ">40<") {
+		t.Errorf("the edited answer is not named (ok=%v): %q", rep.OK, got)
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
+	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -112,7 +113,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
-	c.AddCommand(newCmdEvalScore(f), newCmdEvalMerge(f), newCmdEvalValidate(f), newCmdEvalCompare(f))
+	c.AddCommand(newCmdEvalScore(f, nil), newCmdEvalMerge(f), newCmdEvalValidate(f), newCmdEvalCompare(f))
 	return c
 }
 
@@ -190,6 +191,10 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 
 // loadSuite reads a suite: a folder in DABench's layout, or our YAML.
 func loadSuite(path string) (*evals.Suite, error) {
+	if dabstep.IsDABstep(path) {
+		return nil, usageErrorf("%s is a DABstep snapshot: running its tasks comes with folder datasets (issue #23); "+
+			"score a submission with: analyst eval score --dabstep %s SUBMISSION", path, path)
+	}
 	s, err := evals.LoadSuite(path)
 	if err != nil {
 		return nil, withCode(ExitBadData, fmt.Errorf("suite: %w", err))
@@ -293,61 +298,6 @@ func belowMinScore(s *evals.Summary, min float64) error {
 		return withCode(ExitBelowTarget, fmt.Errorf("below --min-score %s: %s", pctOf(min), strings.Join(low, ", ")))
 	}
 	return nil
-}
-
-func newCmdEvalScore(f *Factory) *cobra.Command {
-	var dir, jsonOut string
-	c := &cobra.Command{
-		Use:   "score --dabench DIR RESPONSES",
-		Short: "Rescore a DABench responses file exactly as DABench's official scorer does",
-		Long: `Rescore a responses file ({"id": N, "response": "..."} per line) against
-DIR's questions and labels, with the semantics of DABench's official scorer
-(eval_closed_form.py): it prints what that script prints, then our additions
-(answered count; strict figures that count unanswered questions as wrong).
---json FILE also writes the official evaluation_analysis.json, byte for byte.`,
-		Example: `  analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl`,
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErrorf("eval score takes one RESPONSES file")
-			}
-			if dir == "" {
-				return usageErrorf("eval score needs --dabench DIR (the folder with %s and %s)", evals.DABenchQuestions, evals.DABenchLabels)
-			}
-			return nil
-		},
-		RunE: func(c *cobra.Command, args []string) error {
-			qs, err := dabench.LoadQuestions(filepath.Join(dir, evals.DABenchQuestions))
-			if err != nil {
-				return withCode(ExitBadData, err)
-			}
-			ls, err := dabench.LoadLabels(filepath.Join(dir, evals.DABenchLabels))
-			if err != nil {
-				return withCode(ExitBadData, err)
-			}
-			rs, err := dabench.LoadResponses(args[0])
-			if err != nil {
-				return withCode(ExitBadData, err)
-			}
-			s, err := dabench.Score(qs, ls, rs)
-			if err != nil {
-				return withCode(ExitBadData, fmt.Errorf("%s: %w", args[0], err))
-			}
-			s.WriteOfficial(f.IO.Out)
-			s.WriteOurs(f.IO.Out)
-			if jsonOut != "" {
-				fh, err := os.Create(jsonOut)
-				if err != nil {
-					return err
-				}
-				defer fh.Close()
-				return s.WriteOfficialJSON(fh)
-			}
-			return nil
-		},
-	}
-	c.Flags().StringVar(&dir, "dabench", "", "folder with "+evals.DABenchQuestions+" and "+evals.DABenchLabels)
-	c.Flags().StringVar(&jsonOut, "json", "", "also write the official evaluation_analysis.json here")
-	return c
 }
 
 func newCmdEvalMerge(f *Factory) *cobra.Command {

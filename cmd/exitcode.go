@@ -12,7 +12,7 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1   // the command failed (kernel exec: the code raised)
 	ExitUsage       = 2   // bad flags or arguments; outputs in the way (run --force)
-	ExitBadData     = 3   // the dataset is missing, unreadable or malformed
+	ExitBadData     = 3   // the dataset is missing, unreadable or malformed, or changed during the run
 	ExitModel       = 4   // the model server is unreachable or refused us
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image; the data will not fit in its memory
 	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
@@ -27,8 +27,9 @@ const exitCodeHelp = `Exit codes:
        the new data)
   2    usage error: bad flags or arguments, or outputs that would replace
        files no previous run wrote (see analyst run --help: --force)
-  3    bad data: the dataset is missing, unreadable or malformed (verify: not
-       the run's data)
+  3    bad data: the dataset is missing, unreadable or malformed, or it
+       changed or became unreadable while the run read it (verify: not the
+       run's data)
   4    model error: the model server is unreachable or refused the request
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable,
        or the data will not fit in the kernel's memory limit (--memory)

@@ -2,9 +2,12 @@ package cmd_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,7 +23,13 @@ import (
 // refuses any request that offers tools (HTTP 400, as Ollama does for a
 // model without tool calling) and plays in fenced code blocks. Asked for
 // analysis goals (propose_goals offered), it proposes one: revenue by
-// region, which it then plays like a question.
+// region, which it then plays like a question — or, for data whose name
+// says "monthly", the peak month.
+//
+// Questions (and goals) about the peak month or, marked "[customers]", the
+// top customer play an analyst that reads its numbers off its cell's
+// output: the cell prints "name = value" lines, and final_answer states
+// those values and numbers of the narrative made from them.
 type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
@@ -38,6 +47,62 @@ print("total revenue per region = sum of revenue over its rows")
 print(top)
 top.plot.bar(title="Revenue by region", xlabel="region", ylabel="revenue")
 plt.show()`
+
+// fakePeakCell and fakeCustomerCell print the values the answer states as
+// "name = value" lines and draw the chart the answer rests on.
+const fakePeakCell = `monthly = df.groupby(df["date"].dt.to_period("M"))["revenue"].sum()
+print("total revenue per month = sum of revenue over its rows")
+print("peak_month =", monthly.idxmax())
+print("peak_revenue =", round(monthly.max()))
+print("peak_to_lowest =", round(monthly.max() / monthly.min(), 1))
+monthly.plot.bar(title="Total revenue by month", xlabel="month", ylabel="revenue")
+plt.show()`
+
+const fakeCustomerCell = `by_customer = df.groupby("customer")["revenue"].sum().sort_values(ascending=False)
+print("top_customer =", by_customer.index[0])
+print("top_revenue =", round(by_customer.iloc[0]))
+by_customer.plot.bar(title="Revenue by customer", xlabel="customer", ylabel="revenue")
+plt.show()`
+
+var printedValueRe = regexp.MustCompile(`(?m)^(\w+) = (\S+)$`)
+
+// readValues reads the "name = value" lines of a cell's output.
+func readValues(output string) map[string]string {
+	vs := map[string]string{}
+	for _, m := range printedValueRe.FindAllStringSubmatch(output, -1) {
+		vs[m[1]] = m[2]
+	}
+	return vs
+}
+
+// numbersPlay is the code and the final answer of the plays that read
+// their numbers off the output: "" when question is not one of them.
+func numbersPlay(question string) (code string, answer func(vs map[string]string) (map[string]any, string)) {
+	switch {
+	case strings.Contains(question, "peak"):
+		return fakePeakCell, func(vs map[string]string) (map[string]any, string) {
+			rev, _ := strconv.Atoi(vs["peak_revenue"])
+			return map[string]any{"peak_month": vs["peak_month"], "peak_revenue": rev},
+				fmt.Sprintf("Revenue peaks in %s at %s (@peak_revenue[%d]), %s times the lowest month.",
+					vs["peak_month"], thousands(rev), rev, vs["peak_to_lowest"])
+		}
+	case strings.Contains(question, "[customers]"):
+		return fakeCustomerCell, func(vs map[string]string) (map[string]any, string) {
+			return map[string]any{"top_customer": vs["top_customer"], "top_revenue": vs["top_revenue"]},
+				fmt.Sprintf("%s buys most, for %s.", vs["top_customer"], vs["top_revenue"])
+		}
+	}
+	return "", nil
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
@@ -95,11 +160,40 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return false
 	}
+	// The numbers plays read the current question's cells: the tool
+	// messages since it was asked.
+	lastTool, asked := "", 0
+	for _, m := range req.Messages {
+		switch {
+		case m.Role == "tool":
+			lastTool, asked = m.Content, asked+1
+		case m.Role == "user" && (strings.HasPrefix(m.Content, "Question: ") || strings.HasPrefix(m.Content, "Follow-up question")):
+			question, lastTool, asked = m.Content, "", 0
+		}
+	}
+	playCode, playAnswer := numbersPlay(question)
+	if strings.Contains(lastTool, "KeyError") && strings.Contains(lastTool, "'customer'") {
+		// Repair a column renamed in the data (as a replay with --model asks).
+		playCode, asked = strings.ReplaceAll(playCode, `"customer"`, `"client"`), 0
+	}
 	switch {
+	case offered("propose_goals") && strings.Contains(req.Messages[0].Content, "monthly"):
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "propose_goals", "arguments": map[string]any{
+			"goals": []any{map[string]any{"question": "Which month has the peak revenue?", "chart": "bar", "columns": []string{"date", "revenue"},
+				"visualization": "total revenue per month", "rationale": "when the money comes in"}}}}}}
 	case offered("propose_goals"):
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "propose_goals", "arguments": map[string]any{
 			"goals": []any{map[string]any{"question": "Which region has the most revenue?", "chart": "bar", "columns": []string{"region", "revenue"},
 				"visualization": "sum of revenue per region", "rationale": "where the money comes from"}}}}}}
+	case playCode != "" && strings.Contains(last, "Check your work"):
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "accept",
+			"arguments": map[string]any{"reason": "the chart shows what the answer says"}}}}
+	case playCode != "" && asked == 0:
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": playCode}}}}
+	case playCode != "":
+		answers, summary := playAnswer(readValues(lastTool))
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
+			"arguments": map[string]any{"answers": answers, "summary": summary}}}}
 	case strings.Contains(question, "[notools]") && strings.Contains(last, "Check your work"):
 		msg["content"] = "VERDICT: ACCEPT\nThe bar chart shows East ahead, as the answer says."
 	case strings.Contains(question, "[notools]") && outputs == 0:

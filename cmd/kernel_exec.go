@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -33,6 +34,10 @@ type KernelExecOptions struct {
 	Timeout time.Duration
 }
 
+// codeFilesFolder is where, in --out DIR, the files the code writes to
+// /output land: DIR/output, never DIR itself.
+const codeFilesFolder = "output"
+
 func newCmdKernelExec(f *Factory, runF func(context.Context, *KernelExecOptions) error) *cobra.Command {
 	opts := &KernelExecOptions{}
 	c := &cobra.Command{
@@ -45,9 +50,12 @@ and errors. A file may hold several cells separated by lines starting with
 Charts come back without savefig: every matplotlib figure shown or left open
 is captured. With --out DIR they are saved there as PNG and JSON
 descriptions, and the files the code writes to /output (a scratch folder
-of at most kernel.output-size) are copied into DIR after each cell: regular
-files only, never over a file DIR already had. DIR itself is never mounted
-into the sandbox: what was in it stays out of the code's reach.
+of at most kernel.output-size) are copied into DIR/output after each cell,
+and listed: regular files only, never executable, never over a file that
+was there already. DIR itself is never mounted into the sandbox: what was
+in it stays out of the code's reach, and the code's files never land beside
+yours (a json.py or conftest.py there would be imported by the next Python
+or pytest started in DIR).
 
 With --load, the data file is first read into df by analyst run's loader (any
 format analyst run reads; --sheet and --table as there). A Parquet file is
@@ -79,7 +87,7 @@ pyarrow); they are mounted read-only at /data/NAME.columns.`,
 	}
 	c.Flags().StringVarP(&opts.Code, "code", "c", "", "code to run")
 	c.Flags().StringVar(&opts.Data, "data", "", "file or folder to mount read-only at /data")
-	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts and for the files the code writes to /output")
+	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts, and for the files the code writes to /output (in DIR/output)")
 	c.Flags().BoolVar(&opts.Load, "load", false, "read the --data file into df first, as analyst run does")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON lines: one per output, one status per cell")
@@ -121,7 +129,9 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 	}
 	kopts := setup.Options
 	kopts.Data = opts.Data
-	kopts.OutputDir = opts.OutDir
+	if opts.OutDir != "" {
+		kopts.OutputDir = filepath.Join(opts.OutDir, codeFilesFolder)
+	}
 	if conv != nil {
 		kopts.Mounts = append(kopts.Mounts, conv.Mount())
 	}
@@ -134,7 +144,33 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 	}
 	defer k.Close()
 
+	if err := execLoad(ctx, f, k, opts, load); err != nil {
+		return err
+	}
 	p := &execPrinter{io: f, json: opts.JSON, outDir: opts.OutDir}
+	for i, cell := range splitCells(code) {
+		ex, err := k.Execute(ctx, cell, kernel.ExecOptions{Timeout: opts.Timeout})
+		if ex != nil {
+			if perr := p.print(i+1, ex); perr != nil {
+				return perr
+			}
+			p.listFiles(kopts.OutputDir, k.OutputFiles())
+		}
+		if err != nil {
+			return err
+		}
+		if ex.Status != kernel.StatusOK {
+			if !opts.JSON {
+				fmt.Fprintf(f.IO.ErrOut, "cell %d: %s%s\n", i+1, ex.Status, causeSuffix(ex))
+			}
+			return silentError{code: ExitFailure}
+		}
+	}
+	return nil
+}
+
+// execLoad runs the loader's cells (--load): a data error exits 3.
+func execLoad(ctx context.Context, f *Factory, k *kernel.Kernel, opts *KernelExecOptions, load []string) error {
 	for _, cell := range load {
 		ex, err := k.Execute(ctx, cell, kernel.ExecOptions{Timeout: opts.Timeout})
 		if err != nil {
@@ -148,23 +184,6 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 		}
 		if !opts.JSON {
 			fmt.Fprint(f.IO.ErrOut, ex.Stdout())
-		}
-	}
-	for i, cell := range splitCells(code) {
-		ex, err := k.Execute(ctx, cell, kernel.ExecOptions{Timeout: opts.Timeout})
-		if ex != nil {
-			if perr := p.print(i+1, ex); perr != nil {
-				return perr
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if ex.Status != kernel.StatusOK {
-			if !opts.JSON {
-				fmt.Fprintf(f.IO.ErrOut, "cell %d: %s%s\n", i+1, ex.Status, causeSuffix(ex))
-			}
-			return silentError{code: ExitFailure}
 		}
 	}
 	return nil
@@ -226,6 +245,25 @@ type execPrinter struct {
 	json   bool
 	outDir string
 	charts int
+	listed map[string]int64 // files the code wrote, as listed: their size
+}
+
+// listFiles says, in text mode, which files the code wrote to /output
+// (copied into dir) since the last cell: what it put on the host.
+func (p *execPrinter) listFiles(dir string, files []kernel.OutputFile) {
+	if p.json {
+		return
+	}
+	if p.listed == nil {
+		p.listed = map[string]int64{}
+	}
+	for _, f := range files {
+		if n, ok := p.listed[f.Name]; ok && n == f.Bytes {
+			continue
+		}
+		p.listed[f.Name] = f.Bytes
+		fmt.Fprintf(p.io.IO.Out, "[file written by the code: %s] %s\n", units.Rounded(f.Bytes), filepath.Join(dir, f.Name))
+	}
 }
 
 func (p *execPrinter) print(cell int, ex *kernel.Execution) error {

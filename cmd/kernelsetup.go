@@ -46,6 +46,10 @@ func (f *Factory) kernelSetupFor(ctx context.Context, cfg *Config, img *image.Im
 	if runtime == "" {
 		return nil, withCode(ExitSandbox, fmt.Errorf("no OCI runtime works with podman here (%s); run: analyst doctor", runtimeErrors(info)))
 	}
+	// What killed processes left behind goes before anything new starts.
+	if _, err := removeLeftovers(ctx, f, f.IO.ErrOut, "analyst: ", false); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "analyst: warning: removing what killed analyst processes left: %v\n", err)
+	}
 	return &kernelSetup{Image: img, Host: info, Options: f.kernelOptions(cfg, img, info, runtime)}, nil
 }
 

@@ -45,11 +45,20 @@ replay asks for more model replies than the run got, it went another way
 With --data NEW (this month's file, same schema, new rows) the recorded
 analysis runs on NEW: the profile and distributions are computed again, the
 model's recorded replies are played back so the same code cells run on the
-new data, and each named answer is shown old → new (terminal, --json, the
-report's answer box, run.json "rerun"). The recorded answers were given for
-the old data: a new value is the value at the place the old one showed in the
-same cell's output, and where there is no such place the report says so. A
-schema difference (columns added or removed, a dtype changed) is stated first.
+new data, and each named answer (and exploration finding's named value) is
+shown old → new with the cell it was read from (terminal, --json, the
+report, run.json "rerun"). The recorded answers were given for the old data:
+a new value is the value at the place the old one showed in the same cell's
+output, and where there is no such place the report says so. A schema
+difference (columns added or removed, a dtype changed) is stated first.
+
+The model is asked again only where the recorded run asked it. The checks
+that would send a run's model back to work — an answer's numbers untraced
+(as they are on new data), an answer no code ran for, a chart that fails the
+chart checks, a reflection round on the answer's charts — run on NEW and are
+recorded as what they found ("checks:" lines, the report's "Checks on the new
+data", run.json "rerun.checks"), never told.
+
 A recorded cell that fails on NEW (a column gone, a type changed) is never
 repaired silently: the replay stops there, names the cell, the exception and
 the likely cause, writes what it has, and exits 1. With --model M, the model M
@@ -173,23 +182,34 @@ func mustAbs(p string) string {
 // rerunValues are question q's values old → new in a replay on new data,
 // or nil.
 func rerunValues(res *pipeline.Result, q int) []audit.ValueChange {
+	return rerunAnswer(res, audit.RerunAnswer{Question: q})
+}
+
+// rerunAnswer are the values old → new of the question or goal that want
+// names, or nil.
+func rerunAnswer(res *pipeline.Result, want audit.RerunAnswer) []audit.ValueChange {
 	if res.Manifest == nil || res.Manifest.Rerun == nil {
 		return nil
 	}
 	for _, a := range res.Manifest.Rerun.Answers {
-		if a.Question == q {
+		if a.Question == want.Question && a.Goal == want.Goal {
 			return a.Values
 		}
 	}
 	return nil
 }
 
-func printValueChanges(f *Factory, changes []audit.ValueChange) {
+// printValueChanges prints each value old → new and the place it was read
+// from, indented by indent.
+func printValueChanges(f *Factory, indent string, changes []audit.ValueChange) {
 	for _, c := range changes {
-		if c.Located {
-			fmt.Fprintf(f.IO.Out, "  %s = %s → %s\n", c.Name, c.Old, c.New)
-		} else {
-			fmt.Fprintf(f.IO.Out, "  %s = %s → not found on the new data: %s\n", c.Name, c.Old, c.Why)
+		switch {
+		case !c.Located:
+			fmt.Fprintf(f.IO.Out, "%s%s = %s → not found on the new data: %s\n", indent, c.Name, c.Old, c.Why)
+		case c.Cell != "":
+			fmt.Fprintf(f.IO.Out, "%s%s = %s → %s  (read from %s)\n", indent, c.Name, c.Old, c.New, c.Where)
+		default:
+			fmt.Fprintf(f.IO.Out, "%s%s = %s → %s  (%s)\n", indent, c.Name, c.Old, c.New, c.Where)
 		}
 	}
 }
@@ -208,6 +228,9 @@ func printRerun(f *Factory, res *pipeline.Result) {
 	}
 	for _, c := range rr.Schema {
 		fmt.Fprintf(out, "schema:   %s\n", c)
+	}
+	for _, c := range rr.Checks {
+		fmt.Fprintf(out, "checks:   %s\n", c)
 	}
 	if fl := rr.Failure; fl != nil {
 		fmt.Fprintf(out, "failed:   %s, model cell %d (turn %d): %s\n", fl.Phase, fl.Cell, fl.Turn, fl.Exception)

@@ -327,7 +327,7 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 		return
 	}
 	printRerun(f, res)
-	printKeyFindings(f, res.Exploration)
+	printKeyFindings(f, res)
 	printAnswers(f, res)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)
 	fmt.Fprintf(f.IO.Out, "notebook: %s\n", res.Files.Notebook)
@@ -359,7 +359,8 @@ func modelMessage(err error) error {
 
 // printKeyFindings shows the exploration's key findings, or why there are
 // none.
-func printKeyFindings(f *Factory, ex *pipeline.Exploration) {
+func printKeyFindings(f *Factory, res *pipeline.Result) {
+	ex := res.Exploration
 	if ex == nil {
 		return
 	}
@@ -374,6 +375,7 @@ func printKeyFindings(f *Factory, ex *pipeline.Exploration) {
 	fmt.Fprintln(f.IO.Out, "key findings:")
 	for i, k := range ex.KeyFindings {
 		fmt.Fprintf(f.IO.Out, "  %d. %s\n", i+1, strings.ReplaceAll(strings.ReplaceAll(k.Finding, "**", ""), "\n", " "))
+		printValueChanges(f, "     ", rerunAnswer(res, audit.RerunAnswer{Goal: k.Goal}))
 	}
 }
 
@@ -398,7 +400,7 @@ func printAnswers(f *Factory, res *pipeline.Result) {
 			continue
 		}
 		if changes := rerunValues(res, i+1); changes != nil {
-			printValueChanges(f, changes)
+			printValueChanges(f, "  ", changes)
 		} else {
 			for _, v := range a.Values {
 				fmt.Fprintf(f.IO.Out, "  %s = %s\n", v.Name, v.Value)

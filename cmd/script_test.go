@@ -11,6 +11,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/analyst-cli/analyst/cmd"
+	"github.com/analyst-cli/analyst/evals/dabstep"
+	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
 	"github.com/analyst-cli/analyst/evals/evaltest"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/iostreams"
@@ -47,6 +49,7 @@ func TestScripts(t *testing.T) {
 			model := newFakeOllama()
 			env.Defer(model.Close)
 			env.Setenv("FAKE_OLLAMA", model.Listener.Addr().String())
+			env.Values[fakeOllamaKey{}] = model
 			// A scripted model for eval scripts: it knows the questions of
 			// testdata/script/eval_run.txtar.
 			evalModel := evaltest.New(map[string]map[string]string{
@@ -59,6 +62,41 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// gendabstep DIR SUBMISSION writes a generated DABstep snapshot
+			// and a submission of its gold answers, in task order.
+			"gendabstep": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: gendabstep DIR SUBMISSION")
+				}
+				fx, err := dabsteptest.Write(ts.MkAbs(args[0]), dabsteptest.Options{Seed: 1, Payments: 500})
+				ts.Check(err)
+				var ids []string
+				for _, t := range fx.Tasks {
+					ids = append(ids, t.ID)
+				}
+				w, err := dabstep.OpenSubmission(ts.MkAbs(args[1]), ids)
+				ts.Check(err)
+				for _, t := range fx.Tasks {
+					ts.Check(w.Add(dabstep.NewLine(t.ID, t.Answer, "gold")))
+				}
+				ts.Check(w.Close())
+			},
+			// modelchats N checks that the script's model server ($FAKE_OLLAMA)
+			// was asked N chat requests so far.
+			"modelchats": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: modelchats N")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				f := ts.Value(fakeOllamaKey{}).(*fakeOllama)
+				f.mu.Lock()
+				got := f.chats
+				f.mu.Unlock()
+				if (got == want) == neg {
+					ts.Fatalf("the model server was asked %d chat requests; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+				}
+			},
 			// gensales ROWS FILE writes the example sales data as Parquet,
 			// or as CSV when FILE ends in .csv.
 			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -95,6 +133,9 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// fakeOllamaKey keys a script's model server in its testscript.Env.Values.
+type fakeOllamaKey struct{}
 
 // Run must map errors to the documented exit codes without a process.
 func TestRunExitCodes(t *testing.T) {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // VerifyOptions are the inputs of `analyst verify`.
@@ -42,6 +44,13 @@ func newCmdVerify(f *Factory, runF func(context.Context, *VerifyOptions) error) 
   answers  every named answer (@name[value]) and every number run.json
            traces to a cell appears in that cell's output, in the notebook
            and in the re-run (same rounding rule as the run's tracing)
+  rendered the report and the chart files are rendered again from the
+           notebook and run.json and must be the same bytes: a file edited
+           after the run is named even if its sha256 in run.json was
+           recomputed to match
+  facts    run.json's data rows, columns and format are what the re-run's
+           profile found, and its limits those the re-run's sandbox
+           enforced (verify with the run's --memory, --pids, ...)
 
 The data is found at the path run.json records, next to run.json, or given
 with --data; it must have the recorded sha256. Exit codes: 0 everything
@@ -94,7 +103,11 @@ func runVerify(ctx context.Context, f *Factory, opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	vopts := audit.Options{Data: opts.Data, Kernel: setup.Options, ImageNote: note, AllowedSigners: opts.AllowedSigners, CellTimeout: cfg.Limits.CellTimeout}
+	katex := report.KaTeXDirIn(setup.Image.RootFS)
+	vopts := audit.Options{Data: opts.Data, Kernel: setup.Options, ImageNote: note, AllowedSigners: opts.AllowedSigners, CellTimeout: cfg.Limits.CellTimeout,
+		Render: func(nb *nbformat.Notebook) (map[string][]byte, error) {
+			return pipeline.Render(run.Manifest, nb, katex)
+		}}
 	rep, err := audit.Verify(ctx, run, vopts)
 	if rep != nil {
 		if opts.JSON {

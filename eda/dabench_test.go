@@ -92,17 +92,52 @@ func TestDABenchTablesLoad(t *testing.T) {
 			if p.Columns < 2 {
 				t.Errorf("%d column(s): the delimiter or line ends were not found", p.Columns)
 			}
-			skipped := false
+			skipped, preamble := false, 0
 			for _, n := range p.Load.Notes {
 				skipped = skipped || strings.Contains(n, "ragged row")
+				fmt.Sscanf(n, "the file starts with %d line(s) before the header", &preamble)
 			}
-			if want := csvRecords(t, path); p.Rows != want && !skipped {
-				t.Errorf("%d rows, Go's CSV reader counts %d", p.Rows, want)
+			// Lines above the header (a title) are not rows; Go's reader counts them.
+			if want := csvRecords(t, path) - preamble; p.Rows != want && !skipped {
+				t.Errorf("%d rows, Go's CSV reader counts %d after the %d line(s) above the header", p.Rows, want, preamble)
 			}
 			if name == "gapminder_cleaned.csv" || name == "beauty and the labor market.csv" {
 				wantNote(t, p, "carriage return only")
 			}
+			if name == "Current_Logan.csv" { // a title padded with commas above the header, as Excel exports it
+				wantNote(t, p, "the file starts with 1 line(s) before the header (a title or comments, not data), which were skipped: 'JAMES LOGAN'")
+				if c := p.ColumnInfo[0]; c.Name != "Wins" || c.Kind != KindNumeric || preamble != 1 {
+					t.Errorf("first column %q (%s), want Wins, numeric", c.Name, c.Kind)
+				}
+			} else if preamble != 0 {
+				t.Errorf("%d line(s) above the header found, want none: %q", preamble, p.Load.Notes)
+			}
+			dabenchExports(t, name, p)
 		})
 	}
 	t.Logf("52 tables: load and profile in %v", time.Since(start).Round(time.Second))
+}
+
+// dabenchExports checks what the loader's rules on exports (issue #20)
+// find in DABench's tables: codes with leading zeros kept as text, dates
+// read in the order another column proves, identifiers that are not
+// measures.
+func dabenchExports(t *testing.T, name string, p *Profile) {
+	t.Helper()
+	switch name {
+	case "election2016.csv": // county FIPS codes: 02013 is Alaska's Aleutians East
+		wantKinds(t, p, map[string]string{"combined_fips": KindCategorical})
+		wantNote(t, p, "'combined_fips' keeps its leading zeros: 316 value(s) such as '02013'")
+	case "0020200722.csv": // NBA game ids
+		wantKinds(t, p, map[string]string{"GAME_ID": KindCategorical})
+	case "city_departments_in_current_budget.csv": // US fiscal years: 10/1/2016 to 9/30/2017
+		wantNote(t, p, "the dates in 'budget_year_end' are month first (%m/%d/%Y): 38 value(s) have a second number above 12, such as '9/30/2017'")
+		if c := p.col(t, "budget_year_start"); c.MinDate != "2016-10-01T00:00:00" {
+			t.Errorf("budget_year_start %s, want 2016-10-01 (month first, as budget_year_end proves)", c.MinDate)
+		}
+	case "titanic.csv":
+		if !p.hasAlert(AlertIdentifier, "PassengerId") || p.hasAlert(AlertIdentifier, "Fare") {
+			t.Errorf("identifier alerts %+v: want PassengerId's, not Fare's", p.Alerts)
+		}
+	}
 }

@@ -65,7 +65,7 @@ type Choice struct {
 	Numeric     []string // summary statistics: every numeric column
 	Hist        []string // histograms
 	HistLeftOut []string // numeric columns that qualified for a histogram but were not drawn
-	NotCharted  []string // numeric columns never charted: identifiers, constant or empty
+	NotCharted  []string // numeric columns never charted: identifiers, codes, constant or empty
 	Categorical []string // top-values table: categorical and boolean columns, not identifiers
 	Bars        []string // bar charts of the top values
 	BarsLeftOut []string
@@ -85,7 +85,8 @@ type Choice struct {
 // Informativeness rule: a numeric column is more informative the more
 // distinct non-missing values it has (a richer distribution); identifiers
 // (a different integer or text value in every row, among 100 rows or more
-// for integers), constant and empty columns are never charted. Categorical columns with at most 50 distinct
+// for integers), codes (the profile's identifier alert: named like zip,
+// id, code, whole numbers), constant and empty columns are never charted. Categorical columns with at most 50 distinct
 // values come first for bar charts (their top values cover most rows),
 // then by the same rule. The correlation matrices take the columns with the
 // strongest correlation with another column (the profile's max_correlation),
@@ -93,10 +94,13 @@ type Choice struct {
 // are shown in the file's order.
 func Choose(p *Profile, opts Options) Choice {
 	opts = opts.withDefaults()
-	ids := map[string]bool{}
+	ids, codes := map[string]bool{}, map[string]bool{}
 	for _, a := range p.Alerts {
-		if a.Type == AlertUniqueID {
+		switch a.Type {
+		case AlertUniqueID:
 			ids[a.Column] = true
+		case AlertIdentifier:
+			codes[a.Column] = true
 		}
 	}
 	var c Choice
@@ -111,7 +115,7 @@ func Choose(p *Profile, opts Options) Choice {
 		switch col.Kind {
 		case KindNumeric:
 			c.Numeric = append(c.Numeric, col.Name)
-			if (ids[col.Name] && p.Rows >= idMinRows) || col.Distinct < 2 {
+			if (ids[col.Name] && p.Rows >= idMinRows) || codes[col.Name] || col.Distinct < 2 {
 				c.NotCharted = append(c.NotCharted, col.Name)
 				continue
 			}
@@ -306,7 +310,7 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 		add(Markdown(chartChoiceMd(fmt.Sprintf("Histograms show how the values of each numeric column spread: %[1]d equal-width bins "+
 			"(for integer columns, at most %[1]d bins of whole numbers, centred on the values), missing values left out.", histBins),
 			"numeric", c.Hist, c.HistLeftOut, c.NotCharted,
-			"they are identifiers, constant or empty")))
+			"they are identifiers or codes (the profile's unique_id and identifier alerts), constant or empty")))
 		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist), "{{DRAW}}", code.histDraw), "histograms"))
 	}
 
@@ -334,7 +338,7 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 				"(largest |Pearson r|, as the profile computed it over every pair) are shown; left out: %s.",
 				len(c.Correlation), mdList(c.CorrLeftOut))
 		}
-		add(Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers and constant " +
+		add(Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers, codes and constant " +
 			"columns excluded), and their heatmaps." + note))
 		annotate := "False"
 		if len(c.Correlation) <= annotateMax {

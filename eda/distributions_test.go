@@ -145,3 +145,25 @@ func TestChooseCorrelationByStrength(t *testing.T) {
 		t.Errorf("the correlation markdown does not say how columns were chosen: %q", md)
 	}
 }
+
+// A numeric column with the profile's identifier alert (a code: zip,
+// store_id) is never charted or correlated, whatever the number of rows:
+// not in the histograms, the correlation matrices, the pairs, the pair
+// plot or the time series' value.
+func TestChooseLeavesOutCodes(t *testing.T) {
+	p := &Profile{Rows: 40, Columns: 5, ColumnInfo: []Column{
+		{Name: "zip", Kind: KindNumeric, Distinct: 35},
+		{Name: "units", Kind: KindNumeric, Distinct: 20},
+		{Name: "revenue", Kind: KindNumeric, Distinct: 30},
+		{Name: "discount", Kind: KindNumeric, Distinct: 4},
+		{Name: "when", Kind: KindDatetime, Distinct: 40, MinDate: "2024-01-01T00:00:00", MaxDate: "2024-02-09T00:00:00"},
+	}, Alerts: []Alert{{Type: AlertIdentifier, Column: "zip"}}}
+	c, v := Choose(p, Options{}), ChooseVisualization(p, Options{})
+	if !slices.Equal(c.NotCharted, []string{"zip"}) || !slices.Equal(c.Hist, []string{"units", "revenue", "discount"}) {
+		t.Errorf("histograms %q, not charted %q; want zip left out", c.Hist, c.NotCharted)
+	}
+	if slices.Contains(c.Correlation, "zip") || slices.Contains(v.PairPlot, "zip") || c.Value != "revenue" {
+		t.Errorf("correlations %q, pair plot %q, time series of %q: want no zip (and revenue, the most distinct measure, over time)",
+			c.Correlation, v.PairPlot, c.Value)
+	}
+}

@@ -5,10 +5,16 @@ import "encoding/json"
 // ProfileFromData reads the profile from one cell output's mime bundle
 // (nbformat "data"): ok is false when the bundle holds no profile.
 func ProfileFromData(data map[string]json.RawMessage) (p *Profile, ok bool, err error) {
-	raw, ok := data[MimeProfile]
+	return fromData(data, MimeProfile, ParseProfile)
+}
+
+// fromData reads the output of type mime from a mime bundle with parse: ok
+// is false when the bundle holds none.
+func fromData[T any](data map[string]json.RawMessage, mime string, parse func([]byte) (T, error)) (v T, ok bool, err error) {
+	raw, ok := data[mime]
 	if !ok {
-		return nil, false, nil
+		return v, false, nil
 	}
-	p, err = ParseProfile(raw)
-	return p, true, err
+	v, err = parse(raw)
+	return v, true, err
 }

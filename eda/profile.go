@@ -126,6 +126,14 @@ const (
 	AlertNumbersAsText   = "numbers_as_text"
 	AlertPossibleEpoch   = "possible_epoch"
 	AlertCaseVariants    = "case_variants"
+	// AlertIdentifier marks a numeric column that holds codes or
+	// identifiers (named so, whole numbers): not a measure, never charted
+	// or correlated.
+	AlertIdentifier = "identifier"
+	// AlertAmbiguousDates marks dates whose order of day and month the
+	// values do not settle: both orders proven (kept as text), or neither
+	// (read day first).
+	AlertAmbiguousDates = "ambiguous_dates"
 )
 
 // Alert is something about the data an analyst should look at.
@@ -133,6 +141,9 @@ type Alert struct {
 	Type    string   `json:"type"`
 	Column  string   `json:"column,omitempty"`
 	Columns []string `json:"columns,omitempty"`
+	// Tables name the tables of Columns, in order (alerts of the
+	// relationships between tables).
+	Tables  []string `json:"tables,omitempty"`
 	Value   *float64 `json:"value,omitempty"`
 	Message string   `json:"message"`
 }

@@ -50,7 +50,7 @@ func TestEveryTemplateRendered(t *testing.T) {
 		LoadFrom(Source{Path: "/data/y.xlsx", Sheet: "S", Table: "t", Converted: "/conv", Converter: "c", LoadOptions: LoadOptions{NAValues: []string{}}}),
 		ProfileStage(), Distributions(wide, Options{}), Distributions(small, Options{}),
 		Visualization(wide, Options{}), Visualization(small, Options{}),
-		LoadOutOfCore(Source{Path: "/data/x.csv"}, OutOfCore{}), ProfileOutOfCore()}
+		LoadOutOfCore(Source{Path: "/data/x.csv"}, OutOfCore{}), ProfileOutOfCore(), Relationships([]string{"a", "b"})}
 	for _, p := range []*Profile{wideProfile(40), wideProfile(6)} {
 		p.OutOfCore = &OutOfCoreInfo{Rows: p.Rows, SampleRows: 10, ChunkRows: 100}
 		stages = append(stages, DistributionsOutOfCore(p, Options{}))
@@ -67,7 +67,8 @@ func TestEveryTemplateRendered(t *testing.T) {
 		}
 	}
 	for _, tag := range []string{TagSetup, TagLoadData, "profile-columns", "profile-alerts", ProfileTag, "chart-helpers",
-		"numeric-stats", "histograms", "top-values", "top-value-bars", "correlations", "missingness", "time-series", "second-pass"} {
+		"numeric-stats", "histograms", "top-values", "top-value-bars", "correlations", "missingness", "time-series", "second-pass",
+		"relationships-find", RelationshipsTag, RelationshipsChartTag} {
 		if !sections[tag] {
 			t.Errorf("no cell tagged %s: the test no longer renders that template", tag)
 		}

@@ -120,7 +120,10 @@ func LoadFrom(src Source) Stage {
 		Code(fill(loadPy, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
 			"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
 			"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na)), TagLoadData),
+			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na),
+			"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
+			"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
+			"{{TOTAL_LABELS}}", pyList(totalLabels)), TagLoadData),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
@@ -178,9 +181,11 @@ Alerts point at what an analyst should look at first, in the manner of ydata-pro
 | numbers_as_text | from %[9]s to under %[10]s of a text column's values are numbers as exports write them | too many other values to convert it safely |
 | possible_epoch | every value of a numeric column is a whole number that reads as a Unix time of 2001-2033, but its name does not say time | it could as well be an identifier; the alert shows how to convert it |
 | case_variants | values of a categorical column differ only by case or surrounding spaces (North, NORTH , north) | counted as different categories, they split the counts |
+| identifier | a numeric column's name ends with a word that names codes or identifiers (%[11]s; or %[12]s after another word, as in account_number) and its values are whole numbers, none negative | a ZIP code or an account number is a label, not a measure: it gets no histogram, skewness alert, correlation or pair plot. The last word decides, so account_balance and phone_calls are measures; so is a column so named with fractions or negative values |
+| ambiguous_dates | dates written with two numbers first (03/04/2024) prove both orders (a first number above 12 proves day first, a second above 12 month first), or neither | both: no one format reads them, so the column stays text; neither: they were read day first, which may be wrong |
 `), percent(highMissingShare), highCardinality, skewed, highCorrelation, correlationAlerts,
 	percent(datesAsTextShare), percent(dateShare), underscoredText(mixedSample),
-	percent(numberHintShare), percent(numberShare))
+	percent(numberHintShare), percent(numberShare), strings.Join(codeWords, ", "), strings.Join(numberWords, ", "))
 
 // profileAlerts is the cell that raises the alerts, with the thresholds
 // of thresholds.go.
@@ -196,6 +201,11 @@ Then it cleans text as spreadsheets and exports write it, in this order:
 
 - **Missing-value markers.** A text value in `+"`NA_VALUES`"+` (compared ignoring case and the spaces around it; `+"`\"\"`"+` also stands for values made only of spaces) becomes missing; the markers found are counted per column in the notes and the profile. analyst's `+"`--na-values`"+` flag (config key `+"`na-values`"+`) sets the list.
 - **Numbers as text.** A text column becomes numeric when at least %[1]s of its values are numbers as exports write them: thousands grouped by `+"`,`"+` `+"`.`"+` spaces or apostrophes (the convention that more values fit wins; on a tie, such as `+"`1,189`"+`, the file's decimal mark decides), currency symbols (`+"`$ € £ ¥ ₹`"+`, before or after), `+"`%%`"+` (the value is divided by 100) and accounting negatives `+"`(1,234)`"+`. Values that do not convert become missing and are counted and listed; a column where %[2]s or more fail stays text.
-- **Dates.** A text column becomes dates when at least %[3]s of its values are dates in one of the formats listed; times with a UTC offset (`+"`+01:00`"+`, `+"`Z`"+`) are converted to UTC, so the column holds UTC times.
+- **Leading zeros.** A number written with a zero before another digit (`+"`02134`"+`, `+"`000552`"+`; not `+"`0`"+` or `+"`0.5`"+`) would lose its zeros as a number: a column holding any such value stays text, with a note. Columns named like codes written with zeros (%[5]s) are read as text wherever their zeros are; the others are judged on the first %[6]d KB.
+- **Dates.** A text column becomes dates when at least %[3]s of its values are dates in one of the formats listed; times with a UTC offset (`+"`+01:00`"+`, `+"`Z`"+`) are converted to UTC, so the column holds UTC times. Where day and month are the first two numbers (`+"`03/04/2024`"+`), every distinct value is checked: a first number above 12 proves day first (`+"`25/12/2024`"+`), a second above 12 month first (`+"`12/25/2024`"+`); the note gives the count and an example. Proofs of both keep the column text (alert `+"`ambiguous_dates`"+`); a column with no proof takes the order another date column of the file proves, and with none there either is read day first, which the note and the same alert say. In a file with decimal commas, pandas is never given `+"`.`"+` as a thousands separator (it would turn `+"`14.12.2024`"+` into 14122024): grouped numbers are converted as numbers as text, where `+"`1.234.567`"+` is a number and `+"`14.12.2024`"+` (not groups of three) a date.
 - **Unix times.** A whole-number column whose name says time (time, date, epoch, unix, stamp, ts, …_at, created, updated, modified) and whose every value reads as a time of 2001-2033 in seconds or milliseconds becomes UTC timestamps; without such a name it stays numbers, with an alert.
-`), percent(numberShare), percent(1-numberShare), percent(dateShare))
+- **Totals rows.** A last row labelled %[4]s (any case, a trailing colon allowed) whose every number is the sum of the rows above (up to half a unit of its last decimal) is left out of the table, with a note; a row so labelled whose numbers are not the sums stays, and the note says which number differs. (Out of core the last row is not looked at: it stays a row.)
+
+Before all this, for CSV and TSV: lines above the header (a title, `+"`# comments`"+`, blank lines) are skipped and quoted in the notes. The header is the first row after which at least %[7]s of the sampled rows have its field count, provided the rows above have fewer fields or are comments and the header holds a name that is not a number (and, below lines as wide as the table, names with a word a column where the rows below hold numbers: a row of data is no header).
+`), percent(numberShare), percent(1-numberShare), percent(dateShare), strings.Join(totalLabels, ", "),
+	strings.Join(paddedCodeWords, ", "), headKB, percent(headerStableShare))

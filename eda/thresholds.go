@@ -24,9 +24,41 @@ const (
 
 	histBins = 30 // HIST_BINS: bins of a histogram (chart_helpers.py, ooc_pass.py)
 
+	// The relationships between tables (relationships*.py).
+	matchShare    = 0.9  // MATCH_SHARE: A.x refers to B.key when at least this share of A.x's distinct values are keys of B
+	minDistinct   = 2    // MIN_DISTINCT: distinct values A.x needs (a constant proves nothing)
+	chanceBound   = 1e-6 // CHANCE: numbers need landing on the keys to be at most this likely by chance, or names that agree
+	orphanSample  = 5    // ORPHAN_SAMPLE: orphan values listed per relationship
+	diagramTables = 12   // DIAGRAM_TABLES: tables drawn at most in the diagram
+
+	// HEADER_STABLE_SHARE: the header is the first row after which this
+	// share of the sampled rows has its field count (rows above it are a
+	// preamble: a title, comments).
+	headerStableShare = 0.9
+
 	// Out of core (ooc_profile.py).
 	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)
 	valueCountCap = 100_000 // VALUE_COUNT_CAP: distinct values counted exactly per text column
+)
+
+// Words of the loader's rules, filled into load.py and stated by the
+// method notes.
+var (
+	// codeWords (CODE_WORDS): a column whose name's last word is one of
+	// these holds codes or identifiers, not measures, when its values are
+	// whole numbers, none negative (profile_alerts.py's identifier alert).
+	codeWords = []string{"id", "code", "zip", "zipcode", "postal", "postcode", "postalcode", "plz", "fips",
+		"phone", "telephone", "tel", "fax", "account", "acct", "sku", "isbn", "ean", "upc", "gtin", "iban", "ssn",
+		"uuid", "guid"}
+	// numberWords (NUMBER_WORDS): the same after another word
+	// (account_number, order_no), not alone.
+	numberWords = []string{"number", "no", "nr", "num"}
+	// paddedCodeWords (PADDED_CODE_WORDS): code words of codes written with
+	// leading zeros; such columns are read as text.
+	paddedCodeWords = []string{"zip", "zipcode", "postal", "postcode", "postalcode", "plz", "fips"}
+	// totalLabels (TOTAL_LABELS): the labels of a totals row, lowercase.
+	totalLabels = []string{"total", "totals", "grand total", "sum", "overall", "all", "gesamt", "summe",
+		"gesamtsumme", "insgesamt", "totale", "total général", "totaal", "totalt", "summa", "suma"}
 )
 
 // pyFloat is x as a Python float literal: 0.9, 2.0.

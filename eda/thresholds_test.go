@@ -20,7 +20,7 @@ func TestThresholdsFromGo(t *testing.T) {
 	keyed := map[string][]string{
 		"profile_alerts.py": {"HIGH_MISSING_SHARE", "HIGH_CARDINALITY", "SKEWED", "HIGH_CORRELATION",
 			"CORRELATION_MAX_ALERTS", "DATES_AS_TEXT_SHARE", "MIXED_SAMPLE"},
-		"load.py":        {"DATE_SHARE", "NUMBER_SHARE", "NUMBER_HINT_SHARE"},
+		"load.py":        {"DATE_SHARE", "NUMBER_SHARE", "NUMBER_HINT_SHARE", "HEADER_STABLE_SHARE"},
 		"ooc_profile.py": {"DISTINCT_K", "VALUE_COUNT_CAP"},
 	}
 	for file, names := range keyed {
@@ -40,7 +40,7 @@ func TestThresholdsFromGo(t *testing.T) {
 	for _, line := range []string{"HIGH_MISSING_SHARE = 0.2  #", "HIGH_CARDINALITY = 50  #", "SKEWED = 2.0  #",
 		"HIGH_CORRELATION = 0.9  #", "CORRELATION_MAX_ALERTS = 50  #", "DATES_AS_TEXT_SHARE = 0.5  #",
 		"MIXED_SAMPLE = 10_000  #", "HEAD_BYTES = 64 * 1024  #", "DATE_SHARE = 0.9  #", "NUMBER_SHARE = 0.9  #",
-		"NUMBER_HINT_SHARE = 0.5  #", "DISTINCT_K = 4096  #", "VALUE_COUNT_CAP = 100_000  #"} {
+		"NUMBER_HINT_SHARE = 0.5  #", "DISTINCT_K = 4096  #", "VALUE_COUNT_CAP = 100_000  #", "HEADER_STABLE_SHARE = 0.9  #"} {
 		if !strings.Contains(code, "\n"+line) {
 			t.Errorf("rendered code has no line %q", line)
 		}
@@ -48,7 +48,7 @@ func TestThresholdsFromGo(t *testing.T) {
 	notes := profileAlertsMd + load.Cells[0].Source + outOfCoreMethodMd
 	for _, text := range []string{"20% or more", "more than 50 distinct", "above 2 in absolute value", "0.9 or more",
 		"the 50 strongest", "at least 50% of the sampled", "fewer than the 90% needed", "up to 10,000 values",
-		"from 50% to under 90%", "first 64 KB", "10% or more fail",
+		"from 50% to under 90%", "first 64 KB", "10% or more fail", "at least 90% of the sampled rows have its field count",
 		"up to 100,000 distinct", "exact below 4,096 distinct", "≈ 1.6% (k = 4,096 hashes)"} {
 		if !strings.Contains(notes, text) {
 			t.Errorf("method notes do not say %q", text)

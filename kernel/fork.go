@@ -179,8 +179,8 @@ func (k *Kernel) requestFork(ctx context.Context, child *Kernel) error {
 			}
 			switch m.Type {
 			case replyForked:
-				if m.Refused != "" {
-					return fmt.Errorf("the kernel refused: %s", m.Refused)
+				if m.Refusal != "" {
+					return fmt.Errorf("the kernel refused: %s", m.Refusal)
 				}
 				child.fork.info.PID = m.PID
 				return nil
@@ -437,7 +437,7 @@ func (f *forkLink) exitCause() (string, bool) {
 	case e.why != "":
 		return e.why, false
 	case e.OOM:
-		return OutOfMemoryMessage(f.k.limits.MemoryBytes) + "; the limit holds for the kernel and its forked sessions together, and this session was the one killed", true
+		return OutOfMemoryMessage(f.k.limits.MemoryBytes, hostMemory()) + " (the limit holds for the kernel and its forked sessions together; this session was the one killed)", true
 	case e.Note != "":
 		return "the forked session " + e.Note + "; its state is lost", false
 	case e.Signal != nil:

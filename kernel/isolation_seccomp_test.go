@@ -2,8 +2,10 @@ package kernel_test
 
 import (
 	"encoding/json"
+	"os"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -163,4 +165,171 @@ func TestIsolationNoNestedNamespaces(t *testing.T) {
 func childPython(script string) string {
 	quoted, _ := json.Marshal(script)
 	return "import subprocess\nr = subprocess.run(['python3', '-c', " + string(quoted) + "], capture_output=True, text=True)\nassert r.returncode == 0, r.stderr\nprint(r.stdout)"
+}
+
+// socketAttack creates a socket of every address family from 0 to past
+// AF_MAX (46 in Linux 6.x), of each type, with libc's socket() so Python
+// checks nothing first; then socketpair, and the 32-bit socket calls that
+// an x86-64 process reaches with int 0x80 (socketcall's arguments sit in
+// memory, out of seccomp's reach). Sockets are created, never connected.
+// Each outcome is "succeeded" or the errno's name.
+const socketAttack = `
+import ctypes, errno, json, mmap, os, platform, signal
+libc = ctypes.CDLL(None, use_errno=True)
+TYPES = {"stream": 1, "dgram": 2, "raw": 3, "seqpacket": 5}
+res = {"socket": {}, "socketpair": {}, "int80": {}, "netlink": {}, "needed": {}}
+
+def outcome(r):
+    e = ctypes.get_errno()
+    return "succeeded" if r >= 0 else errno.errorcode.get(e, str(e))
+
+for family in list(range(64)) + [255, 1000, 2**31 - 1]:
+    for tname, t in TYPES.items():
+        ctypes.set_errno(0)
+        fd = libc.socket(family, t, 0)
+        res["socket"]["%d/%s" % (family, tname)] = outcome(fd)
+        if fd >= 0:
+            libc.close(fd)
+    pair = (ctypes.c_int * 2)()
+    ctypes.set_errno(0)
+    r = libc.socketpair(family, 1, 0, pair)
+    res["socketpair"][str(family)] = outcome(r)
+    if r == 0:
+        libc.close(pair[0]); libc.close(pair[1])
+
+# AF_NETLINK: NETLINK_ROUTE (0) only; audit, sock_diag, netfilter,
+# uevents, generic are refused.
+for proto in (4, 9, 12, 15, 16):
+    ctypes.set_errno(0)
+    fd = libc.socket(16, 3, proto)
+    res["netlink"][str(proto)] = outcome(fd)
+    if fd >= 0:
+        libc.close(fd)
+# What needs NETLINK_ROUTE: getifaddrs, and ZeroMQ naming an interface
+# (ipykernel and nbconvert abort without it).
+try:
+    import socket, zmq
+    res["needed"]["if_nameindex"] = str(socket.if_nameindex())
+    z = zmq.Context().socket(zmq.REP)
+    z.bind_to_random_port("tcp://lo")
+    z.close(0)
+    res["needed"]["zmq bind tcp://lo"] = "ok"
+except Exception as e:
+    res["needed"]["error"] = "%s: %s" % (type(e).__name__, e)
+
+if platform.machine() == "x86_64":
+    # mov eax, NR; mov ebx, A; mov ecx, B; mov edx, C; int 0x80; ret
+    def int80(nr, a, b, c):
+        """Makes a 32-bit system call in a child: without 32-bit support in
+        the host's kernel, int 0x80 kills the caller with SIGSEGV."""
+        code = b"\xb8" + nr.to_bytes(4, "little") + b"\xbb" + a.to_bytes(4, "little") + \
+               b"\xb9" + b.to_bytes(4, "little") + b"\xba" + c.to_bytes(4, "little") + b"\xcd\x80\xc3"
+        m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        m.write(code)
+        fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            r = fn()
+            os.write(wfd, ("succeeded" if r >= 0 else errno.errorcode.get(-r, str(-r))).encode())
+            os._exit(0)
+        os.close(wfd)
+        out = os.read(rfd, 100).decode()
+        os.close(rfd)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSEGV:
+            return "SIGSEGV"
+        return out or "the child died"
+    # socketcall(SYS_SOCKET, args) with args in the low 4 GiB (MAP_32BIT).
+    buf = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40)
+    args = (ctypes.c_uint32 * 3).from_buffer(buf)
+    for family in (16, 38, 40):
+        args[0], args[1], args[2] = family, 2 if family == 16 else 1, 0
+        res["int80"]["socketcall(SYS_SOCKET, %d)" % family] = int80(102, 1, ctypes.addressof(args), 0)
+        res["int80"]["socket(%d)" % family] = int80(359, family, args[1], 0)
+print(json.dumps(res))
+`
+
+// Only local and IP sockets, and netlink's NETLINK_ROUTE, can be made in
+// the sandbox: vsock (the hypervisor's transport on a virtual machine host),
+// packet, other netlink protocols, bluetooth, alg and every other family
+// fail with EAFNOSUPPORT, from a fresh single-threaded process, also
+// through the 32-bit socketcall; getifaddrs and ZeroMQ still work.
+func TestIsolationSocketFamilies(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the attack uses x86-64 machine code for the 32-bit calls")
+	}
+	k := startKernel(t, nil)
+	var res struct {
+		Socket, Socketpair, Int80, Netlink, Needed map[string]string
+	}
+	jsonCell(t, k, childPython(socketAttack), &res)
+	if len(res.Socket) < 64*4 || len(res.Socketpair) < 64 {
+		t.Fatalf("only %d socket and %d socketpair attempts reported", len(res.Socket), len(res.Socketpair))
+	}
+	allowed := map[string]bool{"1": true, "2": true, "10": true, "16": true} // 16: NETLINK_ROUTE only
+	for label, got := range res.Socket {
+		family, typ, _ := strings.Cut(label, "/")
+		switch {
+		case !allowed[family] && got != "EAFNOSUPPORT":
+			t.Errorf("socket(family %s, %s) from a child process: %s, want EAFNOSUPPORT", family, typ, got)
+		case allowed[family] && (typ == "dgram" || (typ == "stream" && family != "16")) && got != "succeeded":
+			t.Errorf("socket(family %s, %s): %s, want it to work", family, typ, got)
+		}
+	}
+	for proto, got := range res.Netlink {
+		if got != "EAFNOSUPPORT" {
+			t.Errorf("socket(AF_NETLINK, SOCK_RAW, protocol %s): %s, want EAFNOSUPPORT (NETLINK_ROUTE only)", proto, got)
+		}
+	}
+	if len(res.Netlink) != 5 || res.Needed["if_nameindex"] != "[(1, 'lo')]" || res.Needed["zmq bind tcp://lo"] != "ok" {
+		t.Errorf("netlink: %v; what needs NETLINK_ROUTE: %v", res.Netlink, res.Needed)
+	}
+	for family, got := range res.Socketpair {
+		want := "EAFNOSUPPORT"
+		switch family {
+		case "1":
+			want = "succeeded"
+		case "2", "10":
+			want = "ENOTSUP" // EOPNOTSUPP, the kernel's answer: IP has no socket pairs
+		case "16":
+			want = "ESOCKTNOSUPPORT" // the kernel's answer: netlink has no stream sockets
+		}
+		if got != want {
+			t.Errorf("socketpair(family %s): %s, want %s", family, got, want)
+		}
+	}
+	if len(res.Int80) != 6 {
+		t.Fatalf("32-bit calls: %v", res.Int80)
+	}
+	for call, got := range res.Int80 {
+		switch got {
+		case "EAFNOSUPPORT", "EPERM":
+		case "SIGSEGV":
+			// The profile refuses socketcall (TestProfileSocketFamilies).
+			t.Logf("%s through int 0x80: SIGSEGV: this host's kernel has no 32-bit system calls", call)
+		default:
+			t.Errorf("%s through int 0x80: %s, want EPERM or EAFNOSUPPORT", call, got)
+		}
+	}
+}
+
+// /proc/cmdline would show the host's boot line (root device, kernel
+// options): it is masked, and reads as empty.
+func TestIsolationProcCmdlineMasked(t *testing.T) {
+	host, err := os.ReadFile("/proc/cmdline")
+	if err != nil || len(strings.TrimSpace(string(host))) == 0 {
+		t.Fatalf("the host's /proc/cmdline: %q, %v", host, err)
+	}
+	k := startKernel(t, nil)
+	code := childPython(`
+try:
+    print(repr(open("/proc/cmdline").read()))
+except OSError as e:
+    print(type(e).__name__)
+`)
+	got := strings.TrimSpace(mustOK(t, k, code).Stdout())
+	if got != "''" && got != "PermissionError" {
+		t.Errorf("/proc/cmdline in the sandbox reads %s; want it empty (masked); the host's is %q", got, strings.TrimSpace(string(host)))
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,19 +24,29 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/internal/meminfo"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
-// Labels put on every kernel container, so leftovers can be found (Prune).
+// Labels put on every kernel container, so leftovers can be found (Prune):
+// the owner is the analyst process that started it, by pid and start time
+// (clock ticks after boot), since pids are reused.
 const (
-	LabelKernel = "io.analyst.kernel"
-	LabelOwner  = "io.analyst.owner-pid"
-	namePrefix  = "analyst-kernel-"
+	LabelKernel     = "io.analyst.kernel"
+	LabelOwner      = "io.analyst.owner-pid"
+	LabelOwnerStart = "io.analyst.owner-start"
+	namePrefix      = "analyst-kernel-"
 )
 
 // maxLine bounds one protocol line (an 8 MiB PNG is about 11 MiB of base64).
 const maxLine = 64 << 20
+
+// linesQueued bounds the lines read ahead of Execute. Few: a file chunk is a
+// 5.6 MB line, and whatever is queued when a cell is interrupted must still
+// be handled within the grace (64 queued chunks took longer than 5 s at a
+// load average of 16 on 2 cores); past them the driver waits on its pipe.
+const linesQueued = 4
 
 // ErrDead is returned by Execute once the kernel has died or been killed.
 var ErrDead = errors.New("kernel is not running")
@@ -77,15 +88,43 @@ type Kernel struct {
 // Start starts a kernel and waits until the driver has imported pandas and
 // matplotlib and is ready for code.
 func Start(ctx context.Context, opts Options) (*Kernel, error) {
-	if err := opts.checkRequiredLimits(); err != nil {
+	if err := opts.checkStart(); err != nil {
 		return nil, err
 	}
-	if opts.RootFS == "" {
-		return nil, errors.New("starting kernel: no kernel image given (run: analyst kernel build)")
+	k := newKernel(opts)
+	if err := k.launch(); err != nil {
+		k.cleanupFiles()
+		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(opts.RootFS, "usr", "bin", "python3")); err != nil {
-		return nil, fmt.Errorf("starting kernel: %s is not a kernel image (no usr/bin/python3); run: analyst kernel build", opts.RootFS)
+	if err := k.send(k.driverConfig()); err != nil {
+		k.Close()
+		return nil, k.startError(err)
 	}
+	if err := k.waitReady(ctx); err != nil {
+		k.Close() // first: podman's last words complete the error
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("starting kernel: %w", ctx.Err())
+		}
+		return nil, k.startError(err)
+	}
+	return k, nil
+}
+
+// checkStart refuses options no kernel can start with.
+func (o Options) checkStart() error {
+	if err := o.checkRequiredLimits(); err != nil {
+		return err
+	}
+	if o.RootFS == "" {
+		return errors.New("starting kernel: no kernel image given (run: analyst kernel build)")
+	}
+	if _, err := os.Stat(filepath.Join(o.RootFS, "usr", "bin", "python3")); err != nil {
+		return fmt.Errorf("starting kernel: %s is not a kernel image (no usr/bin/python3); run: analyst kernel build", o.RootFS)
+	}
+	return nil
+}
+
+func newKernel(opts Options) *Kernel {
 	k := &Kernel{
 		opts:   opts,
 		limits: opts.Limits.withDefaults(),
@@ -93,7 +132,7 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 		runner: opts.Runner,
 		podman: opts.Podman,
 		stderr: &tailBuffer{max: 16 << 10},
-		lines:  make(chan []byte, 64),
+		lines:  make(chan []byte, linesQueued),
 		exited: make(chan struct{}),
 		forks:  &forkTable{},
 	}
@@ -103,26 +142,25 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 	if k.podman == "" {
 		k.podman = "podman"
 	}
-	startTimeout := opts.StartTimeout
-	if startTimeout == 0 {
-		startTimeout = 90 * time.Second
-	}
+	return k
+}
+
+// launch prepares the kernel's files and output folder and starts podman;
+// on an error nothing runs (the caller removes the files).
+func (k *Kernel) launch() error {
 	if err := k.prepareMounts(); err != nil {
-		k.cleanupFiles()
-		return nil, err
+		return err
 	}
-	if opts.OutputDir != "" {
-		out, err := newOutputSink(opts.OutputDir, k.limits.OutputBytes)
+	if k.opts.OutputDir != "" {
+		out, err := newOutputSink(k.opts.OutputDir, k.limits.OutputBytes)
 		if err != nil {
-			k.cleanupFiles()
-			return nil, fmt.Errorf("starting kernel: %w", err)
+			return fmt.Errorf("starting kernel: %w", err)
 		}
 		k.out = out
 	}
 	args, err := k.podmanArgs()
 	if err != nil {
-		k.cleanupFiles()
-		return nil, err
+		return err
 	}
 	k.args = args
 	// The container outlives any one call's ctx; Close ends it.
@@ -133,17 +171,13 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 	cmd.Stderr = k.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		k.cleanupFiles()
-		return nil, fmt.Errorf("starting kernel: %w", err)
+		return fmt.Errorf("starting kernel: %w", err)
 	}
-	k.stdin, err = cmd.StdinPipe()
-	if err != nil {
-		k.cleanupFiles()
-		return nil, fmt.Errorf("starting kernel: %w", err)
+	if k.stdin, err = cmd.StdinPipe(); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		k.cleanupFiles()
-		return nil, k.startError(fmt.Errorf("running podman: %w", err))
+		return k.startError(fmt.Errorf("running podman: %w", err))
 	}
 	k.cmd = cmd
 	go k.readLines(stdout)
@@ -151,9 +185,13 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 		k.waitErr = cmd.Wait()
 		close(k.exited)
 	}()
+	return nil
+}
 
+// driverConfig is the driver's first line: the caps it enforces.
+func (k *Kernel) driverConfig() driverConfig {
 	cfg := driverConfig{
-		Preload:         !opts.NoPreload,
+		Preload:         !k.opts.NoPreload,
 		StreamLimit:     k.limits.StreamBytes,
 		StreamStopLimit: k.limits.StreamStopBytes,
 		ImageLimit:      k.limits.ImageBytes,
@@ -161,40 +199,46 @@ func Start(ctx context.Context, opts Options) (*Kernel, error) {
 		MaxDisplays:     k.limits.MaxDisplays,
 		RLimits:         k.rlimits(),
 	}
-	if opts.OutputDir != "" {
+	if k.opts.OutputDir != "" {
 		cfg.OutputDir = OutputMount
 		cfg.OutputLimit = units.Bytes(k.limits.OutputBytes)
 		cfg.OutputMaxFiles = maxOutputFiles
 	}
-	if err := k.send(cfg); err != nil {
-		k.Close()
-		return nil, k.startError(err)
+	return cfg
+}
+
+// DefaultStartTimeout bounds a start unless Options.StartTimeout says
+// otherwise.
+const DefaultStartTimeout = 90 * time.Second
+
+// waitReady waits for the driver's ready line, within the start timeout
+// and ctx; it says why it stopped waiting.
+func (k *Kernel) waitReady(ctx context.Context) error {
+	timeout := k.opts.StartTimeout
+	if timeout == 0 {
+		timeout = DefaultStartTimeout
 	}
-	timer := time.NewTimer(startTimeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case line, ok := <-k.lines:
 			if !ok {
 				<-k.exited
-				k.Close()
-				return nil, k.startError(errors.New("the kernel exited before it was ready"))
+				return errors.New("the kernel exited before it was ready")
 			}
 			var m reply
 			if err := json.Unmarshal(line, &m); err != nil || m.Type != replyReady {
 				continue
 			}
 			if err := json.Unmarshal(line, &k.ready); err != nil {
-				k.Close()
-				return nil, k.startError(fmt.Errorf("reading ready message: %w", err))
+				return fmt.Errorf("reading ready message: %w", err)
 			}
-			return k, nil
+			return nil
 		case <-timer.C:
-			k.Close()
-			return nil, k.startError(fmt.Errorf("the kernel was not ready after %s", startTimeout))
+			return fmt.Errorf("the kernel was not ready after %s", timeout)
 		case <-ctx.Done():
-			k.Close()
-			return nil, fmt.Errorf("starting kernel: %w", ctx.Err())
+			return ctx.Err()
 		}
 	}
 }
@@ -219,6 +263,18 @@ func (k *Kernel) PreloadTime() time.Duration {
 
 // RLimits are the rlimits the driver applied (memory/pids fallback).
 func (k *Kernel) RLimits() map[string]any { return k.ready.RLimits }
+
+// OutputFiles are the files the kernel copied out of /output into
+// Options.OutputDir, by name (none without an output folder). What the
+// sandbox wrote to the host: a report lists them.
+func (k *Kernel) OutputFiles() []OutputFile {
+	if k.out == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.out.files()
+}
 
 // Options returns the options the kernel was started with.
 func (k *Kernel) Options() Options { return k.opts }
@@ -264,107 +320,167 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 	start := time.Now()
 	defer func() { ex.Duration = time.Since(start) }()
 
-	if err := k.send(executeRequest{Type: reqExecute, ID: id, Code: code}); err != nil {
+	req := executeRequest{Type: reqExecute, ID: id, Code: code}
+	if k.out != nil {
+		req.OutputRoom = k.out.room()
+	}
+	if err := k.send(req); err != nil {
 		return k.died(ex, fmt.Errorf("sending cell: %w", err)), nil
 	}
-	cellTimer := time.NewTimer(timeout)
-	defer cellTimer.Stop()
-	var graceC <-chan time.Time
-	var interrupted Status // why we interrupted, if we did
-	var ctxErr error
-	ctxDone := ctx.Done()
-
-	grace := k.opts.InterruptGrace
-	if grace == 0 {
-		grace = 5 * time.Second
-	}
-	interrupt := func(why Status, reason string) {
-		interrupted = why
-		_ = k.send(interruptRequest{Type: reqInterrupt, Reason: reason})
-		graceC = time.After(grace)
-	}
-
+	clock := newCellClock(ctx, timeout, k.interruptGrace())
+	defer clock.stop()
 	for {
 		select {
 		case line, ok := <-k.lines:
 			if !ok {
 				<-k.exited
 				k.died(ex, nil)
-				if interrupted != "" {
-					ex.Status = interrupted
+				if clock.why != "" {
+					ex.Status = clock.why
 				}
-				return ex, ctxErr
+				return ex, clock.ctxErr
 			}
-			var m reply
-			if err := json.Unmarshal(line, &m); err != nil {
-				continue
+			if k.handleReply(ex, id, line, eo.Progress) {
+				k.endCell(ex, clock.why)
+				return ex, clock.ctxErr
 			}
-			if m.ID != id {
-				continue
+		case <-clock.timer.C:
+			if clock.interrupt(StatusTimeout) {
+				_ = k.send(interruptRequest{Type: reqInterrupt, Reason: "timeout"})
 			}
-			switch m.Type {
-			case replyOutput:
-				var o nbformat.Output
-				if err := json.Unmarshal(m.Output, &o); err == nil {
-					ex.Outputs = append(ex.Outputs, o)
-					if o.OutputType == nbformat.OutputError {
-						ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
-					}
-				}
-			case replyProgress:
-				if eo.Progress != nil {
-					p := Progress{Message: m.Message, Unit: m.Unit}
-					if m.Done != nil {
-						p.Done = *m.Done
-					}
-					if m.Total != nil {
-						p.Total = *m.Total
-					}
-					eo.Progress(p)
-				}
-			case replyFile:
-				if k.out != nil {
-					k.out.receive(m.fileReply)
-				}
-				if graceC != nil {
-					// The cell has ended and its files are coming: progress,
-					// not a cell that ignores the interrupt.
-					graceC = time.After(grace)
-				}
-			case replyStatus:
-				k.notCopied(ex)
-				ex.Status = Status(m.Status)
-				ex.ExecutionCount = m.ExecutionCount
-				ex.KilledProcesses = m.KilledProcesses
-				if ex.Status == StatusInterrupted && interrupted != "" {
-					ex.Status = interrupted
-				}
-				if ex.Status == StatusOK && ex.Error != nil {
-					ex.Status = StatusError // files of the cell were not copied out
-				}
-				return ex, ctxErr
+		case <-clock.ctxDone:
+			if clock.cancel() {
+				_ = k.send(interruptRequest{Type: reqInterrupt, Reason: "cancel"})
 			}
-		case <-cellTimer.C:
-			if interrupted == "" {
-				interrupt(StatusTimeout, "timeout")
-			}
-		case <-ctxDone:
-			ctxDone = nil
-			ctxErr = ctx.Err()
-			if interrupted == "" {
-				interrupt(StatusInterrupted, "cancel")
-			}
-		case <-graceC:
-			// The code ignored the interrupt: only killing the kernel stops it.
-			ex.Status = interrupted
-			ex.StateLost = true
-			ex.Cause = "the cell did not stop after an interrupt; the " + k.what() + " was killed and its state (variables, loaded data) is lost"
-			k.markDead(fmt.Errorf("%w: %s", ErrDead, ex.Cause))
-			_ = k.remove()
-			return ex, ctxErr
+		case <-clock.graceC:
+			k.killCell(ex, clock.why)
+			return ex, clock.ctxErr
 		}
 	}
 }
+
+// cellClock decides, in one place, when a running cell must stop: at its
+// timeout, or when the caller's ctx ends (Ctrl-C, SIGTERM), the cell is
+// interrupted, and from then on the kernel has a fixed grace to end it.
+// Nothing the driver sends meanwhile (outputs, files being copied out)
+// extends the grace: a driver the cell has subverted cannot stall the
+// caller.
+type cellClock struct {
+	ctx     context.Context
+	timer   *time.Timer
+	ctxDone <-chan struct{} // nil once seen
+	grace   time.Duration
+	graceC  <-chan time.Time // nil until the interrupt
+	why     Status           // why the cell was interrupted; "" if it was not
+	ctxErr  error
+}
+
+func newCellClock(ctx context.Context, timeout, grace time.Duration) *cellClock {
+	return &cellClock{ctx: ctx, timer: time.NewTimer(timeout), ctxDone: ctx.Done(), grace: grace}
+}
+
+func (c *cellClock) stop() { c.timer.Stop() }
+
+// interrupt starts the grace, once; it reports whether to send the
+// interrupt (false: the cell was interrupted already).
+func (c *cellClock) interrupt(why Status) bool {
+	if c.why != "" {
+		return false
+	}
+	c.why = why
+	c.graceC = time.After(c.grace)
+	return true
+}
+
+// cancel records that the caller's ctx ended and interrupts the cell.
+func (c *cellClock) cancel() bool {
+	c.ctxDone = nil
+	c.ctxErr = c.ctx.Err()
+	return c.interrupt(StatusInterrupted)
+}
+
+// DefaultInterruptGrace is how long an interrupted cell may take to stop
+// before its kernel is killed, unless Options.InterruptGrace says otherwise.
+const DefaultInterruptGrace = 5 * time.Second
+
+func (k *Kernel) interruptGrace() time.Duration {
+	if k.opts.InterruptGrace > 0 {
+		return k.opts.InterruptGrace
+	}
+	return DefaultInterruptGrace
+}
+
+// handleReply adds one line of the driver's to ex, if it is about the
+// cell id; it reports whether the line was the cell's status (its end).
+func (k *Kernel) handleReply(ex *Execution, id string, line []byte, progress func(Progress)) bool {
+	var m reply
+	if err := json.Unmarshal(line, &m); err != nil || m.ID != id {
+		return false
+	}
+	switch m.Type {
+	case replyOutput:
+		var o nbformat.Output
+		if err := json.Unmarshal(m.Output, &o); err == nil {
+			ex.Outputs = append(ex.Outputs, o)
+			if o.OutputType == nbformat.OutputError {
+				ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
+			}
+		}
+	case replyProgress:
+		if progress != nil {
+			p := Progress{Message: m.Message, Unit: m.Unit}
+			if m.Done != nil {
+				p.Done = *m.Done
+			}
+			if m.Total != nil {
+				p.Total = *m.Total
+			}
+			progress(p)
+		}
+	case replyFile:
+		if k.out != nil {
+			k.out.receive(m.fileReply)
+		}
+	case replyStatus:
+		ex.Status = Status(m.Status)
+		ex.ExecutionCount = m.ExecutionCount
+		ex.KilledProcesses = m.KilledProcesses
+		return true
+	}
+	return false
+}
+
+// endCell completes ex after its status line: the files not copied out,
+// and the status as the caller sees it (why it interrupted the cell).
+func (k *Kernel) endCell(ex *Execution, interrupted Status) {
+	k.notCopied(ex)
+	if ex.Status == StatusInterrupted && interrupted != "" {
+		ex.Status = interrupted
+	}
+	if ex.Status == StatusOK && ex.Error != nil {
+		ex.Status = StatusError // files of the cell were not copied out
+	}
+}
+
+// killCell ends a cell that did not stop within the grace: only killing
+// the kernel stops it.
+func (k *Kernel) killCell(ex *Execution, why Status) {
+	ex.Status = why
+	ex.StateLost = true
+	ex.Cause = "the cell did not stop after an interrupt; the " + k.what() + " was killed and its state (variables, loaded data) is lost"
+	k.markDead(fmt.Errorf("%w: %s", ErrDead, ex.Cause))
+	// Nobody reads the driver's lines any more: drop them, so podman is
+	// never blocked writing them while it is being removed.
+	go func() {
+		for range k.lines {
+		}
+	}()
+	_ = k.remove()
+}
+
+// maxNotCopiedShown bounds the reasons an OutputNotCopied error lists (a
+// cell may leave 20,000 files in /output); the rest are counted.
+const maxNotCopiedShown = 5
 
 // notCopied adds an error output to ex for the files of its cell that were
 // not copied out of /output (output folder full, a name the folder already
@@ -377,8 +493,16 @@ func (k *Kernel) notCopied(ex *Execution) {
 	if len(why) == 0 {
 		return
 	}
-	o := nbformat.Output{OutputType: nbformat.OutputError, EName: "OutputNotCopied", EValue: strings.Join(why, "; "),
-		Traceback: append([]string{"OutputNotCopied: files written to /output were not copied to the output folder:"}, why...)}
+	shown := why[:min(len(why), maxNotCopiedShown)]
+	value := strings.Join(shown, "; ")
+	head := "OutputNotCopied: files written to /output were not copied to the output folder:"
+	if more := len(why) - len(shown); more > 0 {
+		value += fmt.Sprintf("; and %d more", more)
+		head = fmt.Sprintf("OutputNotCopied: %d files written to /output were not copied to the output folder; the first %d:", len(why), len(shown))
+		shown = append(slices.Clone(shown), fmt.Sprintf("(and %d more)", more))
+	}
+	o := nbformat.Output{OutputType: nbformat.OutputError, EName: "OutputNotCopied", EValue: value,
+		Traceback: append([]string{head}, shown...)}
 	ex.Outputs = append(ex.Outputs, o)
 	if ex.Error == nil {
 		ex.Error = &ExecError{Name: o.EName, Value: o.EValue, Traceback: o.Traceback}
@@ -425,7 +549,7 @@ func (k *Kernel) exitCause() (string, bool) {
 	}
 	switch {
 	case oom || (code == 137 && k.opts.CgroupLimits):
-		return OutOfMemoryMessage(k.limits.MemoryBytes), true
+		return OutOfMemoryMessage(k.limits.MemoryBytes, hostMemory()), true
 	case code > 128:
 		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128), false
 	case code >= 0:
@@ -435,13 +559,43 @@ func (k *Kernel) exitCause() (string, bool) {
 	}
 }
 
+// hostMemory is the host's RAM in bytes, 0 if unknown.
+func hostMemory() int64 {
+	if in, err := meminfo.Read(); err == nil {
+		return in.Total
+	}
+	return 0
+}
+
 // OutOfMemoryMessage is the cause of a kernel killed at its memory limit:
-// which limit, and the setting that raises it (as flag, config key and
-// environment variable), with a limit twice as large as an example.
-func OutOfMemoryMessage(limit int64) string {
-	return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. "+
-		"Raise the limit with --memory %s (config key kernel.memory, environment ANALYST_KERNEL_MEMORY; "+
-		"the default is %s)", units.Bytes(limit), units.Flag(2*limit), DefaultMemoryHelp)
+// which limit, the RAM of the host (hostTotal; 0: unknown), and the setting
+// that raises it (as flag, config key and environment variable) with a
+// limit that fits: twice the limit, at most MaxMemoryForHost. Where the limit
+// is that already, it says so instead.
+func OutOfMemoryMessage(limit, hostTotal int64) string {
+	msg := fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. ", units.Bytes(limit))
+	setting := fmt.Sprintf("config key kernel.memory, environment ANALYST_KERNEL_MEMORY; the default is %s", DefaultMemoryHelp)
+	raise := 2 * limit
+	if hostTotal > 0 {
+		raise = min(raise, MaxMemoryForHost(hostTotal))
+		if raise >= 1<<30 {
+			raise = raise >> 30 << 30 // a whole number of GiB, as the flag says it
+		}
+		if raise <= limit {
+			return msg + fmt.Sprintf("This host has %s of RAM: a limit above %s would leave too little for the host itself; "+
+				"use a machine with more memory, or work on less of the data at once (fewer columns, chunks; "+
+				"analyst run --out-of-core reads CSV and TSV files in chunks) (%s)", units.Bytes(hostTotal), units.Bytes(MaxMemoryForHost(hostTotal)), setting)
+		}
+		setting = fmt.Sprintf("this host has %s of RAM; ", units.Bytes(hostTotal)) + setting
+	}
+	return msg + fmt.Sprintf("Raise the limit with --memory %s (%s)", units.Flag(raise), setting)
+}
+
+// MaxMemoryForHost is the largest memory limit OutOfMemoryMessage suggests
+// on a host with total bytes of RAM: three quarters of it, rounded down to
+// 256 MiB, leaving the rest to the host (its page cache, podman, analyst).
+func MaxMemoryForHost(total int64) int64 {
+	return total / 4 * 3 / memoryStep * memoryStep
 }
 
 func stderrTail(s string) string {

@@ -47,7 +47,9 @@ type Options struct {
 	// StartTimeout bounds container start plus the driver's imports.
 	StartTimeout time.Duration
 	// InterruptGrace is how long a cell may take to stop after an interrupt
-	// before the kernel is killed.
+	// (its timeout, or the caller's ctx ending) before the kernel is killed;
+	// zero means DefaultInterruptGrace. Nothing the kernel sends meanwhile
+	// extends it.
 	InterruptGrace time.Duration
 	// NoPreload skips importing pandas and matplotlib at start (benchmarks).
 	NoPreload bool

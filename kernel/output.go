@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/internal/units"
 )
 
@@ -39,6 +42,7 @@ type outputSink struct {
 
 type partialFile struct {
 	name string
+	size int64 // as the driver found it: no more bytes are taken
 	tmp  string
 	f    *os.File
 	n    int64
@@ -75,11 +79,13 @@ func validOutputName(name string) bool {
 
 const partialPrefix = ".analyst-partial-"
 
-// receive handles one chunk.
+// receive handles one chunk. The first chunk of a file (offset 0) carries
+// its size, checked against the budget before any byte is written; no
+// chunk may go past that size.
 func (s *outputSink) receive(m fileReply) {
 	if s.cur == nil || m.Offset == 0 || m.Path != s.cur.name {
 		s.abort()
-		s.cur = s.begin(m.Path)
+		s.cur = s.begin(m)
 	}
 	p := s.cur
 	if p.bad {
@@ -87,63 +93,117 @@ func (s *outputSink) receive(m fileReply) {
 		return
 	}
 	data, err := base64.StdEncoding.DecodeString(m.Data)
-	if err != nil || m.Offset != p.n {
-		s.refuse(p, fmt.Sprintf("%s was not copied out: the kernel sent it garbled", s.where(p.name)))
-		s.endChunk(m)
+	switch {
+	case m.Refused != "":
+		// The driver stopped sending it (an interrupt).
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %s", s.where(shortName(p.name)), m.Refused))
+	case err != nil || m.Offset != p.n || int64(len(data)) > p.size-p.n:
+		s.refuse(p, fmt.Sprintf("%s was not copied out: the kernel sent it garbled", s.where(shortName(p.name))))
+	default:
+		if _, err := p.f.Write(data); err != nil {
+			s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(shortName(p.name)), err))
+			break
+		}
+		p.n += int64(len(data))
+		if m.EOF {
+			s.commit(p)
+		}
 		return
 	}
-	if s.total-s.written[p.name]+p.n+int64(len(data)) > s.limit {
-		s.refuse(p, fmt.Sprintf("output folder full (limit %s): %s was not copied out; the files this kernel copied out would total more than %s (kernel.output-size)",
-			units.Bytes(s.limit), s.where(p.name), units.Bytes(s.limit)))
-		s.endChunk(m)
-		return
-	}
-	if _, err := p.f.Write(data); err != nil {
-		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(p.name), err))
-		s.endChunk(m)
-		return
-	}
-	p.n += int64(len(data))
-	if m.EOF {
-		s.commit(p)
-	}
+	s.endChunk(m)
 }
 
-// begin starts receiving name, or returns a refused partialFile saying why not.
-func (s *outputSink) begin(name string) *partialFile {
-	p := &partialFile{name: name}
+// begin starts receiving the file m is the first chunk of, or returns a
+// refused partialFile saying why not.
+func (s *outputSink) begin(m fileReply) *partialFile {
+	name := m.Path
+	p := &partialFile{name: name, size: m.Size}
+	// As room() is: written in a form that cannot overflow, whatever Size.
+	if m.Size > s.room()+s.written[name] {
+		s.refuse(p, fmt.Sprintf("output folder full (limit %s): %s (%s) was not copied out; the files this kernel copied out would total more than %s (kernel.output-size)",
+			units.Bytes(s.limit), s.where(shortName(name)), sizeNote(m.Size, m.Allocated), units.Bytes(s.limit)))
+		return p
+	}
+	if m.Refused != "" {
+		// The driver did not send it; only the message uses its name.
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %s", s.where(shortName(name)), m.Refused))
+		return p
+	}
 	if !validOutputName(name) {
-		s.refuse(p, fmt.Sprintf("%s was not copied out: not a plain relative file name", s.where(strconv.Quote(name))))
+		s.refuse(p, fmt.Sprintf("%s/%q was not copied out: not a plain relative file name", s.area, clip.Runes(name, maxShownName)))
 		return p
 	}
-	_, ours := s.written[name]
-	if fi, err := s.root.Lstat(name); err == nil {
-		if !ours || !fi.Mode().IsRegular() {
-			s.refuse(p, fmt.Sprintf("%s was not copied out: the output folder already has a file of that name that this kernel did not write; it was left unchanged", s.where(name)))
-			return p
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(name), err))
+	if len(name) > maxOutputName {
+		s.refuse(p, fmt.Sprintf("%s was not copied out: its name is longer than %d bytes", s.where(shortName(name)), maxOutputName))
 		return p
 	}
-	if !ours && len(s.written) >= maxOutputFiles {
-		s.refuse(p, fmt.Sprintf("%s was not copied out: the kernel already copied out %d files, the most it may", s.where(name), maxOutputFiles))
+	if reason := s.occupied(name); reason != "" {
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %s", s.where(shortName(name)), reason))
 		return p
-	}
-	if dir := filepath.Dir(name); dir != "." {
-		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(name), err))
-			return p
-		}
 	}
 	p.tmp = partialPrefix + randomHex(8)
-	f, err := s.root.OpenFile(p.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := s.root.OpenFile(p.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
 	if err != nil {
-		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(name), err))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(shortName(name)), err))
 		return p
 	}
 	p.f = f
 	return p
+}
+
+// outputFileMode is the mode of every file copied out, whatever its mode in
+// /output: never executable.
+const outputFileMode = 0o644
+
+// occupied says why name cannot be written (a file the kernel did not
+// write is there, too many files, a folder that cannot be made), or "".
+func (s *outputSink) occupied(name string) string {
+	_, ours := s.written[name]
+	if fi, err := s.root.Lstat(name); err == nil {
+		if !ours || !fi.Mode().IsRegular() {
+			return "the output folder already has a file of that name that this kernel did not write; it was left unchanged"
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err.Error()
+	}
+	if !ours && len(s.written) >= maxOutputFiles {
+		return fmt.Sprintf("the kernel already copied out %d files, the most it may", maxOutputFiles)
+	}
+	if dir := filepath.Dir(name); dir != "." {
+		if err := s.root.MkdirAll(dir, 0o755); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
+// maxOutputName bounds a name the sink writes (PATH_MAX): a longer one
+// would be a path few tools on the host could open.
+const maxOutputName = 4096
+
+// maxShownName bounds a name in messages: a path may be kilobytes long.
+const maxShownName = 160
+
+// shortName is name for a message: clipped, and quoted if it holds
+// characters a terminal would act on.
+func shortName(name string) string {
+	n := len(name)
+	shown := clip.Runes(name, maxShownName)
+	if strings.IndexFunc(shown, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		shown = strconv.Quote(shown)
+	}
+	if shown != name {
+		shown += fmt.Sprintf(" (a %d-byte name)", n)
+	}
+	return shown
+}
+
+// sizeNote is a file's size for a message, saying when it is sparse.
+func sizeNote(size, allocated int64) string {
+	if allocated < size/2 {
+		return fmt.Sprintf("%s, sparse: %s on disk", units.Bytes(size), units.Bytes(allocated))
+	}
+	return units.Bytes(size)
 }
 
 // endChunk forgets a refused file once its last chunk has come.
@@ -179,7 +239,7 @@ func (s *outputSink) commit(p *partialFile) {
 	}
 	if err != nil {
 		_ = s.root.Remove(p.tmp)
-		s.refused = append(s.refused, fmt.Sprintf("%s was not copied out: %v", s.where(p.name), err))
+		s.refused = append(s.refused, fmt.Sprintf("%s was not copied out: %v", s.where(shortName(p.name)), err))
 		return
 	}
 	s.total += p.n - s.written[p.name]
@@ -193,6 +253,25 @@ func (s *outputSink) abort() {
 		s.cur = nil
 	}
 }
+
+// OutputFile is a file a kernel copied out of /output.
+type OutputFile struct {
+	Name  string // relative to the output folder
+	Bytes int64
+}
+
+// files lists what the kernel copied out, by name.
+func (s *outputSink) files() []OutputFile {
+	out := make([]OutputFile, 0, len(s.written))
+	for name, n := range s.written {
+		out = append(out, OutputFile{Name: name, Bytes: n})
+	}
+	slices.SortFunc(out, func(a, b OutputFile) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// room is how many bytes the files copied out may still add.
+func (s *outputSink) room() int64 { return max(0, s.limit-s.total) }
 
 // endCell returns why files of the cell were not copied out, and resets.
 func (s *outputSink) endCell() []string {

@@ -96,7 +96,7 @@ print(r.returncode, r.stdout.strip())
 	mustOK(t, k2, "open('/output/a.bin', 'wb').write(b'1' * (60 << 20))")
 	ex = run(t, k2, "import os\nos.remove('/output/a.bin')\nopen('/output/b.bin', 'wb').write(b'2' * (60 << 20))")
 	if ex.Status != kernel.StatusError || ex.Error == nil || ex.Error.Name != "OutputNotCopied" ||
-		!strings.Contains(ex.Error.Value, "output folder full (limit 96 MiB): /output/b.bin was not copied out") {
+		!strings.Contains(ex.Error.Value, "output folder full (limit 96 MiB): /output/b.bin (60 MiB) was not copied out") {
 		t.Fatalf("second 60 MiB file: status %s error %+v", ex.Status, ex.Error)
 	}
 	if _, err := os.Stat(filepath.Join(out2, "b.bin")); !errors.Is(err, fs.ErrNotExist) {

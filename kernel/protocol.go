@@ -65,6 +65,9 @@ type executeRequest struct {
 	Type string `json:"type"` // reqExecute
 	ID   string `json:"id"`
 	Code string `json:"code"`
+	// OutputRoom is how many bytes the files copied out may still add (with
+	// an output folder): the driver sends no file larger than that.
+	OutputRoom int64 `json:"output_room"`
 }
 
 type interruptRequest struct {
@@ -127,12 +130,18 @@ type outputReply struct {
 	Output json.RawMessage `json:"output"` // an nbformat.Output
 }
 
-// fileReply is one chunk of a file copied out of /output.
+// fileReply is one chunk of a file copied out of /output. The first chunk
+// (offset 0) gives the file's size when the driver opened it; it sends no
+// more bytes than that, however the file grows. Refused says why the
+// driver did not send the file, or stopped sending it (no data follows).
 type fileReply struct {
-	Path   string `json:"path"`
-	Offset int64  `json:"offset"`
-	Data   string `json:"data"` // base64
-	EOF    bool   `json:"eof"`
+	Path      string `json:"path"`
+	Offset    int64  `json:"offset"`
+	Size      int64  `json:"size"`
+	Allocated int64  `json:"allocated"` // bytes on disk (less than Size: sparse)
+	Data      string `json:"data"`      // base64
+	EOF       bool   `json:"eof"`
+	Refused   string `json:"refused"`
 }
 
 type statusReply struct {
@@ -164,7 +173,7 @@ type protocolErrorReply struct {
 // parent refused to fork (then PID is 0).
 type forkedReply struct {
 	PID     int    `json:"pid"`
-	Refused string `json:"refused"`
+	Refusal string `json:"refusal"` // not "refused": fileReply has that field
 }
 
 // forkEndReply says a session's process ended: its exit code or the signal

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analyst-cli/analyst/internal/owner"
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 )
 
@@ -90,11 +91,15 @@ func EnvironmentKeys() []string {
 // folder, and stages the data there under a neutral name (stage.go), so no
 // path of the host shows in the container's mount table.
 func (k *Kernel) prepareMounts() error {
-	dir, err := os.MkdirTemp("", "analyst-kernel-")
+	dir, err := os.MkdirTemp("", namePrefix)
 	if err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
 	k.tmpDir = dir
+	// So PruneFolders can tell this folder from a killed kernel's.
+	if err := owner.WriteFile(dir); err != nil {
+		return fmt.Errorf("starting kernel: %w", err)
+	}
 	drv := filepath.Join(dir, "driver")
 	if err := os.Mkdir(drv, 0o755); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
@@ -113,7 +118,8 @@ func (k *Kernel) prepareMounts() error {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
 	// Podman's default seccomp profile plus our denials (no namespaces,
-	// mounts, keyring, bpf, perf, ptrace): see package seccomp.
+	// mounts, keyring, bpf, perf, ptrace; local and IP sockets only): see
+	// package seccomp.
 	if err := os.WriteFile(filepath.Join(dir, "seccomp.json"), seccomp.Profile(), 0o444); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
@@ -185,6 +191,41 @@ func (k *Kernel) rlimits() map[string]int64 {
 	return r
 }
 
+// mountArgs mount the data and the extra mounts read-only, and the
+// output tmpfs.
+func (k *Kernel) mountArgs() ([]string, error) {
+	var args []string
+	if s := k.stagedData; s != nil {
+		target := DataMount
+		if !s.dir {
+			target = DataMount + "/" + filepath.Base(s.path)
+			args = append(args, "--tmpfs", DataMount+":rw,nosuid,nodev,noexec,size=64k,mode=0755")
+		}
+		if strings.ContainsAny(s.path, ",:") {
+			return nil, fmt.Errorf("starting kernel: data name %q contains ',' or ':', which podman cannot mount; copy or link it to a plain name", filepath.Base(s.path))
+		}
+		args = append(args, "--volume", s.path+":"+target+":ro")
+	}
+	for _, m := range k.opts.Mounts {
+		abs, err := filepath.Abs(m.Source)
+		if err != nil {
+			return nil, fmt.Errorf("starting kernel: mount: %w", err)
+		}
+		if strings.ContainsAny(abs+m.Target, ",:") {
+			return nil, fmt.Errorf("starting kernel: mount %q contains ',' or ':', which podman cannot mount", abs)
+		}
+		args = append(args, "--volume", abs+":"+m.Target+":ro")
+	}
+	if k.opts.OutputDir != "" {
+		// A tmpfs, not the host folder: the kernel copies its files out
+		// after each cell (output.go), so the cap holds for the host too.
+		// U: owned by the sandbox user (runc keeps the image folder's mode,
+		// 0755, whatever mode= says).
+		args = append(args, "--tmpfs", fmt.Sprintf("%s:rw,nosuid,nodev,noexec,size=%d,notmpcopyup,U", OutputMount, k.limits.OutputBytes))
+	}
+	return args, nil
+}
+
 // podmanArgs is the whole podman command line after "podman" for the driver.
 func (k *Kernel) podmanArgs() ([]string, error) {
 	return k.sandboxArgs(false, "python3", "-X", "utf8", driverPath)
@@ -205,13 +246,17 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		"--name", k.name,
 		"--hostname", hostname,
 		"--label", LabelKernel+"=1",
-		"--label", LabelOwner+"="+strconv.Itoa(os.Getpid()),
+	)
+	args = append(args, ownerLabels()...)
+	args = append(args,
 		"--network=none",
 		"--no-hosts",
 		"--http-proxy=false",
 		"--cap-drop=all",
 		"--security-opt=no-new-privileges",
 		"--security-opt", "seccomp="+k.tmpDir+"/seccomp.json",
+		// On top of podman's masked paths: the host's boot line.
+		"--security-opt", "mask=/proc/cmdline",
 		"--read-only",
 		"--read-only-tmpfs=false",
 		"--tmpfs", fmt.Sprintf("/tmp:rw,nosuid,nodev,size=%d,mode=1777", l.TmpBytes),
@@ -248,34 +293,11 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 	for _, kv := range k.environment() {
 		args = append(args, "--env", kv)
 	}
-	if s := k.stagedData; s != nil {
-		target := DataMount
-		if !s.dir {
-			target = DataMount + "/" + filepath.Base(s.path)
-			args = append(args, "--tmpfs", DataMount+":rw,nosuid,nodev,noexec,size=64k,mode=0755")
-		}
-		if strings.ContainsAny(s.path, ",:") {
-			return nil, fmt.Errorf("starting kernel: data name %q contains ',' or ':', which podman cannot mount; copy or link it to a plain name", filepath.Base(s.path))
-		}
-		args = append(args, "--volume", s.path+":"+target+":ro")
+	mounts, err := k.mountArgs()
+	if err != nil {
+		return nil, err
 	}
-	for _, m := range k.opts.Mounts {
-		abs, err := filepath.Abs(m.Source)
-		if err != nil {
-			return nil, fmt.Errorf("starting kernel: mount: %w", err)
-		}
-		if strings.ContainsAny(abs+m.Target, ",:") {
-			return nil, fmt.Errorf("starting kernel: mount %q contains ',' or ':', which podman cannot mount", abs)
-		}
-		args = append(args, "--volume", abs+":"+m.Target+":ro")
-	}
-	if k.opts.OutputDir != "" {
-		// A tmpfs, not the host folder: the kernel copies its files out
-		// after each cell (output.go), so the cap holds for the host too.
-		// U: owned by the sandbox user (runc keeps the image folder's mode,
-		// 0755, whatever mode= says).
-		args = append(args, "--tmpfs", fmt.Sprintf("%s:rw,nosuid,nodev,noexec,size=%d,notmpcopyup,U", OutputMount, l.OutputBytes))
-	}
+	args = append(args, mounts...)
 	args = append(args, "--rootfs", k.opts.RootFS)
 	return append(args, entry...), nil
 }

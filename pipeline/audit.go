@@ -5,7 +5,6 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // ManifestCell identifies one notebook cell for `analyst verify`, which
@@ -15,19 +14,15 @@ type ManifestCell struct {
 	SHA256 string `json:"sha256"` // nbformat.CellDigest
 }
 
-// auditRecord is what run.json records for `analyst verify` beside the
-// files (staging.written): a digest of each notebook cell as written.
-func (r *runner) auditRecord() ([]ManifestCell, error) {
-	// Digest the notebook as written, the way verify will read it.
-	nb, err := nbformat.ReadFile(r.out.path(r.name + ".ipynb"))
-	if err != nil {
-		return nil, err
-	}
+// cellDigests is what run.json records for `analyst verify` beside the
+// files (staging.written): a digest of each cell of nb, the notebook as
+// written and read back, the way verify reads it.
+func cellDigests(nb *nbformat.Notebook) []ManifestCell {
 	cells := make([]ManifestCell, 0, len(nb.Cells))
 	for _, c := range nb.Cells {
 		cells = append(cells, ManifestCell{ID: c.ID, SHA256: nbformat.CellDigest(c)})
 	}
-	return cells, nil
+	return cells
 }
 
 // ManifestOccasion is what is about the occasion of a run, not its
@@ -60,17 +55,6 @@ func modelCallTimes(answers []*agent.Answer) []ModelCallTime {
 		for _, c := range a.Calls {
 			out = append(out, ModelCallTime{Phase: c.Phase, Turn: c.Turn, DurationMS: c.DurationMS, OverheadMS: c.OverheadMS})
 		}
-	}
-	return out
-}
-
-// timeless is the stages without their durations, for the report, which
-// must be the same bytes for the same run.
-func timeless(stages []report.StageInfo) []report.StageInfo {
-	out := make([]report.StageInfo, len(stages))
-	for i, s := range stages {
-		s.Duration = 0
-		out[i] = s
 	}
 	return out
 }

@@ -1,15 +1,20 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
-	"github.com/analyst-cli/analyst/eda"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/examples"
+	"github.com/analyst-cli/analyst/internal/filehash"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -82,4 +87,79 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkDataCheck: what a run pays to make run.json's sha256 the hash of
+// the bytes the kernel read, on a 500 MB file, either way: checking the
+// file the kernel read from (a stat after each stage and one more sha256
+// once the kernel is gone: what a run does), or reading from a private
+// copy made while hashing (one pass that copies and hashes; the copy then
+// takes as much disk again). Both read the file from the page cache, as a
+// run does right after it read it.
+func BenchmarkDataCheck(b *testing.B) {
+	dir := b.TempDir()
+	data := filepath.Join(dir, "data.csv")
+	writeSize(b, data, 500_000_000)
+	b.Run("stat", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := os.Stat(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sha256 again", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := filehash.SHA256(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.SetBytes(500_000_000)
+	})
+	b.Run("private copy while hashing", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			copyHashing(b, data, filepath.Join(dir, "copy.csv"))
+		}
+		b.SetBytes(500_000_000)
+	})
+}
+
+// writeSize writes a sales CSV of n bytes: the example's rows, repeated.
+func writeSize(b *testing.B, path string, n int64) {
+	var rows bytes.Buffer
+	if err := examples.WriteSales(&rows, 100_000, 3); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for written := int64(0); written < n; {
+		k, err := f.Write(rows.Bytes()[:min(int64(rows.Len()), n-written)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		written += int64(k)
+	}
+}
+
+func copyHashing(b *testing.B, src, dst string) {
+	in, err := os.Open(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(out, h), in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
+	_ = h.Sum(nil)
+	os.Remove(dst)
 }

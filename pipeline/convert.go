@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/analyst-cli/analyst/internal/parquetnpy"
@@ -45,6 +47,9 @@ func ConvertParquet(in *Input) (*Converted, error) {
 		os.RemoveAll(dir)
 		if pe, ok := err.(*parquetnpy.Error); ok {
 			return nil, &InputError{in.Path, pe.Msg}
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == in.Path && errors.Is(err, fs.ErrPermission) {
+			return nil, &InputError{in.Path, "permission denied: the file was made unreadable after it was checked; check its permissions (chmod a+r) and run again"}
 		}
 		return nil, fmt.Errorf("converting %s: %w", in.Path, err)
 	}

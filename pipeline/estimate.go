@@ -156,7 +156,7 @@ func estimateCSV(r io.Reader, size int64) (*FrameEstimate, error) {
 		}
 	}
 	sample = bytes.TrimPrefix(sample, []byte("\xef\xbb\xbf"))
-	records := csvRecords(sample)
+	records := fromHeader(csvRecords(sample))
 	if len(records) < 2 {
 		return &FrameEstimate{Bytes: 4 * size, Method: "4 × the file's size (too few rows to sample)"}, nil
 	}
@@ -179,7 +179,7 @@ func estimateCSV(r io.Reader, size int64) (*FrameEstimate, error) {
 }
 
 // csvRecords splits the sample with the delimiter that gives the most rows
-// of the header's width (as the loader's sniffer prefers).
+// of the most common width (as the loader's sniffer prefers).
 func csvRecords(sample []byte) [][]string {
 	var best [][]string
 	bestScore := -1
@@ -200,7 +200,8 @@ func csvRecords(sample []byte) [][]string {
 		if len(recs) == 0 {
 			continue
 		}
-		width, score := len(recs[0]), 0
+		width := modalWidth(recs)
+		score := 0
 		for _, rec := range recs {
 			if len(rec) == width {
 				score++
@@ -214,6 +215,34 @@ func csvRecords(sample []byte) [][]string {
 		}
 	}
 	return best
+}
+
+// modalWidth is the most common number of fields of recs (the smallest of
+// equals).
+func modalWidth(recs [][]string) int {
+	counts := map[int]int{}
+	best := 0
+	for _, rec := range recs {
+		counts[len(rec)]++
+	}
+	for w, n := range counts {
+		if n > counts[best] || (n == counts[best] && w < best) {
+			best = w
+		}
+	}
+	return best
+}
+
+// fromHeader drops the records above the first one of the table's width:
+// title or comment lines above the header, which the loader skips too.
+func fromHeader(recs [][]string) [][]string {
+	width := modalWidth(recs)
+	for i, rec := range recs {
+		if len(rec) == width {
+			return recs[i:]
+		}
+	}
+	return recs
 }
 
 var dateLike = regexp.MustCompile(`^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T]\d|$)`)

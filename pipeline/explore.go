@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/numtrace"
@@ -17,7 +18,7 @@ import (
 // StageExploration is the model's exploration of the data without a
 // question: goals from the profile, a chart per goal, reflection on it, a
 // finding. Its model phases are PhaseGoals, PhaseGoal(i), and
-// PhaseGoal(i)+"-reflection"; every cell is tagged stage:exploration.
+// PhaseGoalReflection(i); every cell is tagged stage:exploration.
 const StageExploration = "exploration"
 
 // Model phases of the exploration.
@@ -26,8 +27,10 @@ const (
 	PhaseKeyFindings = "key-findings"
 )
 
-// PhaseGoal is the phase of the i-th goal (1-based).
-func PhaseGoal(i int) string { return fmt.Sprintf("goal-%d", i) }
+// PhaseGoal is the phase of the i-th goal (1-based), PhaseGoalReflection
+// the phase of the reflection on its charts.
+func PhaseGoal(i int) string           { return fmt.Sprintf("goal-%d", i) }
+func PhaseGoalReflection(i int) string { return PhaseGoal(i) + "-reflection" }
 
 // Exploration is what the exploration did, for run.json.
 type Exploration struct {
@@ -101,6 +104,9 @@ func (r *runner) explore(ctx context.Context) error {
 	return r.modelStage(StageExploration, "Exploration", func() (report.StageStatus, error) {
 		set, err := ag.ProposeGoals(ctx, PhaseGoals, agent.GoalRequest{DataName: r.in.Name, Profile: r.profile,
 			N: ex.GoalsAsked, Charts: r.drawnCharts()})
+		if r.opts.Rerun != nil && err == nil {
+			r.followRecordedGoals(set)
+		}
 		ex.Proposal = set
 		r.nb.AddMarkdown(goalsMarkdown(set, ex.GoalsAsked), tag, "goals")
 		if err != nil {
@@ -144,7 +150,7 @@ func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agen
 	eg := &ExploredGoal{Goal: g, Answer: ans}
 	cells := addSteps(r.nb, StageExploration, phase, ans)
 	if err == nil && ans.Answered && r.reflectRounds() > 0 {
-		rphase := phase + "-reflection"
+		rphase := PhaseGoalReflection(i)
 		before := len(ans.Verdicts)
 		err = ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 		for k, c := range addSteps(r.nb, StageExploration, rphase, ans) {
@@ -168,7 +174,11 @@ func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agen
 		if eg.Finding == "" {
 			eg.Finding = agent.FormatAnswers(ans.Values)
 		}
-		eg.FindingCell = r.nb.AddMarkdown(findingText(i, eg, ans), tag, phase, "finding").ID
+		text := findingText(i, eg, ans)
+		if r.opts.Rerun != nil {
+			text += r.goalValuesText(i, ans)
+		}
+		eg.FindingCell = r.nb.AddMarkdown(text, tag, phase, "finding").ID
 	default:
 		r.nb.AddMarkdown(fmt.Sprintf("**No finding for goal %d.** %s", i, mdEscape(ans.Stop)), tag, phase, "finding")
 	}
@@ -251,7 +261,10 @@ func goalsMarkdown(set *agent.GoalSet, asked int) string {
 // every goal's finding are traced to cells (each goal's answer records
 // them, for run.json) and marked, in the key findings and in each goal's
 // finding cell of nb (cellMarks, by cell id).
-func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook) (md string, marks []report.NumberMark, cellMarks map[string][]report.NumberMark) {
+//
+// In a replay on new data, goalValues holds each goal's named values old →
+// new (by goal, from 1), listed under its key finding.
+func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook, goalValues map[int][]audit.ValueChange) (md string, marks []report.NumberMark, cellMarks map[string][]report.NumberMark) {
 	if ex == nil {
 		return "", nil, nil
 	}
@@ -292,6 +305,9 @@ func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook
 			fmt.Fprintf(&b, " (goal %d)", k.Goal)
 		}
 		b.WriteString("\n")
+		for _, c := range goalValues[k.Goal] {
+			fmt.Fprintf(&b, "   - **%s**, old → new: %s%s\n", mdEscape(c.Name), valueChangeText(c), readFrom(c, true))
+		}
 	}
 	if len(marks) > 0 {
 		b.WriteString("\n" + tracedNote + "\n")
@@ -299,6 +315,10 @@ func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook
 	var notes []string
 	if ex.Proposal != nil && ex.Proposal.Note != "" {
 		notes = append(notes, ex.Proposal.Note)
+	}
+	if len(goalValues) > 0 {
+		notes = append(notes, "a replay on new data: the findings are the model's words for the recorded data; "+
+			"under each, its named values old → new")
 	}
 	if len(ex.KeyFindings) == 0 {
 		notes = append(notes, "the exploration produced no finding; see the Exploration section")
@@ -417,14 +437,16 @@ func columnOfLabel(label string, names []string) string {
 }
 
 // modelAnswers are the exploration's goals' answers, then the questions'.
-func (r *runner) modelAnswers() []*agent.Answer {
+func (r *runner) modelAnswers() []*agent.Answer { return modelAnswers(r.exploration, r.answers) }
+
+func modelAnswers(ex *Exploration, answers []*agent.Answer) []*agent.Answer {
 	var out []*agent.Answer
-	if r.exploration != nil {
-		for _, g := range r.exploration.Goals {
+	if ex != nil {
+		for _, g := range ex.Goals {
 			out = append(out, g.Answer)
 		}
 	}
-	return append(out, r.answers...)
+	return append(out, answers...)
 }
 
 // explorationCalls are the model calls of the goal proposal and the

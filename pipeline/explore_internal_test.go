@@ -12,11 +12,8 @@ import (
 // its finding: each number is one claim, traced and counted once, and
 // marked in the key findings and in the finding's cell.
 func TestFindingOfValuesCountsEachNumberOnce(t *testing.T) {
-	r := &runner{}
 	ix := numtrace.NewIndex([]numtrace.Source{{ID: "c1", Texts: []string{"share = 0.41"}}})
-	trace := func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
-		return r.traceAnswer(ix, q, vs, narrative)
-	}
+	trace := tracer(ix, nil)
 	ans := &agent.Answer{Question: "Exploration goal 1: What share?", Answered: true,
 		Values: []agent.NamedValue{{Name: "share", Value: "0.41"}, {Name: "n", Value: "77"}}}
 	nb := nbformat.New()
@@ -24,7 +21,7 @@ func TestFindingOfValuesCountsEachNumberOnce(t *testing.T) {
 	cell := nb.AddMarkdown("**Finding of goal 1:** "+finding, "finding")
 	ex := &Exploration{Goals: []*ExploredGoal{{Answer: ans, Finding: finding, FindingCell: cell.ID}},
 		KeyFindings: []KeyFinding{{Goal: 1, Finding: finding}}}
-	_, marks, cells := keyFindingsMarkdown(ex, trace, nb)
+	_, marks, cells := keyFindingsMarkdown(ex, trace, nb, nil)
 	if n := ans.Numbers; n == nil || len(n.Traced) != 1 || len(n.Untraced) != 1 || n.Untraced[0].Text != "77" {
 		t.Errorf("numbers %+v, want 0.41 traced and 77 untraced, once each", n)
 	}

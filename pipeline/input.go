@@ -35,6 +35,9 @@ type Input struct {
 	// Frame estimates the memory the data takes once loaded (nil: not
 	// estimated); see CheckMemory.
 	Frame *FrameEstimate
+	// id is the file as it was hashed: a run checks that the file it read
+	// is still that one (see unchanged).
+	id fileID
 }
 
 // CheckInput makes sure path is a dataset the kernel can read, before any
@@ -67,6 +70,10 @@ func CheckInput(path string) (*Input, error) {
 		return nil, &InputError{path, err.Error()}
 	}
 	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return nil, &InputError{path, err.Error()}
+	}
 	format, err := checkFormat(abs, f)
 	if err != nil {
 		return nil, &InputError{path, err.Error()}
@@ -79,10 +86,17 @@ func CheckInput(path string) (*Input, error) {
 	if err != nil {
 		return nil, &InputError{path, "reading: " + err.Error()}
 	}
+	after, err := f.Stat()
+	if err != nil {
+		return nil, &InputError{path, err.Error()}
+	}
+	if why := idOf(before).changed(idOf(after), true); why != "" {
+		return nil, &InputError{path, "the file changed while analyst read it (" + why + "); run again once whatever writes it has finished"}
+	}
 	if strings.ContainsAny(abs, ",:") {
 		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
 	}
-	in := &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}
+	in := &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format, id: idOf(after)}
 	// An estimate that fails leaves the memory check to the kernel.
 	in.Frame, _ = EstimateFrame(abs, format, size)
 	return in, nil

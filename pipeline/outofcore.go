@@ -115,10 +115,8 @@ func (r *runner) stageCellTimeout() time.Duration {
 	return r.cellTimeout() + time.Duration(r.in.Bytes)*oocTimePerByte
 }
 
-// outOfCoreNotice is the report's note on an out-of-core run.
-func (r *runner) outOfCoreNotice() string {
-	if r.ooc == nil {
-		return ""
-	}
-	return eda.OutOfCoreNotice(r.profile, *r.ooc)
+// outOfCoreNotice is the report's note on a run of data (run.json's
+// "data") that read it out of core; "" for other runs.
+func outOfCoreNotice(profile *eda.Profile, data ManifestData) string {
+	return eda.OutOfCoreNotice(profile, eda.OutOfCore{Estimate: data.MemoryEstimate, Limit: data.MemoryLimit})
 }

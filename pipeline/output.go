@@ -1,12 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/analyst-cli/analyst/internal/owner"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 )
@@ -27,7 +30,7 @@ func newStaging(outDir, name string) (*staging, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the output folder: %w", err)
 	}
-	dir, err := os.MkdirTemp(outDir, "."+name+".run-")
+	dir, err := os.MkdirTemp(outDir, "."+name+stagingInfix)
 	if err != nil {
 		return nil, fmt.Errorf("creating the output folder: %w", err)
 	}
@@ -35,6 +38,12 @@ func newStaging(outDir, name string) (*staging, error) {
 		return nil, err
 	}
 	s := &staging{outDir: outDir, dir: dir}
+	// So a later run can tell this folder, if a kill leaves it, from a
+	// run going on (removeLeftoverStaging).
+	if err := owner.WriteFile(dir); err != nil {
+		s.discard()
+		return nil, err
+	}
 	if err := os.Mkdir(s.filesDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the output folder: %w", err)
 	}
@@ -65,7 +74,7 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 			}
 			n++
 			base := fmt.Sprintf("chart-%d", n)
-			chart := kernel.Chart{PNG: b, Description: o.Data[nbformat.MimeChart]}
+			chart := kernel.Chart{PNG: b, Description: compactJSON(o.Data[nbformat.MimeChart])}
 			if err := chart.WriteFiles(filepath.Join(s.filesDir(), base)); err != nil {
 				return nil, err
 			}
@@ -73,6 +82,16 @@ func (s *staging) writeCharts(nb *nbformat.Notebook, name string) ([]string, err
 		}
 	}
 	return charts, nil
+}
+
+// compactJSON is raw without the notebook's indentation (as it was read
+// back from the notebook file), or raw itself when it is not JSON.
+func compactJSON(raw []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
 }
 
 // commit moves the run into the output folder: NAME_files, then NAME.ipynb,
@@ -99,6 +118,40 @@ func (s *staging) commit(name string) (Files, error) {
 	matches, _ := filepath.Glob(filepath.Join(filesFinal, "chart-*.png"))
 	files.Charts = matches
 	return files, nil
+}
+
+// stagingInfix is in every staging folder's name: .NAME.run-RANDOM.
+const stagingInfix = ".run-"
+
+// leftover is a staging folder a killed run left.
+type leftover struct {
+	path     string
+	ownerPID int
+}
+
+// removeLeftoverStaging removes the staging folders in outDir whose run was
+// killed before it could (its owner process is gone), and returns them.
+// Folders without an owner file, made by older versions, are left alone.
+func removeLeftoverStaging(outDir string) ([]leftover, error) {
+	if outDir == "" {
+		outDir = "."
+	}
+	dirs, err := filepath.Glob(filepath.Join(outDir, ".*"+stagingInfix+"*"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []leftover
+	for _, dir := range dirs {
+		o, err := owner.ReadFile(dir)
+		if err != nil || o.Alive() {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return removed, fmt.Errorf("removing what a killed run left in the output folder: %w", err)
+		}
+		removed = append(removed, leftover{path: dir, ownerPID: o.PID})
+	}
+	return removed, nil
 }
 
 // discard removes the staging folder (after commit it holds only the

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -26,7 +25,6 @@ import (
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
-	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -232,6 +230,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		defer conv.Remove()
 	}
+	if err := removeLeftovers(opts); err != nil {
+		return nil, err
+	}
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
 		return nil, err
@@ -248,11 +249,30 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	r := &runner{opts: opts, in: in, conv: conv, name: name, out: out, started: time.Now()}
 	runErr := r.run(ctx)
+	if ctx.Err() == nil {
+		// The kernel is gone: nothing reads the file any more.
+		if err := in.unchanged(true); err != nil {
+			runErr = errors.Join(err, runErr)
+		}
+	}
 	res, writeErr := r.finish(runErr)
 	if writeErr != nil {
 		return res, errors.Join(runErr, writeErr)
 	}
 	return res, runErr
+}
+
+// removeLeftovers removes the staging folders killed runs left in the
+// output folder, with a notice for each.
+func removeLeftovers(opts Options) error {
+	removed, err := removeLeftoverStaging(opts.OutDir)
+	for _, l := range removed {
+		if opts.Progress != nil {
+			opts.Progress(Event{Time: time.Now(), Type: EventNotice, Stage: eda.StageSetup,
+				Message: fmt.Sprintf("removed %s, left by analyst process %d, which is gone (killed during a run)", l.path, l.ownerPID)})
+		}
+	}
+	return err
 }
 
 // Preflight checks what a run can check before anything slow starts: the
@@ -330,7 +350,6 @@ type runner struct {
 	tokens    int
 	agent     *agent.Agent
 
-	rerunValues map[int][]audit.ValueChange // by question, from 1
 	exploration *Exploration
 }
 
@@ -493,8 +512,18 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
 			}
 		}
 	}
+	// A file rewritten while the stage read it stops the run here; Run
+	// compares its bytes once the kernel is gone.
+	if err := r.in.unchanged(false); err != nil {
+		info.Status = report.StatusError
+		return err
+	}
 	return nil
 }
+
+// pythonPermissionError is the exception Python raises when the file
+// system refuses an open (EACCES, EPERM).
+const pythonPermissionError = "PermissionError"
 
 // cellError classifies a failed cell of a run of the dataset data.
 func cellError(stage, data string, ex *kernel.Execution) error {
@@ -505,6 +534,11 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 		return &SandboxError{Err: fmt.Errorf("stage %s: %s", stage, ex.Cause)}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
 		return &DataError{Path: data, Msg: ex.Error.Value}
+	case ex.Error != nil && ex.Error.Name == pythonPermissionError:
+		// The generated cells open nothing but the data: it was made
+		// unreadable after the preflight read it.
+		return &DataError{Path: data, Msg: fmt.Sprintf("the kernel was refused reading it (%s): was it made unreadable during the run? "+
+			"Check its permissions (chmod a+r) and run again", ex.Error.Value)}
 	case ex.Error != nil:
 		return &StageError{Stage: stage, Err: ex.Error}
 	default:
@@ -570,8 +604,10 @@ type Manifest struct {
 	// Replies is every model reply in full, when the model client records
 	// them (analyst replay plays them back).
 	Replies any `json:"replies,omitempty"`
-	// Model and Questions are there when questions were asked.
+	// Model and Questions are there when questions were asked: Asked
+	// every question given, Questions the answer to each asked so far.
 	Model     *ManifestModel  `json:"model,omitempty"`
+	Asked     []string        `json:"asked,omitempty"`
 	Questions []*agent.Answer `json:"questions,omitempty"`
 	// Rerun is there for a replay on new data: the recorded run, the
 	// schema changes, each model cell's source, the named values old → new.
@@ -591,12 +627,20 @@ type ManifestData struct {
 	Format  string `json:"format,omitempty"`
 	// OutOfCore is set when the data was read out of core.
 	OutOfCore *eda.OutOfCoreInfo `json:"out_of_core,omitempty"`
+	// MemoryEstimate and MemoryLimit say why it was: its estimated size in
+	// memory over the kernel's limit, in bytes (absent when --out-of-core
+	// asked for it).
+	MemoryEstimate int64 `json:"memory_estimate,omitempty"`
+	MemoryLimit    int64 `json:"memory_limit,omitempty"`
 }
 
-// ManifestStage is one stage's outcome and time.
+// ManifestStage is one stage's outcome (its time is the occasion's).
 type ManifestStage struct {
 	Name   string             `json:"name"`
+	Title  string             `json:"title"`
 	Status report.StageStatus `json:"status"`
+	// Lead stages (the questions) open the report.
+	Lead bool `json:"lead,omitempty"`
 }
 
 // ManifestOutputs are the files of the run, relative to the output folder.
@@ -604,6 +648,15 @@ type ManifestOutputs struct {
 	Notebook string   `json:"notebook"`
 	Report   string   `json:"report"`
 	Charts   []string `json:"charts"`
+	// CodeFiles are the files the code wrote to the sandbox's /output,
+	// kept in NAME_files/.
+	CodeFiles []ManifestCodeFile `json:"code_files,omitempty"`
+}
+
+// ManifestCodeFile is a file the code wrote, by its name in NAME_files/.
+type ManifestCodeFile struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
 }
 
 func (r *runner) manifest(charts []string) *Manifest {
@@ -619,14 +672,18 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Occasion:       ManifestOccasion{Started: r.started.UTC(), DurationMS: units.Millis(time.Since(r.started)), StagesMS: map[string]float64{}},
 		Limits:         r.opts.Kernel.Enforcement(),
 		Failure:        r.failure,
-		Outputs:        ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts},
+		Outputs: ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts,
+			CodeFiles: r.outputFiles()},
 	}
 	if r.profile != nil {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
 		m.Data.OutOfCore = r.profile.OutOfCore
 	}
+	if r.ooc != nil && r.ooc.Estimate > 0 {
+		m.Data.MemoryEstimate, m.Data.MemoryLimit = r.ooc.Estimate, r.ooc.Limit
+	}
 	for _, s := range r.stages {
-		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Status: s.Status})
+		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Title: s.Title, Status: s.Status, Lead: s.Lead})
 		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
 		if s.Name == eda.StageLoad && s.Status == report.StatusOK {
 			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
@@ -634,7 +691,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		}
 	}
 	m.Model = r.manifestModel()
-	m.Questions = r.answers
+	m.Asked, m.Questions = r.opts.Questions, r.answers
 	m.Occasion.ModelCalls = modelCallTimes(r.answers)
 	if r.opts.Rerun != nil {
 		m.Rerun = r.opts.Rerun.Record()
@@ -642,6 +699,19 @@ func (r *runner) manifest(charts []string) *Manifest {
 	m.Exploration = r.exploration
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
+}
+
+// outputFiles are the files the code copied out of the kernel's /output
+// into NAME_files.
+func (r *runner) outputFiles() []ManifestCodeFile {
+	if r.k == nil {
+		return nil
+	}
+	var files []ManifestCodeFile
+	for _, f := range r.k.OutputFiles() {
+		files = append(files, ManifestCodeFile{Name: f.Name, Bytes: f.Bytes})
+	}
+	return files
 }
 
 // mbPerS is bytes read in d, in MB (10^6 bytes) per second.
@@ -653,66 +723,30 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 }
 
 func (r *runner) write(res *Result) error {
-	charts, err := r.out.writeCharts(r.nb, r.name)
+	nbPath := r.out.path(r.name + ".ipynb")
+	if err := nbformat.WriteFile(nbPath, r.nb); err != nil {
+		return err
+	}
+	// The charts and the report are rendered from the notebook as written
+	// and the facts run.json records, as analyst verify renders them again
+	// (Render).
+	nb, err := nbformat.ReadFile(nbPath)
 	if err != nil {
 		return err
 	}
-	if err := nbformat.WriteFile(r.out.path(r.name+".ipynb"), r.nb); err != nil {
-		return err
-	}
-	ix := numtrace.NewIndex(traceSources(r.nb))
-	trace := func(q string, vs []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace) {
-		return r.traceAnswer(ix, q, vs, narrative)
-	}
-	answer, numbers := answerMarkdown(r.opts.Questions, r.answers, r.rerunValues, trace)
-	// A replay on new data says so above the answers; the marks move with
-	// the text.
-	if prefix := r.rerunMarkdown(); prefix != "" {
-		answer = prefix + answer
-		for i := range numbers {
-			numbers[i].Start += len(prefix)
-			numbers[i].End += len(prefix)
-		}
-	}
-	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(r.exploration, trace, r.nb)
-	cellNumbers := r.traceVerdicts(trace)
-	maps.Copy(cellNumbers, findingNumbers)
-	in := report.Input{
-		Title:    "Analysis of " + r.in.Name,
-		Question: strings.Join(r.opts.Questions, " · "),
-		Answer:   answer,
-		Numbers:  numbers,
-		Notice:   r.outOfCoreNotice(),
-		// The exploration's findings open the report.
-		KeyFindings:       keyFindings,
-		KeyFindingNumbers: keyNumbers,
-		CellNumbers:       cellNumbers,
-		Notebook:          r.nb,
-		Profile:           r.profile,
-		KaTeXDir:          r.opts.KaTeXDir,
-		Run: report.RunInfo{
-			DataName: r.in.Name, DataSHA256: r.in.SHA256, DataBytes: r.in.Bytes,
-			Stages: timeless(r.stages), Failure: r.failure, // no occasion: same run, same bytes
-			AnalystVersion: r.opts.AnalystVersion, DriverHash: kernel.DriverHash(), ImageID: r.opts.ImageID,
-			Versions: r.opts.Versions, SandboxMemory: r.opts.Kernel.Enforcement().Memory, Model: r.reportModel(),
-		},
-	}
-	err = report.WriteFile(r.out.path(r.name+".html"), in)
-	if errors.Is(err, report.ErrKaTeX) {
-		// Formulas as TeX source beat no report at all.
-		in.KaTeXDir = ""
-		err = report.WriteFile(r.out.path(r.name+".html"), in)
-	}
+	charts, err := r.out.writeCharts(nb, r.name)
 	if err != nil {
 		return err
 	}
 	m := r.manifest(charts)
+	if err := writeReport(r.out.path(r.name+".html"), renderInput(m, nb, r.opts.KaTeXDir)); err != nil {
+		return err
+	}
+	m.Model = r.manifestModel() // it counts the numbers the report traced
 	if m.Files, err = r.out.written(r.name); err != nil {
 		return err
 	}
-	if m.Cells, err = r.auditRecord(); err != nil {
-		return err
-	}
+	m.Cells = cellDigests(nb)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

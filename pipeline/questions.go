@@ -39,6 +39,7 @@ type ManifestModel struct {
 	MaxTurns         int     `json:"max_turns"`
 	MaxRepairs       int     `json:"max_repairs"`
 	ReflectRounds    int     `json:"reflect_rounds"`
+	CellTimeout      string  `json:"cell_timeout"` // of the model's cells ("2m0s")
 	SystemPrompt     string  `json:"system_prompt"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
@@ -137,6 +138,9 @@ func (r *runner) newAgent() *agent.Agent {
 			r.tokens += e.Tokens
 			r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
 		},
+	}
+	if r.opts.Rerun != nil {
+		ag.Replay = r.opts.Rerun
 	}
 	turns, repairs := ag.Budgets()
 	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
@@ -281,8 +285,7 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
 }
 
-// traceFunc traces an answer's named values and narrative (see
-// runner.traceAnswer).
+// traceFunc traces an answer's named values and narrative (see tracer).
 type traceFunc func(question string, values []agent.NamedValue, narrative string) ([][]numtrace.Trace, []numtrace.Trace)
 
 // tracedNote is the report's word on the marks in the answer box.
@@ -336,7 +339,7 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		if changes, ok := rerun[i+1]; ok {
 			b.WriteString("Named values, old → new:\n\n")
 			for _, c := range changes {
-				fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(c.Name), valueChangeText(c))
+				fmt.Fprintf(&b, "- **%s**: %s%s\n", mdEscape(c.Name), valueChangeText(c), readFrom(c, true))
 			}
 		} else {
 			for k, v := range a.Values {
@@ -379,7 +382,7 @@ func (r *runner) manifestModel() *ManifestModel {
 	turns, repairs := (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
 	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
 		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
-		MaxTurns: turns, MaxRepairs: repairs,
+		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout().String(),
 		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
 	switch {
 	case r.agent != nil:
@@ -425,10 +428,9 @@ func (r *runner) manifestModel() *ManifestModel {
 	return m
 }
 
-// reportModel is the model as the report's header and "About this run"
-// show it.
-func (r *runner) reportModel() *report.ModelInfo {
-	m := r.manifestModel()
+// reportModel is the model m (run.json's "model") as the report's header
+// and "About this run" show it.
+func reportModel(m *ManifestModel) *report.ModelInfo {
 	if m == nil {
 		return nil
 	}
@@ -438,7 +440,7 @@ func (r *runner) reportModel() *report.ModelInfo {
 	}
 	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
 	settings := []report.Setting{set("Temperature", m.Temperature), set("Seed", m.Seed), set("Max turns", m.MaxTurns),
-		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", r.cellTimeout())}
+		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", m.CellTimeout)}
 	if m.ContextLength > 0 {
 		settings = append(settings, set("Context length", m.ContextLength))
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +236,78 @@ func TestRunModelServerErrors(t *testing.T) {
 	opts.Questions = []string{"q"}
 	if _, err := pipeline.Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "--model") {
 		t.Errorf("no model: %v", err)
+	}
+}
+
+// The model's code plants files a later python3 or pytest in the output
+// folder would run (json.py, conftest.py, an executable script): they land
+// only under NAME_files/, not executable, and the report lists them. The
+// output folder holds the user's file and the run's four outputs, nothing
+// else.
+func TestRunPlantedFilesStayInFilesFolder(t *testing.T) {
+	dir := t.TempDir()
+	data := salesCSV(t, dir, 20)
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "mine.py"), []byte("print('mine')\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plant := `import os
+open("/output/json.py", "w").write("raise SystemExit('planted json.py imported')\n")
+open("/output/conftest.py", "w").write("raise SystemExit('planted conftest.py imported')\n")
+open("/output/run.sh", "w").write("#!/bin/sh\necho pwned\n")
+os.chmod("/output/run.sh", 0o4755)
+os.chmod("/output/json.py", 0o755)
+print(sorted(os.listdir("/output")))`
+	f := newFakeModel(t, "openai",
+		turn{Calls: []call{code(plant)}},
+		turn{Calls: []call{final(map[string]any{"rows": 20}, "done")}},
+	)
+	opts := options(t, data, out)
+	opts.Questions = []string{"How many rows?"}
+	opts.Model = f.Client(t, false)
+	opts.NoExplore = true
+	res := run(t, opts)
+
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	name := strings.TrimSuffix(filepath.Base(res.Files.Report), ".html")
+	want := []string{"mine.py", name + ".html", name + ".ipynb", name + ".run.json", name + "_files"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("the output folder holds %v, want %v", names, want)
+	}
+	for _, planted := range []string{"json.py", "conftest.py", "run.sh"} {
+		fi, err := os.Stat(filepath.Join(out, name+"_files", planted))
+		if err != nil {
+			t.Errorf("%s is not in %s_files: %v", planted, name, err)
+			continue
+		}
+		if fi.Mode()&0o7111 != 0 {
+			t.Errorf("%s: mode %v, want no execute, setuid or setgid bit", planted, fi.Mode())
+		}
+	}
+	// Python started in the output folder imports the standard json.
+	cmd := exec.Command("/usr/bin/python3", "-c", "import json; print(json.dumps(1))")
+	cmd.Dir = out
+	if b, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(b)) != "1" {
+		t.Errorf("python3 in the output folder: %q %v", b, err)
+	}
+	html, err := os.ReadFile(res.Files.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Files the code wrote", "<code>" + name + "_files/</code>", "<code>conftest.py</code>", "<code>json.py</code>", "<code>run.sh</code>"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -218,6 +219,82 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	}
 	html, _ := os.ReadFile(res.Files.Report)
 	for _, s := range []string{"Schema changes", "fails on the new data", "was asked again", "East → <strong>West</strong>"} {
+		if !strings.Contains(string(html), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+}
+
+// A replay on new data follows the recording both ways. The recorded run
+// sent its first answer back (99 was in no output of the old data) and the
+// model answered again; on the new data that first answer's numbers all
+// show, so a run would take it — the replay still plays the recorded second
+// answer, whose 30 no output shows on the new data, and takes it as the
+// recorded run did. The recorded cell drew no chart (three rows), so the
+// run asked no reflection round; on the new data (four rows) it draws one,
+// and the replay asks none either. No model server is asked; the checks
+// are in run.json.
+func TestReplayOnNewDataFollowsTheRecordedPushBack(t *testing.T) {
+	dir := t.TempDir()
+	data := regionsCSV(t, filepath.Join(dir, "sales.csv"), "region,revenue", "East,10", "West,20", "North,30")
+	const cell = `print("total", df["revenue"].sum())
+print("largest", df["revenue"].max())
+if len(df) > 3:
+    df.plot.bar(x="region", y="revenue", title="Revenue by region", xlabel="region", ylabel="revenue")`
+	f := newFakeModel(t, "ollama",
+		turn{Calls: []call{code(cell)}},
+		turn{Calls: []call{final(map[string]any{"total": 60}, "The total is 60; the largest is 99.")}},
+		turn{Calls: []call{final(map[string]any{"total": 60}, "The total is 60; the largest is 30.")}},
+	)
+	opts := options(t, data, filepath.Join(dir, "a"))
+	opts.Questions = []string{"What is the total revenue?"}
+	opts.NoExplore = true
+	opts.Model, opts.ModelSpec = audit.NewRecorder(f.Client(t, false)), "ollama:qwen2.5-coder:7b"
+	first := run(t, opts)
+	if a := first.Answers[0]; strings.Join(a.TraceTold, ",") != "99" || !a.TraceCorrected || first.Manifest.Model.Calls != 3 ||
+		len(a.Verdicts) != 1 || !strings.HasPrefix(a.Verdicts[0].Note, "no chart was made") {
+		t.Fatalf("the recorded run: told %v, corrected %v, %d calls, verdicts %+v", a.TraceTold, a.TraceCorrected, first.Manifest.Model.Calls, a.Verdicts)
+	}
+	asked := len(f.Requests())
+	rec := openRun(t, first)
+
+	// Total 60 and largest 99 on the new data.
+	newData := regionsCSV(t, filepath.Join(dir, "new.csv"), "region,revenue", "East,-39", "West,0", "North,99", "South,0")
+	rerun, err := audit.NewRerun(rec, audit.RecordData{Name: "new.csv"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ropts := replayOptions(t, rec, newData, filepath.Join(dir, "b"), audit.NewRecorder(rerun.Client()))
+	ropts.Rerun = rerun
+	res := run(t, ropts)
+	if n := len(f.Requests()); n != asked {
+		t.Errorf("the replay asked the model server %d times", n-asked)
+	}
+	a := res.Answers[0]
+	if !a.Answered || a.Summary != "The total is 60; the largest is 30." {
+		t.Errorf("answer: answered %v, %q (stop %q)", a.Answered, a.Summary, a.Stop)
+	}
+	if len(a.Verdicts) != 1 || !strings.HasPrefix(a.Verdicts[0].Note, "not checked: the recorded run asked the model no reflection round here") {
+		t.Errorf("verdicts: %+v", a.Verdicts)
+	}
+	rr := res.Manifest.Rerun
+	want := []agent.Finding{
+		{Phase: "question-1", Turn: 2, Check: agent.FindingUntraced, Asked: true,
+			Found: "on the new data the model would not be asked here; the recorded run asked it"},
+		{Phase: "question-1", Turn: 3, Check: agent.FindingUntraced, Asked: false,
+			Found: "numbers of the answer that no output shows on the new data: 30"},
+		{Phase: "reflection-1", Turn: 0, Check: agent.FindingReflection, Asked: false,
+			Found: "on the new data the model would be asked here; the recorded run did not ask it"},
+	}
+	if rr.ReplayedReplies != 3 || rr.ModelReplies != 0 || !reflect.DeepEqual(rr.Checks, want) {
+		t.Errorf("replayed %d, new %d, checks:\n%+v\nwant\n%+v", rr.ReplayedReplies, rr.ModelReplies, rr.Checks, want)
+	}
+	if v := rr.Answers[0].Values[0]; v.Old != "60" || v.New != "60" || !v.Located || v.Cell == "" {
+		t.Errorf("total: %+v", v)
+	}
+	html, _ := os.ReadFile(res.Files.Report)
+	for _, s := range []string{"Checks on the new data", "the recorded run asked the model again here: its recorded reply is played",
+		`60 → <strong>60</strong> (read from <a href="#cell-` + rr.Answers[0].Values[0].Cell + `">`} {
 		if !strings.Contains(string(html), s) {
 			t.Errorf("report lacks %q", s)
 		}

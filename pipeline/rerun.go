@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
+
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
-	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
@@ -65,26 +67,33 @@ func (r *runner) answerBlock(q int, a *agent.Answer) string {
 	if r.opts.Rerun == nil || !a.Answered {
 		return answerBlock(a)
 	}
-	changes := r.relocate(q, a)
+	// The Rerun keeps them for run.json's "rerun" (the report's answer box).
+	changes := r.opts.Rerun.Relocate(q, a.Values, r.nb)
 	var b strings.Builder
 	b.WriteString("**Answer**, " + r.rerunAnswerNote() + "\n\n")
-	for _, c := range changes {
-		fmt.Fprintf(&b, "- `@%s`: %s\n", c.Name, valueChangeText(c))
-	}
+	b.WriteString(valueChangesList(changes, false))
 	if s := a.SummaryMarkdown(); s != "" {
 		b.WriteString("\n" + r.narrativeNote() + s + "\n")
 	}
 	return b.String()
 }
 
-// relocate finds the new values of question q's answer and keeps them.
-func (r *runner) relocate(q int, a *agent.Answer) []audit.ValueChange {
-	changes := r.opts.Rerun.Relocate(q, a.Values, r.nb)
-	if r.rerunValues == nil {
-		r.rerunValues = map[int][]audit.ValueChange{}
+// rerunValues are the named values old → new that a replay on new data
+// (rec; nil for other runs) found, by question and by exploration goal,
+// each from 1.
+func rerunValues(rec *audit.RerunRecord) (questions, goals map[int][]audit.ValueChange) {
+	if rec == nil {
+		return nil, nil
 	}
-	r.rerunValues[q] = changes
-	return changes
+	questions, goals = map[int][]audit.ValueChange{}, map[int][]audit.ValueChange{}
+	for _, a := range rec.Answers {
+		if a.Goal > 0 {
+			goals[a.Goal] = a.Values
+		} else {
+			questions[a.Question] = a.Values
+		}
+	}
+	return questions, goals
 }
 
 func (r *runner) rerunAnswerNote() string {
@@ -101,6 +110,31 @@ func (r *runner) narrativeNote() string {
 	return "*The model's summary, written for the old data:* "
 }
 
+// valueChangesList lists named values old → new, each with the place it
+// was read from: for the report a link to the cell (link), for the
+// notebook its name.
+func valueChangesList(changes []audit.ValueChange, link bool) string {
+	var b strings.Builder
+	for _, c := range changes {
+		fmt.Fprintf(&b, "- `@%s`: %s%s\n", c.Name, valueChangeText(c), readFrom(c, link))
+	}
+	return b.String()
+}
+
+// readFrom names the place a new value was read from, or the model that
+// gave it.
+func readFrom(c audit.ValueChange, link bool) string {
+	switch {
+	case !c.Located || c.Where == "":
+		return ""
+	case c.Cell == "":
+		return " (" + mdEscape(c.Where) + ")"
+	case link:
+		return fmt.Sprintf(" (read from [%s](#cell-%s))", mdEscape(c.Where), c.Cell)
+	}
+	return " (read from " + mdEscape(c.Where) + ")"
+}
+
 func valueChangeText(c audit.ValueChange) string {
 	old := mdEscape(c.Old)
 	if old == "" {
@@ -112,19 +146,19 @@ func valueChangeText(c audit.ValueChange) string {
 	return old + " → **" + mdEscape(c.New) + "**"
 }
 
-// rerunMarkdown opens the report of a replay on new data: what was
-// replayed on what, the schema changes, the model cells whose outcome
-// changed, and where a live model took over.
-func (r *runner) rerunMarkdown() string {
-	if r.opts.Rerun == nil {
+// rerunMarkdown opens the report of a replay on new data (rec, run.json's
+// "rerun"; nil for other runs) of data: what was replayed on what, the
+// schema changes, the model cells whose outcome changed, and where a live
+// model took over.
+func rerunMarkdown(rec *audit.RerunRecord, data ManifestData, profiled bool) string {
+	if rec == nil {
 		return ""
 	}
-	rec := r.opts.Rerun.Record()
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Replay on new data** `%s` (sha256 `%s`) of the analysis recorded in `%s` on `%s` (sha256 `%s`): "+
-		"the recorded model code ran again as it was.\n\n", mdEscape(r.in.Name), short(r.in.SHA256), mdEscape(rec.From),
+		"the recorded model code ran again as it was.\n\n", mdEscape(data.Name), short(data.SHA256), mdEscape(rec.From),
 		mdEscape(rec.RecordedData.Name), short(rec.RecordedData.SHA256))
-	if r.profile == nil {
+	if !profiled {
 		b.WriteString("The schema could not be compared: the new data was not profiled.\n\n")
 	} else if len(rec.Schema) == 0 {
 		b.WriteString("**Schema:** the columns and types of the recorded data.\n\n")
@@ -135,10 +169,23 @@ func (r *runner) rerunMarkdown() string {
 		}
 		b.WriteString("\n")
 	}
+	changed := false
 	for i, c := range rec.Cells {
 		if c.RecordedStatus != "" && c.Status != c.RecordedStatus {
 			fmt.Fprintf(&b, "- Model cell %d (%s, turn %d): %s on the new data, %s in the recorded run.\n", i+1, c.Phase, c.Turn, c.Status, c.RecordedStatus)
+			changed = true
 		}
+	}
+	if changed {
+		b.WriteString("\n")
+	}
+	if len(rec.Checks) > 0 {
+		b.WriteString("**Checks on the new data.** What the agent's checks found where a run would tell the model or ask it again. " +
+			"The model's replies are the recorded ones: it was asked again only where the recorded run asked it.\n\n")
+		for _, f := range rec.Checks {
+			b.WriteString("- " + mdEscape(f.String()) + "\n")
+		}
+		b.WriteString("\n")
 	}
 	if f := rec.Failure; f != nil {
 		fmt.Fprintf(&b, "\n**Model cell %d (%s, turn %d) fails on the new data:** `%s`. Likely cause: %s.", f.Cell, f.Phase, f.Turn, mdEscape(f.Exception), mdEscape(f.Cause))
@@ -149,4 +196,41 @@ func (r *runner) rerunMarkdown() string {
 		}
 	}
 	return b.String()
+}
+
+// followRecordedGoals makes a replay on new data explore the goals the
+// recorded run explored, in its order: the recorded replies that follow are
+// theirs. Where the screen of the proposed goals on the new data (its
+// columns, the charts its stages drew) keeps others, that is a finding.
+func (r *runner) followRecordedGoals(set *agent.GoalSet) {
+	rec := r.opts.Rerun.RecordedGoals()
+	if rec == nil || reflect.DeepEqual(set.Goals, rec.Goals) {
+		return
+	}
+	r.opts.Rerun.Found(agent.Finding{Phase: PhaseGoals, Check: agent.FindingGoals,
+		Found: fmt.Sprintf("on the new data the screen of the proposed goals keeps %s; the replay explores the recorded run's %s",
+			goalList(set.Goals), goalList(rec.Goals))})
+	set.Goals, set.Dropped, set.Note = rec.Goals, rec.Dropped, rec.Note
+}
+
+func goalList(goals []agent.Goal) string {
+	if len(goals) == 0 {
+		return "no goal"
+	}
+	q := make([]string, len(goals))
+	for i, g := range goals {
+		q[i] = fmt.Sprintf("%q", g.Question)
+	}
+	return strings.Join(q, ", ")
+}
+
+// goalValuesText is, in a replay on new data, goal i's named values old →
+// new for its finding cell; the Rerun keeps them for run.json's "rerun"
+// (the report's key findings).
+func (r *runner) goalValuesText(i int, ans *agent.Answer) string {
+	if !ans.Answered || len(ans.Values) == 0 {
+		return ""
+	}
+	changes := r.opts.Rerun.RelocateGoal(i, []string{PhaseGoal(i), PhaseGoalReflection(i)}, ans.Values, r.nb)
+	return "\n\n*Named values, " + r.rerunAnswerNote() + ":*\n\n" + valueChangesList(changes, false)
 }

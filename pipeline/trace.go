@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 )
@@ -20,21 +21,24 @@ func traceSources(nb *nbformat.Notebook) []numtrace.Source {
 
 // given are the texts whose numbers the model was given, not computed:
 // the question and the column names.
-func (r *runner) given(question string) []string {
+func given(question string, profile *eda.Profile) []string {
 	g := []string{question}
-	if r.profile != nil {
-		g = append(g, r.profile.ColumnNames()...)
+	if profile != nil {
+		g = append(g, profile.ColumnNames()...)
 	}
 	return g
 }
 
-// traceAnswer traces an answer's named values and the numbers of its
-// narrative (as written: plain or markdown) in the cells of ix.
-func (r *runner) traceAnswer(ix *numtrace.Index, question string, values []agent.NamedValue, narrative string) (vals [][]numtrace.Trace, prose []numtrace.Trace) {
-	for _, v := range values {
-		vals = append(vals, ix.TraceText(v.Name, v.Value))
+// tracer traces an answer's named values and the numbers of its narrative
+// (as written: plain or markdown) in the cells of ix, the numbers of the
+// question and of profile's column names being given.
+func tracer(ix *numtrace.Index, profile *eda.Profile) traceFunc {
+	return func(question string, values []agent.NamedValue, narrative string) (vals [][]numtrace.Trace, prose []numtrace.Trace) {
+		for _, v := range values {
+			vals = append(vals, ix.TraceText(v.Name, v.Value))
+		}
+		return vals, ix.Find(numtrace.Extract(narrative, given(question, profile)...))
 	}
-	return vals, ix.Find(numtrace.Extract(narrative, r.given(question)...))
 }
 
 // untraced is the agent's Trace hook: the numbers of an answer no output
@@ -47,7 +51,7 @@ func (r *runner) untraced(a *agent.Answer, values []agent.NamedValue, narrative 
 			sources = append(sources, numtrace.Source{ID: "new", Texts: numtrace.OutputTexts(nbformat.CopyOutputs(s.Exec.Outputs))})
 		}
 	}
-	vals, prose := r.traceAnswer(numtrace.NewIndex(sources), a.Question, values, narrative)
+	vals, prose := tracer(numtrace.NewIndex(sources), r.profile)(a.Question, values, narrative)
 	var all []numtrace.Trace
 	for _, v := range vals {
 		all = append(all, v...)

@@ -3,26 +3,27 @@ package pipeline
 import (
 	"strings"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
 )
 
-// traceVerdicts traces the numbers of every reflection verdict in the
-// model's words (its reason for accepting, its revised answer), records
-// them on the verdict (run.json), and returns the marks of the notebook's
+// traceVerdicts traces the numbers of every reflection verdict of answers
+// in the model's words (its reason for accepting, its revised answer),
+// records them on the verdict (run.json), and returns the marks of nb's
 // reflection cells that show those notes, by cell ID. Notes in the tool's
 // words (why a round ended) state no claim and are left alone.
-func (r *runner) traceVerdicts(trace traceFunc) map[string][]report.NumberMark {
+func traceVerdicts(nb *nbformat.Notebook, answers []*agent.Answer, trace traceFunc) map[string][]report.NumberMark {
 	var cells []*nbformat.Cell
-	for _, c := range r.nb.Cells {
+	for _, c := range nb.Cells {
 		if c.CellType == nbformat.Markdown && c.HasTag("reflection") {
 			cells = append(cells, c)
 		}
 	}
 	out := map[string][]report.NumberMark{}
 	next := 0 // the verdict cells are in the answers' order
-	for _, a := range r.modelAnswers() {
+	for _, a := range answers {
 		for i := range a.Verdicts {
 			v := &a.Verdicts[i]
 			if !v.ModelWords() {

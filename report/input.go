@@ -37,7 +37,11 @@ type Input struct {
 	CellNumbers map[string][]NumberMark
 	Notebook    *nbformat.Notebook // cells tagged "stage:NAME", in order
 	Profile     *eda.Profile       // nil when profiling did not finish
-	Run         RunInfo
+	// Relationships is the profile of the tables together (eda.Relationships),
+	// shown as "Tables and relationships" with the diagram of the cell tagged
+	// eda.RelationshipsChartTag; nil for a single table or when it did not finish.
+	Relationships *eda.RelationshipProfile
+	Run           RunInfo
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.
@@ -81,6 +85,18 @@ type RunInfo struct {
 	SandboxMemory string
 	// Model is the model that answered the questions; nil for none.
 	Model *ModelInfo
+	// OutputFiles are the files the run's code wrote to the sandbox's
+	// /output, which analyst copied to the host into OutputFolder
+	// (NAME_files/): the report lists them, so what a model's code put on
+	// the user's disk is in plain sight.
+	OutputFiles  []OutputFile
+	OutputFolder string
+}
+
+// OutputFile is a file the code wrote, by its name in the output folder.
+type OutputFile struct {
+	Name  string
+	Bytes int64
 }
 
 // ModelInfo is the model of a run, its settings and what it cost.

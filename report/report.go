@@ -22,7 +22,7 @@ var pageTemplateText string
 //go:embed report.css
 var pageCSS string
 
-var pageTemplate = template.Must(template.New("report").Parse(pageTemplateText))
+var pageTemplate = template.Must(template.Must(template.New("report").Parse(pageTemplateText)).Parse(relationshipsTemplateText))
 
 // Render writes the report for in to w: one HTML file that needs nothing
 // else, makes no network request and gives the same bytes for the same
@@ -65,9 +65,14 @@ type page struct {
 	TOC         []tocEntry
 	Overview    *overview
 	NoProfile   bool
-	LeadStages  []*stageView
-	Stages      []*stageView
-	About       []fact
+	// Relationships is the profile of the tables together; nil for one table.
+	Relationships *relationshipsView
+	LeadStages    []*stageView
+	Stages        []*stageView
+	About         []fact
+	// OutputFiles are the files the code wrote, in OutputFolder.
+	OutputFiles  []fact
+	OutputFolder string
 }
 
 type fact struct {
@@ -138,6 +143,10 @@ func buildPage(in Input) (*page, error) {
 	p.Question = in.Question
 	p.Facts = headerFacts(in)
 	p.About = aboutFacts(in.Run)
+	p.OutputFolder = in.Run.OutputFolder
+	for _, f := range in.Run.OutputFiles {
+		p.OutputFiles = append(p.OutputFiles, fact{Label: f.Name, Value: units.Rounded(f.Bytes), Title: groupDigits(f.Bytes) + " bytes"})
+	}
 
 	language := "python"
 	if in.Notebook != nil && in.Notebook.Metadata.LanguageInfo != nil && in.Notebook.Metadata.LanguageInfo.Name != "" {
@@ -196,6 +205,10 @@ func buildPage(in Input) (*page, error) {
 		p.TOC = append(p.TOC, entry(s))
 	}
 	p.TOC = append(p.TOC, tocEntry{ID: "overview", Title: "Data"})
+	if p.Relationships = buildRelationships(in.Relationships, in.Notebook); p.Relationships != nil {
+		p.Relationships.StageID = stageID(stages, eda.StageRelationships)
+		p.TOC = append(p.TOC, tocEntry{ID: "relationships", Title: "Tables and relationships"})
+	}
 	for _, s := range p.Stages {
 		p.TOC = append(p.TOC, entry(s))
 	}

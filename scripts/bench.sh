@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Runs the benchmarks: each measures analyst and its baseline side by side
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
-# audit/bench_test.go, and the bigdata function below). Figures go in
-# docs/benchmarks.md together with this command. Targets: kernel, fork,
-# pipeline, eval, audit, bigdata, ooc (default: all but fork, which kernel
-# includes), e.g.
+# audit/bench_test.go, eda/relationships_bench_test.go, and the bigdata
+# function below). Figures go in docs/benchmarks.md together with this
+# command. Targets: kernel, fork, pipeline, eval, audit, relationships,
+# bigdata, ooc (default: all but fork, which kernel includes), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit bigdata ooc)
+[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit relationships bigdata ooc)
 mkdir -p out
 
 # bigdata: `analyst run` at default settings on the generated sales CSV at
@@ -92,6 +92,10 @@ for target in "${targets[@]}"; do
 		go test -run '^$' -bench '^BenchmarkEvalDABenchAll$' -benchtime 1x -count 1 -timeout 120m ./evals/ | tee -a out/bench-eval.txt ;;
 	audit)
 		go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./audit/ | tee -a out/bench-audit.txt ;;
+	relationships)
+		# The relationships between a 1,000,000-row and a 50,000-row table
+		# read by the loader (eda.Relationships; target: within 2 s).
+		go test -run '^$' -bench '^BenchmarkRelationships$' -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./eda/ | tee -a out/bench-relationships.txt ;;
 	bigdata)
 		bigdata | tee -a out/bench-bigdata.txt ;;
 	ooc)
@@ -99,7 +103,7 @@ for target in "${targets[@]}"; do
 		# (scripts/bench-ooc.sh; tens of minutes).
 		scripts/bench-ooc.sh | tee -a out/bench-ooc.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, bigdata, ooc)" >&2
+		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, relationships, bigdata, ooc)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"

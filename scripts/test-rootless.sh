@@ -23,14 +23,21 @@ go test -c -o "$dir/kernel.test" ./kernel/
 go test -c -o "$dir/pipeline.test" ./pipeline/
 go test -c -o "$dir/agent.test" ./agent/
 go test -c -o "$dir/audit.test" ./audit/
+# And the CLI's kernel scripts: the binary itself, killed and signalled,
+# leaves no container behind (cmd/testdata/script/kernel_*.txtar).
+go test -c -o "$dir/cmd.test" ./cmd/
 cp -r kernel/driver "$dir/driver"
+mkdir -p "$dir/testdata/script"
+cp cmd/testdata/script/kernel_*.txtar "$dir/testdata/script/"
 chmod -R a+rX "$dir"
 
 passed=0 skipped=0
-for pkg in kernel pipeline agent audit; do
+for pkg in kernel pipeline agent audit cmd; do
   echo "test-rootless: running the $pkg tests as $user (rootless podman)"
+  run=
+  [ "$pkg" = cmd ] && run="-test.run=^TestScripts$"
   status=0
-  su "$user" -s /bin/bash -c "cd '$dir' && ANALYST_CACHE_DIR='${ANALYST_CACHE_DIR:-}' ANALYST_TEST_ROOTFS='${ANALYST_TEST_ROOTFS:-}' ./$pkg.test -test.count=1 -test.timeout=20m -test.v" >"$dir/$pkg.txt" 2>&1 || status=$?
+  su "$user" -s /bin/bash -c "cd '$dir' && ANALYST_CACHE_DIR='${ANALYST_CACHE_DIR:-}' ANALYST_TEST_ROOTFS='${ANALYST_TEST_ROOTFS:-}' ./$pkg.test -test.count=1 -test.timeout=20m -test.v $run" >"$dir/$pkg.txt" 2>&1 || status=$?
   grep -E '^(--- |PASS$|FAIL|ok|panic)|^\s+\S+_test\.go' "$dir/$pkg.txt" || true
   if [ "$status" -ne 0 ]; then
     echo "test-rootless: $pkg FAILED (exit $status)"

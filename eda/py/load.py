@@ -31,6 +31,41 @@ DATE_FORMATS = [
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
 ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d:?\d\d)$"  # the group is the offset
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
+HEADER_STABLE_SHARE = {{HEADER_STABLE_SHARE}}  # the header: the first row after which this share of the sampled rows has its field count
+# A number written with a zero before another digit (02134, 000552, 01.50): as a number it would
+# lose the zeros, which make it a code (ZIP codes, zero-padded identifiers), so it stays text.
+LEADING_ZEROS = re.compile(r"\s*0\d+(?:[.,]\d+)?\s*")
+# Column names that say the column holds codes or identifiers, not measures: the name's last
+# word is one of CODE_WORDS (customer_id, ZipCode, "Postal code", phone), or one of NUMBER_WORDS
+# after another word (account_number, order_no). A name with another last word is not one
+# (account_balance, phone_calls, num_orders).
+CODE_WORDS = {{CODE_WORDS}}
+NUMBER_WORDS = {{NUMBER_WORDS}}
+# Codes written with leading zeros: columns so named are read as text whatever the first
+# lines hold (a file sorted by state may reach the ZIP codes that start with 0 late).
+PADDED_CODE_WORDS = {{PADDED_CODE_WORDS}}
+
+
+def name_words(name):
+    """The words of a column name, lowercase: snake_case, camelCase, spaces and punctuation split."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [w.casefold() for w in re.findall(r"[^\W\d_]+", spaced)]
+
+
+def padded_code(name):
+    """True when name says its column holds codes written with leading zeros (zip_code, PLZ)."""
+    return code_word(name) is not None and any(w in PADDED_CODE_WORDS for w in name_words(name))
+
+
+def code_word(name):
+    """The word of name that says its column holds codes or identifiers, or None."""
+    words = name_words(name)
+    if words and (words[-1] in CODE_WORDS or (words[-1] in NUMBER_WORDS and len(words) > 1)):
+        return words[-1]
+    return None
+
+
 # File signatures the loader recognises, and what to say about them.
 SIGNATURES = [
     (b"%PDF", "a PDF document, not a table; export the table as CSV"),
@@ -39,6 +74,9 @@ SIGNATURES = [
     (b"7z\xbc\xaf", "a 7-Zip archive; extract the table first"),
 ]
 COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
+# A last row labelled so (any case, a trailing colon) may hold the column totals: left out of
+# the table when each of its numbers is the sum of the rows above (see clean_table).
+TOTAL_LABELS = {{TOTAL_LABELS}}
 
 
 def read_head(path):
@@ -228,6 +266,133 @@ def ragged_rows_note(skipped):
             f"skipped: line(s) {lines}")
 
 
+def row_width(fields):
+    """The fields of a row up to its last non-empty one (Excel pads a title row with delimiters)."""
+    return max((i + 1 for i, f in enumerate(fields) if f.strip()), default=0)
+
+
+def find_header(text, delimiter):
+    """(index, preamble): the header's index among the first 200 non-blank rows of text, and
+    the rows before it (as text) when the file starts with a title or comment block; (0, [])
+    when the first row is the header.
+
+    The header is the first row with the table's field count (the most common one) that holds
+    two names or more, one of them not a number, and after which at least HEADER_STABLE_SHARE
+    of the sampled rows have its field count; below rows that are all as wide as the table, it
+    must also name with a word a column where the rows below hold numbers (when some do). The
+    rows before it are a preamble only if each is
+    a comment (# ...) or has fewer fields (not counting empty ones at its end: Excel pads a
+    title with delimiters). A single shorter row right above the rows is a header, not a
+    preamble (R's row names, lines ending with a delimiter), unless it has one field or a
+    blank line follows it.
+    """
+    rows, blank_after = [], []
+    try:
+        for fields in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200):
+            if fields:
+                rows.append(fields)
+                blank_after.append(False)
+            elif rows:
+                blank_after[-1] = True
+    except csv.Error:  # pandas will say what is wrong with the file
+        return 0, []
+    widths = [len(r) for r in rows]
+    width = max(set(widths), key=widths.count) if widths else 0
+    if len(rows) < 3 or width < 2:
+        return 0, []
+
+    def header_like(i):
+        names = [f for f in rows[i] if f.strip()]
+        rest = widths[i + 1:]
+        return (widths[i] == width and len(names) >= 2 and not all(is_number(f) for f in names)
+                and rest.count(width) >= HEADER_STABLE_SHARE * len(rest)
+                and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i)))
+
+    def names_numbers(i):
+        # Below rows as wide as the table (a title padded with delimiters, or a header with one
+        # name), a header names its numeric columns with words: where the rows below hold
+        # numbers, it holds text (France,12 under Country, is data, not a header).
+        below = [r for r in rows[i + 1:] if len(r) == width]
+        numeric = [j for j in range(width) if sum(is_number(r[j]) for r in below) > len(below) / 2]
+        return not numeric or any(rows[i][j].strip() and not is_number(rows[i][j]) for j in numeric)
+    index = next((i for i in range(len(rows) - 1) if header_like(i)), 0)
+    before = rows[:index]
+    comment = [r[0].lstrip().startswith("#") for r in before]
+    if not index or not all(c or row_width(r) < width for c, r in zip(comment, before)):
+        return 0, []
+    if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0]:
+        return 0, []
+    return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def text_columns(text, delimiter, skip, names):
+    """The positions of the columns pandas must read as text, not numbers: those whose values
+    in the first lines (text, after its first skip non-blank rows) have leading zeros a number
+    would lose (02134, 000552), and those named like codes that are written with them (zip,
+    postal code: PADDED_CODE_WORDS), wherever in the file their zeros are."""
+    keep = {i for i, name in enumerate(names) if padded_code(name)}
+    rows = (r for r in csv.reader(io.StringIO(text), delimiter=delimiter) if r)
+    try:
+        for row in itertools.islice(rows, skip, None):
+            for i, field in enumerate(row):
+                if i not in keep and field[:1] in "0 " and LEADING_ZEROS.fullmatch(field):
+                    keep.add(i)
+    except csv.Error:  # the lines read so far decide; pandas will say what is wrong with the file
+        pass
+    return sorted(keep)
+
+
+def delimited_layout(path, text, info):
+    """How to read the delimited text: (delimiter, the first 200 non-blank rows from the
+    header on, the header's index among the non-blank rows, decimal mark)."""
+    prefer_tab = os.path.basename(path).lower().split(".")[-1] in ("tsv", "tab") or ".tsv." in path.lower()
+    delimiter = sniff_delimiter(text, prefer_tab)
+    header_index, preamble = find_header(text, delimiter)
+    rows = [r for r in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200) if r][header_index:]
+    if preamble:
+        info.update(preamble=preamble, header_row=header_index)
+        shown = [line for line in preamble if line]
+        listed = ", ".join(repr(clip_text(line, 60)) for line in shown[:5]) + (", ..." if len(shown) > 5 else "")
+        info["notes"].append(f"the file starts with {len(preamble)} line(s) before the header (a title or comments, "
+                             f"not data), which were skipped: {listed}")
+    # The decimal mark only: pandas is never given a thousands separator, since it would
+    # strip it from any value (14.12.2024 becomes 14122024, 1.5 becomes 15); grouped numbers
+    # are read as text and converted by convert_number_text, which checks the grouping.
+    decimal, thousands = sniff_decimal(rows) if delimiter != "," else (".", None)
+    info.update(format="tsv" if delimiter == "\t" else "csv", delimiter=delimiter, decimal=decimal)
+    if decimal == ",":
+        info["notes"].append("numbers use a decimal comma (3,5 = 3.5)"
+                             + ("; '.' groups thousands" if thousands else ""))
+    return delimiter, rows, header_index, decimal
+
+
+def clip_text(text, n):
+    """text cut to n characters, with … where it was cut."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def row_labels(rows, delimiter, info):
+    """index_col for pandas, from the header (rows[0]) and the rows below it: never let pandas
+    guess that the first columns are an index (False), except for R's row names: a header one
+    field shorter than every row (None). Lines that all end with a delimiter have an empty last
+    field, which is dropped."""
+    header, first = rows[0], rows[1] if len(rows) > 1 else []
+    if len(first) <= len(header):
+        return False
+    longer = [r for r in rows[1:] if len(r) > len(header)]
+    if all(not f.strip() for r in longer for f in r[len(header):]):
+        info["notes"].append("lines end with a delimiter; the empty field after it was ignored")
+        return False
+    if len(first) == len(header) + 1:
+        info["notes"].append("the header has one name fewer than the rows have fields (as R's "
+                             "write.csv writes row names); the first field of each row was read "
+                             "into the column row_label")
+        return None
+    raise AnalystDataError(f"the header names {len(header)} columns but the first data row has "
+                           f"{len(first)} fields (delimiter {delimiter!r}); check the file's "
+                           "delimiter and quoting.")
+
+
 def read_delimited(path, head, compression, encoding, info):
     text = head.decode(encoding, errors="replace")
     # Classic Mac OS ends lines with a carriage return alone; pandas must be told.
@@ -240,14 +405,7 @@ def read_delimited(path, head, compression, encoding, info):
     if not text.strip():
         raise AnalystDataError("the file is empty: it has no header and no rows. Check that the "
                                "export that wrote it finished.")
-    prefer_tab = os.path.basename(path).lower().split(".")[-1] in ("tsv", "tab") or ".tsv." in path.lower()
-    delimiter = sniff_delimiter(text, prefer_tab)
-    rows = [r for r in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200) if r]
-    decimal, thousands = sniff_decimal(rows) if delimiter != "," else (".", None)
-    info.update(format="tsv" if delimiter == "\t" else "csv", delimiter=delimiter, decimal=decimal)
-    if decimal == ",":
-        info["notes"].append("numbers use a decimal comma (3,5 = 3.5)"
-                             + ("; '.' groups thousands" if thousands else ""))
+    delimiter, rows, header_index, decimal = delimited_layout(path, text, info)
     header = rows[0] if rows else []
     # A first row made only of numbers is data, not column names.
     no_header = len(rows) > 1 and all(is_number(f) for f in header) and all(is_number(f) for f in rows[1])
@@ -256,24 +414,8 @@ def read_delimited(path, head, compression, encoding, info):
         names = [f"column_{i + 1}" for i in range(len(header))]
         info["notes"].append("the first row holds only numbers, so it was read as data; "
                              "the columns are named column_1, column_2, ...")
-    # Never let pandas guess that the first columns are an index, except for R's row names:
-    # a header one field shorter than every row. Lines that all end with a delimiter have
-    # an empty last field, which is dropped.
-    index_col = False
-    first = rows[1] if len(rows) > 1 else []
-    if not no_header and len(first) > len(header):
-        longer = [r for r in rows[1:] if len(r) > len(header)]
-        if all(not f.strip() for r in longer for f in r[len(header):]):
-            info["notes"].append("lines end with a delimiter; the empty field after it was ignored")
-        elif len(first) == len(header) + 1:
-            index_col = None
-            info["notes"].append("the header has one name fewer than the rows have fields (as R's "
-                                 "write.csv writes row names); the first field of each row was read "
-                                 "into the column row_label")
-        else:
-            raise AnalystDataError(f"the header names {len(header)} columns but the first data row has "
-                                   f"{len(first)} fields (delimiter {delimiter!r}); check the file's "
-                                   "delimiter and quoting.")
+    as_text = text_columns(text, delimiter, header_index + (0 if no_header else 1), [] if no_header else header)
+    index_col = False if no_header or not rows else row_labels(rows, delimiter, info)
     # Only empty fields are missing at this point: clean_missing_markers applies NA_VALUES
     # afterwards, so that it can count the markers it finds.
     # Later rows with more fields than the header are skipped (their values cannot be placed
@@ -285,9 +427,9 @@ def read_delimited(path, head, compression, encoding, info):
         # on only while reading: the values, types and behaviour of df are the same either way.
         with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
             return pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
-                               decimal=decimal, thousands=thousands, header=None if no_header else "infer",
-                               names=names, index_col=index_col, on_bad_lines="warn", low_memory=False,
-                               lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+                               decimal=decimal, header=None if no_header else header_index, names=names,
+                               index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
+                               low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""])
 
     messages = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
@@ -433,16 +575,20 @@ def first_present(s, n):
 
 
 def parse_dates(df, info):
-    """Text columns whose values are mostly dates (>= DATE_SHARE) become datetime columns."""
+    """Text columns whose values are mostly dates (>= DATE_SHARE) become datetime columns; the
+    order of day and month is the one the values prove (see date_orders)."""
     columns = df.columns[df.dtypes == object]
+    found = {}
     for i, column in enumerate(columns):
         log_columns("looked for dates", i, len(columns))
         fmt, share = date_format(spaced_sample(df[column], 500))
-        if share < DATE_SHARE:
-            continue
+        if share >= DATE_SHARE:
+            found[column] = fmt
+    for column, fmt in date_orders(df, found, info).items():
         present = present_mask(df[column]).sum()
         parsed = column_dates(df[column], fmt)
         if parsed.notna().sum() < DATE_SHARE * present:
+            info["dates_kept_text"][column] = {"format": fmt, "share": float(parsed.notna().sum() / present)}
             continue
         if "%z" in fmt:
             zones = sorted(set(spaced_sample(df[column], 2000).str.extract(ZONED)[0].dropna()))
@@ -451,15 +597,98 @@ def parse_dates(df, info):
         df[column] = parsed
         FACTORIZED.pop(column, None)
         info["parsed_dates"].append(str(column))
+        info["date_formats"][column] = fmt
         failed = present - parsed.notna().sum()
         if failed:
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "
                                  f"{fmt} and became missing")
-        swapped = fmt.replace("%d", "%_").replace("%m", "%d").replace("%_", "%m")
-        if swapped != fmt and swapped in DATE_FORMATS and (parsed.dt.day.dropna() <= 12).all():
-            info["notes"].append(f"the dates in {column!r} could be day/month or month/day "
-                                 f"(no day is above 12); they were read as {fmt}")
     log_columns("looked for dates", len(columns), len(columns))
+
+
+def swapped_order(fmt):
+    """The DATE_FORMATS entry that is fmt with day and month swapped (%d/%m/%Y: %m/%d/%Y), or None."""
+    swapped = fmt.replace("%d", "%_").replace("%m", "%d").replace("%_", "%m")
+    return swapped if swapped != fmt and swapped in DATE_FORMATS else None
+
+
+def distinct_counts(s):
+    """(values, counts): the distinct non-missing values of s and how many rows hold each; from
+    the loader's kept codes when it has them (no pass over the column)."""
+    kept = kept_factorization(s)
+    if kept is None:
+        counts = s.value_counts()
+        return pd.Series(counts.index, dtype=object), counts.to_numpy()
+    return pd.Series(kept[1], dtype=object), kept[2][1:]
+
+
+def order_evidence(s):
+    """For text dates that start with two numbers (25/12/2024, 12-25-2024): {"day": (rows,
+    example), "month": (rows, example)}, the values whose first number is above 12, which only a
+    day can be, and those whose second number is; over every distinct value of s."""
+    values, counts = distinct_counts(s)
+    fields = values.str.extract(r"^\s*(\d{1,2})[-/](\d{1,2})[-/]").astype(float)
+    first, second = fields[0].to_numpy(), fields[1].to_numpy()
+    found = {}
+    for order, proof in (("day", (first > 12) & (second <= 12)), ("month", (second > 12) & (first <= 12))):
+        found[order] = (int(counts[proof].sum()), values[proof].iloc[0] if proof.any() else None)
+    return found
+
+
+def date_orders(df, found, info):
+    """{column: format} for the date columns found ({column: format that read its sample best}),
+    day and month in the order the values prove. A first number above 12 proves day first
+    (25/12/2024), a second above 12 month first (12/25/2024). A column with proofs of both stays
+    text (left out). A column with none takes the order the file's other date columns prove (an
+    export writes its dates one way); with none there either, day first, as most of the world
+    writes dates. The notes state the evidence."""
+    evidence = {c: order_evidence(df[c]) for c, fmt in found.items() if swapped_order(fmt)}
+    proven = {order: [(c, e[order]) for c, e in evidence.items() if e[order][0] and not e[other][0]]
+              for order, other in (("day", "month"), ("month", "day"))}
+    orders = {}
+    for column, fmt in found.items():
+        if column not in evidence:
+            orders[column] = fmt
+            continue
+        swapped = swapped_order(fmt)
+        formats = dict(zip(("day", "month"), (fmt, swapped) if fmt.index("%d") < fmt.index("%m") else (swapped, fmt)))
+        order = date_order_note(column, evidence[column], proven, formats, info)
+        if order is not None:
+            orders[column] = formats[order]
+    return orders
+
+
+def date_order_note(column, evidence, proven, formats, info):
+    """The order ("day" or "month") to read column's dates in, from evidence (its own, see
+    order_evidence) and proven (the file's columns that prove one order); None for proofs of
+    both. Adds the note saying why, and an ambiguous_dates entry when the values do not decide."""
+    (day_rows, day_example), (month_rows, month_example) = evidence["day"], evidence["month"]
+    if day_rows and month_rows:
+        message = (f"{column!r} holds dates in both orders, so it was kept as text: {day_rows:,} value(s) have a first "
+                   f"number above 12 (day first, such as {day_example!r}) and {month_rows:,} a second number above 12 "
+                   f"(month first, such as {month_example!r}); no one format reads them all")
+        info["ambiguous_dates"][column] = {"kept_text": True, "message": message, "value": day_rows + month_rows}
+        info["notes"].append(message)
+        return None
+    if day_rows or month_rows:
+        order, rows, example = ("month", month_rows, month_example) if month_rows else ("day", day_rows, day_example)
+        place, other = ("second", "first") if order == "month" else ("first", "second")
+        info["notes"].append(f"the dates in {column!r} are {order} first ({formats[order]}): {rows:,} value(s) have a "
+                             f"{place} number above 12, such as {example!r}, and none a {other} number above 12")
+        return order
+    if bool(proven["day"]) != bool(proven["month"]):
+        order = "day" if proven["day"] else "month"
+        other_column, (rows, example) = proven[order][0]
+        info["notes"].append(f"the dates in {column!r} could be day/month or month/day (no number above 12), so they "
+                             f"were read {order} first ({formats[order]}), as {other_column!r} proves for this file "
+                             f"({rows:,} value(s) such as {example!r})")
+        return order
+    why = "since the file's other date columns prove both orders" if proven["day"] else "as most of the world writes dates"
+    message = (f"the dates in {column!r} could be day/month or month/day: no value has a number above 12 in "
+               f"either place; they were read day first ({formats['day']}), {why}. If they are month first, "
+               f"read them with format {formats['month']!r}")
+    info["ambiguous_dates"][column] = {"kept_text": False, "message": message, "value": 0}
+    info["notes"].append(message)
+    return "day"
 
 
 # ---- Text as spreadsheets and exports write it --------------------------------------
@@ -614,10 +843,12 @@ def numbers_from_text(values, decimal):
     """(numbers, rule): the distinct text values read as numbers as exports write them (NaN
     where they are not), and the rule applied, in words ("" when they are plain numbers).
 
+    A value with leading zeros (02134) is not a number: see LEADING_ZEROS.
+
     A loop over the distinct values: columns repeat values, and for a few thousand of them
     plain Python is faster than pandas' string methods.
     """
-    matches = [number_match(v) for v in values]
+    matches = [None if LEADING_ZEROS.fullmatch(v) else number_match(v) for v in values]
     digits = [m["digits"].strip() if m else "" for m in matches]
     point = sum(1 for m, d in zip(matches, digits) if m and POINT_DECIMAL.fullmatch(d))
     comma = sum(1 for m, d in zip(matches, digits) if m and COMMA_DECIMAL.fullmatch(d))
@@ -657,6 +888,20 @@ def numbers_from_text(values, decimal):
     return pd.Series(numbers, index=values.index, dtype=float), "; ".join(rule)
 
 
+def kept_leading_zeros(column, values, counts, info):
+    """True, with a note, when some of the distinct text values of column (counts[1 + i] rows
+    hold values[i]) are numbers with leading zeros: the column stays text, keeping them."""
+    zeros = values.str.fullmatch(LEADING_ZEROS).to_numpy(dtype=bool)
+    if not zeros.any():
+        return False
+    rows = int(counts[1:][zeros].sum())
+    examples = ", ".join(repr(v.strip()) for v in values[zeros].head(3))
+    info["leading_zeros"][column] = {"rows": rows, "examples": list(values[zeros].head(10))}
+    info["notes"].append(f"{column!r} keeps its leading zeros: {rows:,} value(s) such as {examples} would lose them "
+                         "as numbers, so the column stays text (codes such as ZIP codes or padded identifiers)")
+    return True
+
+
 def convert_number_text(df, info):
     """Text columns whose values are mostly numbers as exports write them become numeric.
 
@@ -672,12 +917,17 @@ def convert_number_text(df, info):
             continue
         if sample.str.match(NUMBER_TEXT).mean() < NUMBER_HINT_SHARE:
             continue  # cheap test first: most text columns stop here
-        values = text_values(df[column], factorized(df[column], keep=False)[1])
+        codes, uniques, counts = factorized(df[column], keep=False)
+        values = text_values(df[column], uniques)
+        if values is None or kept_leading_zeros(column, values, counts, info):
+            continue
         numbers, rule = numbers_from_text(values, info["decimal"])
-        converted = df[column].map(pd.Series(numbers.to_numpy(), index=values.to_numpy()))
-        present = int(df[column].notna().sum())
-        share = converted.notna().sum() / present
-        failed = df[column][df[column].notna() & converted.isna()].value_counts()
+        # Placed by the codes (-1, missing, takes the NaN appended): no pass hashing the text again.
+        converted = pd.Series(np.append(numbers.to_numpy(), np.nan)[codes], index=df.index, name=column)
+        present = int(len(codes) - counts[0])
+        share = (present - counts[1:][numbers.isna().to_numpy()].sum()) / present
+        failed = pd.Series(counts[1:][numbers.isna().to_numpy()], dtype="int64",  # as value_counts() orders them
+                           index=pd.Index(values[numbers.isna()].to_numpy(), dtype=object)).sort_values(ascending=False)
         examples = [{"value": v, "count": int(n)} for v, n in failed.head(10).items()]
         listed = ", ".join(f"{v!r} ({n:,})" for v, n in failed.head(5).items())
         if share < NUMBER_SHARE:
@@ -731,7 +981,8 @@ def new_load_info():
     return {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
             "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
             "parsed_dates": [], "na_values": NA_VALUES,
-            "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "notes": []}
+            "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "leading_zeros": {},
+            "date_formats": {}, "dates_kept_text": {}, "ambiguous_dates": {}, "notes": []}
 
 {{LOAD_FORMATS}}
 
@@ -768,11 +1019,80 @@ def load_table(path, sheet=None, table=None):
     if df.empty:
         raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")
     df.columns = [str(c) for c in df.columns]  # analyst refers to columns by their names as text
-    clean_missing_markers(df, info, keep_codes=True)
+    return clean_table(df, info), info
+
+
+def clean_columns(df, info, keep_codes=True):
+    """The cleaning steps, in order (see the notes above the load cell)."""
+    clean_missing_markers(df, info, keep_codes=keep_codes)
     convert_number_text(df, info)
     parse_dates(df, info)
     parse_epochs(df, info)
-    return df, info
+
+
+def clean_table(df, info, keep_codes=True):
+    """df cleaned (clean_columns), without its last row when that row holds the column totals:
+    labelled so (TOTAL_LABELS) with each of its numbers the sum of the rows above. A row so
+    labelled whose numbers are not the sums stays, and a note says why."""
+    label = totals_label(df)
+    if label is None:
+        clean_columns(df, info, keep_codes)
+        return df
+    before = {k: v.copy() if isinstance(v, (dict, list)) else v for k, v in info.items()}
+    last, body = df.iloc[-1], df.iloc[:-1].copy(deep=False)
+    clean_columns(body, info, keep_codes)  # as the file would be without the row
+    sums, other = totals_check(body, last, info["decimal"])
+    where = f"the last row ({label[1]!r} in {label[0]!r})"
+    if sums and not other:
+        listed = ", ".join(f"{c!r} {v:,.10g}" for c, v, _ in sums[:5])
+        info["totals_row"] = {"label": label[1], "column": label[0], "sums": [c for c, _, _ in sums]}
+        info["notes"].append(f"{where} holds the column totals ({listed}: each the sum of the rows above); it was "
+                             f"left out of the table, which has {len(body):,} rows")
+        return body
+    info.clear()
+    info.update(before)
+    clean_columns(df, info, keep_codes)
+    why = (f"its {other[0][0]!r} ({other[0][1]:,.10g}) is not the sum of the rows above ({other[0][2]:,.10g})"
+           if other else "it holds no numbers to check against the sums of the rows above")
+    info["notes"].append(f"{where} is labelled like a totals row but was kept as data: {why}")
+    return df
+
+
+def totals_label(df):
+    """(column, value) of a value of df's last row that labels it a totals row (TOTAL_LABELS,
+    ignoring case, surrounding spaces and a trailing colon), or None."""
+    if len(df) < 3:
+        return None
+    for column, value in df.iloc[-1].items():
+        if isinstance(value, str) and value.strip().rstrip(":").strip().casefold() in TOTAL_LABELS:
+            return column, value
+    return None
+
+
+def totals_check(body, last, decimal):
+    """(sums, other): the numeric columns of body where the row last (as read, before cleaning)
+    holds a number, as (column, number, sum of body's values), split by whether the number is
+    the sum: equal up to half a unit of its last decimal (its last whole digit, for columns with
+    fractions), or up to floating-point rounding between whole numbers."""
+    sums, other = [], []
+    for column in body.columns:
+        s = body[column]
+        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s) or pd.isna(last[column]):
+            continue
+        raw = last[column]
+        value = numbers_from_text(pd.Series([raw], dtype=object), decimal)[0].iloc[0] if isinstance(raw, str) else raw
+        if pd.isna(value):
+            continue
+        value, total = float(value), float(s.sum())
+        text = repr(value)
+        places = len(text.split(".")[1]) if "." in text and "e" not in text and not value.is_integer() else 0
+        if isinstance(raw, str) and "%" in raw:
+            places = max(places, 2)  # 100% is 1.0 to the percent: 2 places
+        fractions = pd.api.types.is_float_dtype(s) and not (s.dropna() % 1 == 0).all()
+        tolerance = 0.5 * 10.0 ** -places if places or fractions else 0.0
+        close = abs(value - total) <= tolerance + 1e-9 * max(1.0, abs(total))
+        (sums if close else other).append((column, value, total))
+    return sums, other
 
 
 df, load_info = load_table(DATA_PATH, SHEET, TABLE)

@@ -123,8 +123,11 @@ def read_spreadsheet(path, fmt, sheet, info):
     if not sheets:
         raise AnalystDataError(f"{name} has no sheets; there is nothing to analyse.")
     chosen = choose_sheet(sheets, sheet, name)
-    df = book.parse(book.sheet_names[sheets.index(chosen)])
-    header = list(book.parse(book.sheet_names[sheets.index(chosen)], header=None, nrows=1).iloc[0]) if len(df.columns) else []
+    # The first rows as the cells hold them: text cells stay text, so that codes written with
+    # leading zeros (02134) are seen before pandas would read them as numbers.
+    first = book.parse(book.sheet_names[sheets.index(chosen)], header=None, nrows=200, dtype=object)
+    header = list(first.iloc[0]) if len(first) else []
+    df = book.parse(book.sheet_names[sheets.index(chosen)], dtype=dict.fromkeys(text_cells(first), object))
     info.update(sheet=chosen, sheets=sheets)
     if len(sheets) > 1:
         others = [s for s in sheets if s != chosen]
@@ -137,6 +140,21 @@ def read_spreadsheet(path, fmt, sheet, info):
             info["notes"].append("column names changed while reading (duplicate, empty or "
                                  "non-text names): " + ", ".join(renamed))
     return df
+
+
+def text_cells(first):
+    """The positions of the columns of a sheet whose first rows (first: the header, then data,
+    as the cells hold them) are text cells of codes: numbers with leading zeros, or any text in
+    a column named like codes written with them (PADDED_CODE_WORDS)."""
+    keep = []
+    for i in range(first.shape[1]):
+        values = first.iloc[1:, i].dropna()
+        text = values[values.map(type).eq(str)]
+        if text.empty:
+            continue
+        if text.str.fullmatch(LEADING_ZEROS).any() or padded_code(first.iloc[0, i]):
+            keep.append(i)
+    return keep
 
 
 def read_sqlite(path, table, info):

@@ -43,23 +43,16 @@ def read_plan(path):
                                "out-of-core reading does not handle that. Give the kernel more memory (--memory).")
     frame.columns = [str(c) for c in frame.columns]
     raw_text = {c: frame[c] for c in frame.columns[frame.dtypes == object]}
-    clean_missing_markers(frame, info)
-    convert_number_text(frame, info)
-    parse_dates(frame, info)
-    parse_epochs(frame, info)
-    dates = {}
-    for column in info["parsed_dates"]:
-        if column in raw_text:  # text read as dates: the format that read the first lines
-            dates[column] = date_format(spaced_sample(raw_text[column].mask(frame[column].isna()), 500))[0]
+    clean_columns(frame, info, keep_codes=False)  # a totals row is looked for only in a table read whole
+    dates = dict(info["date_formats"])  # text read as dates: the format that read the first lines
     epochs = {c: epoch_unit(pd.to_numeric(raw_text.get(c, frame[c]), errors="coerce")) or "s"
               for c in info["parsed_dates"] if c not in dates}
     no_header = any("first row holds only numbers" in n for n in info["notes"])
-    thousands = "." if any("'.' groups thousands" in n for n in info["notes"]) else None
     info["notes"].append(f"read out of core, {CHUNK_ROWS:,} rows at a time; column types decided from the "
                          f"first {len(frame):,} rows")
     return {
         "path": path, "compression": compression, "encoding": info["encoding"], "delimiter": info["delimiter"],
-        "decimal": info["decimal"], "thousands": thousands, "header": None if no_header else 0,
+        "decimal": info["decimal"], "header": None if no_header else info.get("header_row", 0),
         "columns": list(frame.columns), "info": info,
         "text": list(raw_text),  # read as text, then cleaned
         "numeric": [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
@@ -107,7 +100,7 @@ def read_chunks(plan, columns=None, found=None, skipped=None):
     text = [c for c in plan["text"] if columns is None or c in columns]
     reader = pd.read_csv(plan["path"], sep=plan["delimiter"], encoding=plan["encoding"],
                          compression=plan["compression"] or None, decimal=plan["decimal"],
-                         thousands=plan["thousands"], header=plan["header"], names=plan["columns"],
+                         header=plan["header"], names=plan["columns"],
                          usecols=columns, index_col=False, dtype={c: object for c in text},
                          keep_default_na=False, na_values=[""], on_bad_lines="warn", chunksize=CHUNK_ROWS)
     with reader:

@@ -74,6 +74,18 @@ def correlation_blocks(frame, names, threshold, block=CORRELATION_BLOCK):
     return pairs, dict(zip(names, strongest))
 
 
+def identifier_word(c, s):
+    """The word of the name of numeric column s (profiled as c) that makes it an identifier or
+    code, not a measure (see code_word: zip, id, code, account_number, ...), when its values
+    agree: whole numbers, none negative. None for a measure (account_balance; an id with
+    fractions or below zero)."""
+    word = code_word(c["name"]) if c["kind"] == "numeric" else None
+    if word is None or (c["min"] is not None and c["min"] < 0):
+        return None
+    whole = pd.api.types.is_integer_dtype(s) or bool((s.dropna() % 1 == 0).all())
+    return word if whole else None
+
+
 def alert(type_, message, column=None, columns=None, value=None):
     a = {"type": type_, "message": message}
     if column is not None:
@@ -86,6 +98,7 @@ def alert(type_, message, column=None, columns=None, value=None):
 
 
 alerts = []
+identifiers = set()  # numeric columns that are codes or identifiers, not measures (identifier_word)
 if duplicate_rows:
     alerts.append(alert("duplicates", f"{duplicate_rows:,} rows ({duplicate_rows / rows:.2%}) are exact "
                         "duplicates of an earlier row", value=duplicate_rows))
@@ -110,7 +123,14 @@ for i, c in enumerate(column_info, 1):
     elif kind == "categorical" and c["distinct"] > HIGH_CARDINALITY:
         alerts.append(alert("high_cardinality", f"{name!r} has {c['distinct']:,} distinct values",
                             name, value=c["distinct"]))
-    if kind == "numeric" and c["skew"] is not None and abs(c["skew"]) > SKEWED:
+    word = identifier_word(c, s)
+    if word is not None:
+        identifiers.add(name)
+        # The instruction first: the model's prompt clips alerts at 160-200 characters.
+        alerts.append(alert("identifier", f"{name!r} is a code or identifier, not a measure (whole numbers; its name "
+                            f"says {word!r}): do not average it or use it in a regression; it gets no histogram, "
+                            "skewness alert, correlation or pair plot", name))
+    if kind == "numeric" and name not in identifiers and c["skew"] is not None and abs(c["skew"]) > SKEWED:
         side = "right (a long tail of large values)" if c["skew"] > 0 else "left (a long tail of small values)"
         alerts.append(alert("skewed", f"{name!r} is skewed to the {side}: skewness {c['skew']:.2f}",
                             name, value=c["skew"]))
@@ -145,12 +165,21 @@ for i, c in enumerate(column_info, 1):
             more = f"; and {len(groups) - VARIANT_GROUPS} more group(s)" if len(groups) > VARIANT_GROUPS else ""
             alerts.append(alert("case_variants", f"{name!r} has values that differ only by case or surrounding "
                                 f"spaces, counted as different categories: {listed}{more}", name, value=len(groups)))
+    ambiguous = load_info.get("ambiguous_dates", {}).get(name)
+    if ambiguous:
+        alerts.append(alert("ambiguous_dates", ambiguous["message"], name, value=ambiguous["value"]))
+        if ambiguous["kept_text"]:
+            continue
     if kind in ("categorical", "text"):
         values = spaced_sample(s, MIXED_SAMPLE)
-        fmt, share = date_format(values.head(500))
+        # The share the loader measured over every value when it tried the column, else that of
+        # values spread over the whole column, as the loader samples them (not its first rows).
+        measured = load_info.get("dates_kept_text", {}).get(name)
+        fmt, share = (measured["format"], measured["share"]) if measured else date_format(spaced_sample(s, 500))
         if share >= DATES_AS_TEXT_SHARE:
-            alerts.append(alert("dates_as_text", f"{name!r} holds dates as text ({share:.0%} of sampled "
-                                f"values read as {fmt}); it was not converted because fewer than "
+            of = "its values" if measured else "sampled values"
+            alerts.append(alert("dates_as_text", f"{name!r} holds dates as text ({share:.0%} of {of} "
+                                f"read as {fmt}); it was not converted because fewer than "
                                 f"{DATE_SHARE:.0%} of its values are dates", name, value=share))
             continue
         numbers = pd.to_numeric(values, errors="coerce").notna()
@@ -160,7 +189,7 @@ for i, c in enumerate(column_info, 1):
                                 f"values) with text such as {examples}", name, value=numbers.mean()))
 
 # Correlated pairs: every numeric column against every other (see correlation_blocks).
-numeric_info = [c for c in column_info if c["kind"] == "numeric" and c["distinct"] > 1]
+numeric_info = [c for c in column_info if c["kind"] == "numeric" and c["distinct"] > 1 and c["name"] not in identifiers]
 pairs, strongest = correlation_blocks(df, [c["name"] for c in numeric_info], HIGH_CORRELATION)
 for c in numeric_info:
     c["max_correlation"] = jsonable(strongest[c["name"]])  # the heatmap shows the strongest first

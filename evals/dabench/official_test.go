@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/analyst-cli/analyst/internal/dabenchdir"
+	"github.com/analyst-cli/analyst/internal/hostpython"
 )
 
 // TestAgreesWithTheOfficialScorer runs DABench's own eval_closed_form.py
@@ -41,7 +42,7 @@ func TestAgreesWithTheOfficialScorer(t *testing.T) {
 		if err := os.WriteFile(resp, generatedResponses(ls, int64(k)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(python, script, "--questions_file_path", qpath, "--labels_file_path", lpath, "--responses_file_path", resp)
+		cmd := exec.Command(hostpython.Path, script, "--questions_file_path", qpath, "--labels_file_path", lpath, "--responses_file_path", resp)
 		cmd.Dir = work
 		want, err := cmd.CombinedOutput()
 		if err != nil {

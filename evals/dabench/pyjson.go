@@ -100,15 +100,30 @@ func pyString(s string) string {
 	return b.String()
 }
 
-// pyFloatRepr is Python's repr(float) as json writes it.
+// pyFloatRepr is Python's repr(float) as json writes it: NaN, Infinity and
+// -Infinity where repr says nan, inf and -inf.
 func pyFloatRepr(x float64) string {
+	s := PyFloatRepr(x)
+	if j, ok := jsonSpecials[s]; ok {
+		return j
+	}
+	return s
+}
+
+var jsonSpecials = map[string]string{"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+// PyFloatRepr is Python 3's repr(x) (and str(x)) of a float: the shortest
+// digits that read back as x, in fixed notation for exponents from -4 to
+// 15 (always with a ".0" when whole) and in scientific notation with at
+// least two exponent digits elsewhere.
+func PyFloatRepr(x float64) string {
 	switch {
 	case math.IsNaN(x):
-		return "NaN"
+		return "nan"
 	case math.IsInf(x, 1):
-		return "Infinity"
+		return "inf"
 	case math.IsInf(x, -1):
-		return "-Infinity"
+		return "-inf"
 	}
 	e := strconv.FormatFloat(x, 'e', -1, 64)
 	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])

@@ -1,40 +1,20 @@
 package dabench
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-// Debian's Python, which has nothing but the standard library: the scorer's
-// Python semantics are checked against Python itself.
-const python = "/usr/bin/python3"
+	"github.com/analyst-cli/analyst/internal/hostpython"
+)
 
 func runPython(t *testing.T, script string, input any) []byte {
 	t.Helper()
-	if _, err := os.Stat(python); err != nil {
-		t.Skipf("no %s to cross-check against: %v", python, err)
-	}
-	in, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, "-c", script)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s -c ...: %v: %s", python, err, stderr.String())
-	}
-	return out
+	return hostpython.Run(t, input, "-c", script)
 }
 
 // floatCorpus is every string of up to three atoms, plus random ones.

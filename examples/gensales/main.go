@@ -28,6 +28,10 @@ func run(rows int, seed uint64, out string) error {
 	if out == "" {
 		return examples.WriteSales(os.Stdout, rows, seed)
 	}
+	// go generate ./evals writes into evals/data, which a fresh clone may lack.
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".gensales-*")
 	if err != nil {
 		return err

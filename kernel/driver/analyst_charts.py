@@ -8,6 +8,9 @@ chart extraction of e2b's code-interpreter, with our own schema:
 
     {"kind", "title", "x_label", "y_label", "axes": [...], "truncated"}
 
+A diagram (kind "diagram": boxes of text joined by arrows) has one series of
+"nodes" (title: a box's first line, text) and "edges" (from, to, label, style).
+
 Each axes entry has "kind", "title", "x_label", "y_label", "x_scale",
 "y_scale", "x_tick_labels" and "series" (shape depends on the kind). When one
 axes holds several kinds (a histogram with a KDE line, bars with a trend
@@ -213,7 +216,7 @@ def _extract(ax, caps):
             _, caplines, barcols = eb.lines
             used.update(map(id, list(caplines) + list(barcols)))
     found = []
-    for finder in (_pies, _heatmaps, _boxes, _bars, _stairs, _hexbins, _lines, _scatters):
+    for finder in (_diagrams, _pies, _heatmaps, _boxes, _bars, _stairs, _hexbins, _lines, _scatters):
         found += finder(ax, used, caps)
     if found:
         return _combine(caps(found))
@@ -326,6 +329,32 @@ def _name(ax, artist, color):
         except (ValueError, TypeError, AttributeError):
             continue  # a multi-colour or colourless handle
     return ""
+
+
+def _diagrams(ax, used, caps):
+    """Boxes and arrows: text in a box (ax.text with bbox=...) is a node, named by its first
+    line; an arrow drawn by ax.annotate from one node to another (textcoords and xycoords the
+    two node artists) is an edge, named by the annotation's label (set_label) and drawn solid
+    or dashed. Boxes without arrows are a diagram only on axes drawn without axis lines."""
+    from matplotlib.text import Annotation
+
+    nodes = [t for t in ax.texts if not isinstance(t, Annotation) and t.get_visible()
+             and t.get_bbox_patch() is not None]
+    index = {id(t): i for i, t in enumerate(nodes)}
+    arrows = [a for a in ax.texts if isinstance(a, Annotation) and a.arrow_patch is not None
+              and id(a.xycoords) in index and id(a.anncoords) in index]
+    if not arrows and (not nodes or ax.axison):
+        return []
+    titles = [t.get_text().split("\n", 1)[0] for t in nodes]
+    edges = []
+    for a in caps(arrows):
+        style = a.arrow_patch.get_linestyle()
+        edges.append({"from": titles[index[id(a.anncoords)]], "to": titles[index[id(a.xycoords)]],
+                      "label": _label(a), "style": "solid" if style in ("-", "solid") else "dashed"})
+    used.update(map(id, nodes + arrows))
+    return [("diagram", {"label": "", "nodes": caps([{"title": title, "text": t.get_text()}
+                                                     for title, t in zip(titles, nodes)]),
+                         "edges": edges})]
 
 
 def _pies(ax, used, caps):

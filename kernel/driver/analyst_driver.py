@@ -61,7 +61,7 @@ os.close(_devnull)
 # ---- protocol (kernel/protocol.go is the Go side) -------------------------
 
 REQUEST_FIELDS = {
-    "execute": ("id", "code"),
+    "execute": ("id", "code", "output_room"),
     "interrupt": ("reason",),
     "info": ("id",),
     "shutdown": (),
@@ -72,13 +72,13 @@ REQUEST_FIELDS = {
 REPLY_FIELDS = {
     "ready": ("pid", "uid", "python", "rlimits", "preload_ms"),
     "output": ("id", "output"),
-    "file": ("id", "path", "offset", "data", "eof"),
+    "file": ("id", "path", "offset", "size", "allocated", "data", "eof", "refused"),
     "status": ("id", "status", "reason", "execution_count", "duration_ms", "killed_processes"),
     "info": ("id", "versions"),
     "progress": ("id", "message", "done", "total", "unit"),
     "protocol_error": ("id", "error"),
     # Forked sessions (analyst_fork.py); "@N <reply>" lines come from session N.
-    "forked": ("id", "session", "pid", "refused"),
+    "forked": ("id", "session", "pid", "refusal"),
     "fork_end": ("session", "exit_code", "signal", "oom", "note"),
 }
 
@@ -403,9 +403,25 @@ def flush_figures():
         try:
             _cell.display(figure_output(fig, _cell))
         except Exception as e:
-            _cell.stream("stderr", "[analyst: could not render figure %s: %s]\n" % (num, e))
+            _cell.display(figure_error(num, fig, e))
         finally:
             plt.close(fig)
+
+
+def figure_error(num, fig, e):
+    """The error output of a figure that could not be drawn: the cell did not
+    show what it meant to. It names the exception, also when it has no
+    message (a MemoryError at the memory limit often has none)."""
+    try:
+        size = " (%dx%d pixels)" % (round(fig.bbox.width), round(fig.bbox.height))
+    except Exception:
+        size = ""
+    why = "%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__
+    if isinstance(e, MemoryError):
+        why += " (out of memory while drawing it: make it smaller, with figsize or dpi, or plot fewer points)"
+    value = "could not render figure %s%s: %s" % (num, size, why)
+    return {"output_type": "error", "ename": "FigureNotRendered", "evalue": value,
+            "traceback": ["FigureNotRendered: " + value]}
 
 
 def display(*objs, raw=False, metadata=None, **kwargs):
@@ -469,9 +485,24 @@ class _PlotlyHook:
 # /output is a size-capped tmpfs; what the code writes there reaches the
 # host only because the driver sends it, after each cell, and the Go side
 # checks every name and byte (the code shares this process, so nothing here
-# is trusted by it).
+# is trusted by it). A file is sent only if its size when opened fits in the
+# room left of the output budget (its apparent size: a sparse 1 TiB file
+# would be written out whole on the host, so it is refused from its size),
+# and never past that size, however it grows meanwhile. An interrupt stops
+# the copying.
 FILE_CHUNK = 4 << 20
 _output_seen = {}  # relative name -> (size, mtime_ns, ctime_ns, inode) when last sent
+_output_sent = {}  # relative name -> bytes last sent for it (room it frees when replaced)
+# Set by an interrupt for the running request, cleared when the reader
+# reads the next execute request (an interrupt always follows the request
+# it is for on stdin, so a late one for an earlier cell is never kept).
+# The cell is stopped by it wherever it is: running, about to run, or being
+# copied out.
+_interrupted = threading.Event()
+
+
+class CopyStopped(Exception):
+    """An interrupt came while the cell's files were copied out."""
 
 
 def _output_full(root):
@@ -487,49 +518,68 @@ def _output_full_note(cfg):
             "write smaller files, or raise kernel.output-size" % (cfg["output_limit"], cfg["output_limit"]))
 
 
-def _send_file(req_id, path, rel):
+def _refuse_file(req_id, rel, why, size=0, allocated=0):
+    """Tells analyst that /output/rel is not sent, and why."""
+    reply("file", id=req_id, path=rel, offset=0, size=size, allocated=allocated, data="", eof=True,
+          refused=why)
+
+
+def _send_file(req_id, path, rel, room):
+    """Sends /output/rel if it fits in room bytes; returns the room it took."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return
+    except OSError as e:
+        _refuse_file(req_id, rel, "it could not be read: %s" % (e.strerror or e))
+        return 0
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return 0
+        size, allocated = st.st_size, st.st_blocks * 512
+        frees = _output_sent.get(rel, 0)  # analyst keeps that copy until this one is whole
+        if size > room + frees:
+            _refuse_file(req_id, rel, "its size, %d bytes, is more than the %d bytes left of the output budget"
+                         % (size, room + frees), size, allocated)
+            return 0
         offset = 0
         while True:
-            chunk = f.read(FILE_CHUNK)
-            eof = len(chunk) < FILE_CHUNK
-            reply("file", id=req_id, path=rel, offset=offset,
+            if _interrupted.is_set():
+                reply("file", id=req_id, path=rel, offset=offset, size=size, allocated=allocated, data="",
+                      eof=True, refused="the cell was interrupted while its files were copied out; "
+                      "this file and any after it were not copied out (they are after the next cell)")
+                raise CopyStopped()
+            chunk = f.read(min(FILE_CHUNK, size - offset))
+            eof = not chunk or offset + len(chunk) >= size
+            reply("file", id=req_id, path=rel, offset=offset, size=size, allocated=allocated,
                   data=base64.b64encode(chunk).decode("ascii"), eof=eof)
             offset += len(chunk)
             if eof:
-                return
+                break
+    _output_sent[rel] = offset
+    return offset - frees
 
 
-def copy_out(req_id, cfg, cell):
-    """Sends every regular file under /output that is new or changed since
-    the last cell; symbolic links, devices and fifos are not files to copy."""
-    root = cfg.get("output_dir")
-    if not root or not os.path.isdir(root):
-        return
-    current = {}
-    skipped = []
+def _output_files(req_id, root, skipped):
+    """Yields (path, rel, lstat) for the regular files under root; a folder
+    that cannot be read (a path longer than PATH_MAX) is reported as not
+    copied out, and names that are no files or not UTF-8 go to skipped."""
+    def unreadable(e):
+        rel = os.path.relpath(e.filename, root) if e.filename else "."
+        _refuse_file(req_id, rel, "it is a folder that could not be read (%s): the files in it were not "
+                     "copied out" % (e.strerror or e))
+
     sessions = analyst_fork.output_areas()  # each session copies out its own
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         if dirpath == root and sessions:
             dirnames[:] = [d for d in dirnames if d not in sessions]
-        if len(current) > cfg["output_max_files"]:
-            cell.outputs.append(_marker_stream(
-                "[analyst: more than %d files in /output; the rest were not copied out]"
-                % cfg["output_max_files"]))
-            break
         for name in filenames:
             path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
             try:
                 st = os.lstat(path)
-            except OSError:
+            except OSError as e:
+                _refuse_file(req_id, rel, "it could not be read: %s" % (e.strerror or e))
                 continue
-            rel = os.path.relpath(path, root)
             if not stat.S_ISREG(st.st_mode):
                 skipped.append(rel)
                 continue
@@ -538,12 +588,35 @@ def copy_out(req_id, cfg, cell):
             except UnicodeEncodeError:
                 skipped.append(rel.encode("utf-8", "replace").decode("utf-8"))
                 continue
+            yield path, rel, st
+
+
+def copy_out(req_id, cfg, cell, room):
+    """Sends every regular file under /output that is new or changed since
+    the last cell, within room bytes; symbolic links, devices and fifos are
+    not files to copy. Raises CopyStopped on an interrupt."""
+    root = cfg.get("output_dir")
+    if not root or not os.path.isdir(root):
+        return
+    current = {}
+    skipped = []
+    try:
+        for path, rel, st in _output_files(req_id, root, skipped):
+            if len(current) >= cfg["output_max_files"]:
+                _refuse_file(req_id, rel, "more than %d files in /output: this file and any after it were not "
+                             "copied out" % cfg["output_max_files"])
+                break
             key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             current[rel] = key
             if _output_seen.get(rel) != key:
-                _send_file(req_id, path, rel)
-    _output_seen.clear()
-    _output_seen.update(current)
+                try:
+                    room -= _send_file(req_id, path, rel, room)
+                except CopyStopped:
+                    del current[rel]  # not copied: it is new to the next cell
+                    raise
+    finally:
+        _output_seen.clear()
+        _output_seen.update(current)
     if skipped:
         cell.outputs.append(_marker_stream(
             "[analyst: not copied out of /output (only regular files with UTF-8 names are): %s]"
@@ -614,6 +687,8 @@ def run_cell(code):
     status = "ok"
     _running = True
     try:
+        if _interrupted.is_set():
+            raise KeyboardInterrupt  # it came before the cell began
         if tree.body:
             exec(compile(tree, filename, "exec"), _user_ns)
         if last is not None:
@@ -726,8 +801,7 @@ def install_progress_handler():
 
 
 def execute(req, cfg):
-    global _cell, _interrupt_reason, _request_id
-    _interrupt_reason = None
+    global _cell, _request_id
     _request_id = req.get("id")
     cell = Cell(cfg)
     _cell = cell
@@ -754,7 +828,10 @@ def execute(req, cfg):
             for o in cell.outputs):
         # Also when a child process hit the cap, or the error was caught.
         cell.outputs.append(_marker_stream("[analyst: " + _output_full_note(cfg) + "]"))
-    copy_out(req.get("id"), cfg, cell)
+    try:
+        copy_out(req.get("id"), cfg, cell, req.get("output_room") or 0)
+    except CopyStopped:
+        status = "interrupted"
     analyst_fork.note_outside_area(cell)
     duration = time.monotonic() - start
     for out in cell.finish():
@@ -817,10 +894,16 @@ def _reader(q):
             analyst_fork.kill(msg.get("session"))
             continue
         if msg.get("type") == "interrupt":
+            # Whatever the cell is doing: running code, or its files being
+            # copied out (which stops at the next chunk).
+            _interrupt_reason = msg.get("reason") or "interrupt"
+            _interrupted.set()
             if _running:
-                _interrupt_reason = msg.get("reason") or "interrupt"
                 os.kill(DRIVER_PID, signal.SIGINT)
             continue
+        if msg.get("type") == "execute":
+            _interrupted.clear()
+            _interrupt_reason = None
         q.put(msg)
     q.put({"type": "shutdown"})
 

@@ -134,7 +134,7 @@ def fork(req, cfg):
     # A spare was forked with no threads but the driver's, and no cell ran since.
     why = _refusal(number, name, cfg, threads=_spare is None)
     if why:
-        driver.reply("forked", id=req.get("id"), session=number, pid=0, refused=why)
+        driver.reply("forked", id=req.get("id"), session=number, pid=0, refusal=why)
         return
     claim = {"session": number, "name": name, "seed": req.get("seed"), "started": started}
     s, _spare = _spare, None
@@ -143,9 +143,9 @@ def fork(req, cfg):
             s = _fork_copy()
             _claim(s, claim)
     except (OSError, RuntimeError) as e:  # at the process limit ("can't start new thread")
-        driver.reply("forked", id=req.get("id"), session=number, pid=0, refused="the kernel could not fork: %s" % e)
+        driver.reply("forked", id=req.get("id"), session=number, pid=0, refusal="the kernel could not fork: %s" % e)
         return
-    driver.reply("forked", id=req.get("id"), session=number, pid=s.pid, refused="")
+    driver.reply("forked", id=req.get("id"), session=number, pid=s.pid, refusal="")
 
 
 def _claim(s, claim):

@@ -514,6 +514,39 @@ class FigureTests(unittest.TestCase):
         plt.close(fig)
 
 
+    def test_diagram_boxes_and_arrows(self):
+        fig, ax = plt.subplots()
+        ax.axis("off")
+        a = ax.text(0.1, 0.5, "orders\n1,000 rows", bbox=dict(boxstyle="round"))
+        b = ax.text(0.8, 0.7, "customers\n500 rows", bbox=dict(boxstyle="round"))
+        c = ax.text(0.8, 0.2, "products", bbox=dict(boxstyle="round"))
+        ax.text(0.5, 0.9, "a note, not a box")
+        for target, style, label in ((b, "-", "customer_id"), (c, "--", "product_id")):
+            arrow = ax.annotate("", xy=(0, 0.5), xycoords=target, xytext=(1, 0.5), textcoords=a,
+                                arrowprops=dict(arrowstyle="-|>", linestyle=style))
+            arrow.set_label(label)
+        ax.annotate("a pointer", xy=(0.5, 0.5), xytext=(0.6, 0.6), arrowprops=dict(arrowstyle="->"))
+        d = describe(fig)
+        (s,) = only_series(d, "diagram")
+        self.assertEqual([n["title"] for n in s["nodes"]], ["orders", "customers", "products"])
+        self.assertEqual(s["nodes"][0]["text"], "orders\n1,000 rows")
+        self.assertEqual(s["edges"], [
+            {"from": "orders", "to": "customers", "label": "customer_id", "style": "solid"},
+            {"from": "orders", "to": "products", "label": "product_id", "style": "dashed"}])
+
+    def test_boxes_alone(self):
+        fig, ax = plt.subplots()
+        ax.axis("off")
+        ax.text(0.5, 0.5, "only table", bbox=dict(boxstyle="round"))
+        (s,) = only_series(describe(fig), "diagram")
+        self.assertEqual((s["nodes"], s["edges"]), ([{"title": "only table", "text": "only table"}], []))
+        # A boxed note on a chart with axes is a note, not a diagram.
+        fig, ax = plt.subplots()
+        ax.bar(["a", "b"], [1, 2])
+        ax.text(0, 1.5, "peak", bbox=dict(boxstyle="round"))
+        self.assertEqual(describe(fig)["kind"], "bar")
+
+
 class PlotlyTests(unittest.TestCase):
     def test_bar(self):
         sums = SALES.groupby("region", as_index=False)["amount"].sum()

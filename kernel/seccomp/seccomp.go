@@ -1,6 +1,7 @@
 // Package seccomp holds the kernel's seccomp profile: podman's default
 // profile plus denials that keep sandbox code out of namespaces, mounts, the
-// kernel keyring, BPF, perf and ptrace.
+// kernel keyring, BPF, perf and ptrace, and socket families other than
+// local and IP sockets.
 //
 // The profile is derived, not written by hand: podman-default.json is
 // /usr/share/containers/seccomp.json as Debian 12 ships it (package
@@ -37,10 +38,12 @@ func Hash() string {
 	return hex.EncodeToString(s[:])[:16]
 }
 
-// Errno values the profile returns.
+// Errno values the profile returns (as numbered on x86, arm, s390 and
+// riscv; podman's own profile numbers them so for every architecture).
 const (
-	EPERM  = 1
-	ENOSYS = 38
+	EPERM        = 1
+	ENOSYS       = 38
+	EAFNOSUPPORT = 97
 )
 
 // Denied are the syscalls the profile refuses with EPERM whatever their
@@ -60,7 +63,35 @@ var Denied = []string{
 	"bpf", "userfaultfd", "perf_event_open",
 	// Reading or writing another process's memory.
 	"ptrace", "process_vm_readv", "process_vm_writev",
+	// The 32-bit socket multiplexer (reachable from a 64-bit process with
+	// int 0x80): its arguments sit in memory, where seccomp cannot read
+	// the address family, so it would get round SocketFamilies.
+	"socketcall",
 }
+
+// SocketFamilies are the address families socket and socketpair may use:
+// local sockets and IP (whose namespace has only a loopback interface),
+// and AF_NETLINK with NetlinkProtocol only. Every other family fails with
+// EAFNOSUPPORT: AF_VSOCK, which reaches the hypervisor on a virtual machine
+// host, AF_PACKET, AF_BLUETOOTH, AF_ALG and the rest up to AF_MAX and beyond.
+// Docker's default profile, the strictest of the usual anchors, refuses
+// AF_VSOCK alone; podman's refuses none.
+var SocketFamilies = map[string]uint64{"AF_UNIX": 1, "AF_INET": 2, "AF_INET6": 10, "AF_NETLINK": AFNetlink}
+
+// AF_NETLINK is allowed with one protocol, NETLINK_ROUTE: glibc's
+// getifaddrs uses it, and ZeroMQ, so ipykernel and nbconvert in the image,
+// abort without it ("Address family not supported by protocol
+// (src/ip_resolver.cpp:542)"). In the sandbox's network namespace it sees
+// the loopback interface only, and changes nothing without CAP_NET_ADMIN.
+// Every other netlink protocol (audit, uevents, sock_diag, netfilter,
+// generic, ...) fails with EAFNOSUPPORT.
+const (
+	AFNetlink       = 16
+	NetlinkProtocol = 0 // NETLINK_ROUTE
+)
+
+// socketCalls are the calls whose first argument is an address family.
+var socketCalls = []string{"socket", "socketpair"}
 
 // NamespaceFlags are the clone flags that create namespaces; clone with any
 // of them is refused with EPERM, clone without them (fork, threads) allowed.
@@ -134,17 +165,24 @@ func Encode(f *File) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// Derive is base with every rule about Denied syscalls, clone and clone3
-// removed, and ours appended: Denied and clone with namespace flags return
-// EPERM; clone3, whose flags sit in a struct seccomp cannot read, returns
-// ENOSYS, so the C library falls back to clone, which is filtered by flags
-// (Docker's and podman's answer for containers without CAP_SYS_ADMIN).
+// Replaced are the syscalls whose rules in the base Derive drops: ours
+// decide them alone.
+func Replaced() []string {
+	return append(append(slices.Clone(Denied), "clone", "clone3"), socketCalls...)
+}
+
+// Derive is base with every rule about the Replaced syscalls removed, and
+// ours appended: Denied and clone with namespace flags return EPERM; clone3,
+// whose flags sit in a struct seccomp cannot read, returns ENOSYS, so the C
+// library falls back to clone, which is filtered by flags (Docker's and
+// podman's answer for containers without CAP_SYS_ADMIN); socket and
+// socketpair are allowed for SocketFamilies only.
 func Derive(base []byte) ([]byte, error) {
 	f, err := Parse(base)
 	if err != nil {
 		return nil, err
 	}
-	ours := append(slices.Clone(Denied), "clone", "clone3")
+	ours := Replaced()
 	var kept []Syscall
 	for _, s := range f.Syscalls {
 		s.Names = slices.DeleteFunc(s.Names, func(n string) bool { return slices.Contains(ours, n) })
@@ -169,7 +207,7 @@ func Rules() []Syscall {
 	s390 := []string{"s390", "s390x"}
 	rules := []Syscall{{
 		Names: slices.Clone(Denied), Action: "SCMP_ACT_ERRNO", Args: []Arg{},
-		Comment: "analyst: no namespaces, mounts, keyring, bpf, userfaultfd, perf or ptrace", Excludes: none,
+		Comment: "analyst: no namespaces, mounts, keyring, bpf, userfaultfd, perf, ptrace or socketcall", Excludes: none,
 		ErrnoRet: &eperm, Errno: "EPERM",
 	}}
 	for _, arg := range []struct {
@@ -198,11 +236,53 @@ func Rules() []Syscall {
 			rules = append(rules, deny)
 		}
 	}
-	return append(rules, Syscall{
+	rules = append(rules, Syscall{
 		Names: []string{"clone3"}, Action: "SCMP_ACT_ERRNO", Args: []Arg{},
 		Comment:  "analyst: clone3 hides its flags from seccomp; ENOSYS makes the C library use clone",
 		ErrnoRet: &enosys, Errno: "ENOSYS",
 	})
+	return append(rules, socketRules()...)
+}
+
+// socketRules allow SocketFamilies and refuse every other value of the
+// family argument with EAFNOSUPPORT. The rules are disjoint (one per value
+// up to the largest allowed family, two for AF_NETLINK split on the
+// protocol, then one for all above), so no precedence between them
+// matters; a value with high bits set is above.
+func socketRules() []Syscall {
+	refuse := uint(EAFNOSUPPORT)
+	var top uint64
+	allowed := map[uint64]string{}
+	for name, v := range SocketFamilies {
+		allowed[v] = name
+		top = max(top, v)
+	}
+	rule := func(action string, op string, v uint64, comment string) Syscall {
+		s := Syscall{Names: slices.Clone(socketCalls), Action: action,
+			Args: []Arg{{Index: 0, Value: v, Op: op}}, Comment: "analyst: " + comment}
+		if action == "SCMP_ACT_ERRNO" {
+			s.ErrnoRet, s.Errno = &refuse, "EAFNOSUPPORT"
+		}
+		return s
+	}
+	var rules []Syscall
+	for v := uint64(0); v <= top; v++ {
+		name, ok := allowed[v]
+		switch {
+		case v == AFNetlink:
+			// Split on the protocol (the third argument).
+			allow := rule("SCMP_ACT_ALLOW", "SCMP_CMP_EQ", v, name+" with NETLINK_ROUTE")
+			allow.Args = append(allow.Args, Arg{Index: 2, Value: NetlinkProtocol, Op: "SCMP_CMP_EQ"})
+			refuse := rule("SCMP_ACT_ERRNO", "SCMP_CMP_EQ", v, name+" with another protocol")
+			refuse.Args = append(refuse.Args, Arg{Index: 2, Value: NetlinkProtocol, Op: "SCMP_CMP_NE"})
+			rules = append(rules, allow, refuse)
+		case ok:
+			rules = append(rules, rule("SCMP_ACT_ALLOW", "SCMP_CMP_EQ", v, name))
+		default:
+			rules = append(rules, rule("SCMP_ACT_ERRNO", "SCMP_CMP_EQ", v, fmt.Sprintf("no address family %d", v)))
+		}
+	}
+	return append(rules, rule("SCMP_ACT_ERRNO", "SCMP_CMP_GT", top, fmt.Sprintf("no address family above %d", top)))
 }
 
 func sortedFlags() []string {

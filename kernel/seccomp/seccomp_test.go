@@ -72,7 +72,7 @@ func TestProfileIsDefaultPlusDenials(t *testing.T) {
 	if prof.DefaultAction != base.DefaultAction || *prof.DefaultErrnoRet != *base.DefaultErrnoRet || !cmp.Equal(prof.ArchMap, base.ArchMap) {
 		t.Errorf("default action or architectures differ from podman's")
 	}
-	ours := append(slices.Clone(seccomp.Denied), "clone", "clone3")
+	ours := seccomp.Replaced()
 	i := 0
 	for _, b := range base.Syscalls {
 		want := b
@@ -128,4 +128,84 @@ func TestProfileIsDefaultPlusDenials(t *testing.T) {
 			}
 		}
 	}
+}
+
+// socket and socketpair: each family value from 0 to far past AF_MAX (46
+// in Linux 6.x), and values with high bits set, with each protocol tried,
+// meets exactly one rule, which allows AF_UNIX, AF_INET, AF_INET6 and
+// AF_NETLINK with NETLINK_ROUTE (0) only and refuses the rest with
+// EAFNOSUPPORT. The rules are read as the kernel's filter would apply them.
+func TestProfileSocketFamilies(t *testing.T) {
+	prof, err := seccomp.Parse(seccomp.Profile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := func(family, protocol uint64) bool {
+		return family == 1 || family == 2 || family == 10 || (family == 16 && protocol == 0)
+	}
+	values := []uint64{1 << 32, 1<<32 | 1, 1<<63 | 2, 1<<32 | 16, ^uint64(0)}
+	for v := range uint64(256) {
+		values = append(values, v)
+	}
+	protocols := []uint64{0, 4, 9, 12, 15, 16, 1 << 32}
+	for _, call := range []string{"socket", "socketpair"} {
+		for _, v := range values {
+			for _, proto := range protocols {
+				var matched []seccomp.Syscall
+				for _, s := range prof.Syscalls {
+					if slices.Contains(s.Names, call) && matches(s.Args, v, proto) {
+						matched = append(matched, s)
+					}
+				}
+				if len(matched) != 1 {
+					t.Fatalf("%s(family %#x, protocol %#x): %d rules apply, want exactly 1: %+v", call, v, proto, len(matched), matched)
+				}
+				r := matched[0]
+				switch {
+				case allowed(v, proto) && r.Action != "SCMP_ACT_ALLOW":
+					t.Errorf("%s(family %d, protocol %d): %s, want allowed", call, v, proto, r.Action)
+				case !allowed(v, proto) && (r.Action != "SCMP_ACT_ERRNO" || *r.ErrnoRet != seccomp.EAFNOSUPPORT):
+					t.Errorf("%s(family %#x, protocol %#x): %s, want EAFNOSUPPORT", call, v, proto, r.Action)
+				}
+			}
+		}
+	}
+	for _, s := range prof.Syscalls {
+		if slices.Contains(s.Names, "socketcall") && (s.Action != "SCMP_ACT_ERRNO" || len(s.Args) != 0) {
+			t.Errorf("socketcall (its family is out of seccomp's reach): %s with %v, want refused whatever its arguments", s.Action, s.Args)
+		}
+	}
+}
+
+// matches reports whether a rule's argument comparisons hold for a first
+// argument v and a third argument proto (the rules here compare no other).
+func matches(args []seccomp.Arg, v, proto uint64) bool {
+	for _, a := range args {
+		var x uint64
+		switch a.Index {
+		case 0:
+			x = v
+		case 2:
+			x = proto
+		default:
+			return false
+		}
+		switch a.Op {
+		case "SCMP_CMP_EQ":
+			if x != a.Value {
+				return false
+			}
+		case "SCMP_CMP_NE":
+			if x == a.Value {
+				return false
+			}
+		case "SCMP_CMP_GT":
+			if x <= a.Value {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

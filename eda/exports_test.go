@@ -1,0 +1,526 @@
+package eda
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
+)
+
+// Exports that a loader which guesses reads wrong while the result looks
+// right (issue #20, items 9-13): leading zeros, the order of day and
+// month, European dates beside thousands dots, title lines above the
+// header, totals rows. Each input is generated in the shape real tools
+// write it.
+
+// codesData is a table of codes beside measures: zip (ZIP codes, a quarter
+// with a leading zero), customer_id (zero-padded to six digits), postal_code
+// (sorted: the codes with a leading zero come only after the first 64 KB),
+// store_id (whole numbers, skewed, correlated with amount: a measure rule
+// would alert on it), id (1..n), account_balance (a measure whose name holds
+// a code word, not as its last word), account (named like a code, but whole
+// numbers some of them negative: a measure), amount (a skewed measure) and
+// discount ("0", "0.5", "0.25": zeros that are not leading zeros).
+type codesData struct {
+	rows                    int
+	zips, customers, postal []string
+	firstPaddedPostal       int // where the first row with a postal code that starts with 0 starts
+	csv                     []byte
+	jsonRecords             []byte
+}
+
+func makeCodes(rows int) codesData {
+	r := rand.New(rand.NewPCG(9, 13))
+	d := codesData{rows: rows}
+	zipPool := []string{"02134", "01001", "10001", "94105", "60601", "73301", "30301", "98101"}
+	var b bytes.Buffer
+	var records []map[string]any
+	b.WriteString("zip,customer_id,postal_code,store_id,id,account_balance,account,amount,discount\n")
+	for i := range rows {
+		zip := zipPool[r.IntN(len(zipPool))]
+		customer := fmt.Sprintf("%06d", r.IntN(20000)) // 0xxxxx
+		postal := fmt.Sprintf("9%04d", 1000+r.IntN(8000))
+		if i >= rows*2/3 {
+			postal = fmt.Sprintf("0%04d", 1000+r.IntN(8000))
+		}
+		if i == rows*2/3 {
+			d.firstPaddedPostal = b.Len()
+		}
+		store := 1
+		if r.IntN(10) == 0 {
+			store = 2 + r.IntN(19)
+		}
+		amount := float64(store)*50 + math.Round(r.ExpFloat64()*100)/100
+		balance := math.Round((r.NormFloat64()*500+100)*100) / 100
+		discount := []string{"0", "0.5", "0.25"}[r.IntN(3)]
+		d.zips, d.customers, d.postal = append(d.zips, zip), append(d.customers, customer), append(d.postal, postal)
+		fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%s,%d,%s,%s\n", zip, customer, postal, store, i+1, fmtFloat(balance),
+			int(math.Round(balance)), fmtFloat(amount), discount)
+		records = append(records, map[string]any{"zip": zip, "customer_id": customer, "store_id": store, "amount": amount})
+	}
+	d.csv = b.Bytes()
+	d.jsonRecords, _ = json.Marshal(records)
+	return d
+}
+
+func countPrefix(values []string, prefix string) int {
+	n := 0
+	for _, v := range values {
+		if strings.HasPrefix(v, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// Codes with leading zeros stay text wherever their zeros are (CSV, JSON
+// strings, Excel text cells), and columns named like codes are not
+// measures: no histogram, skewness alert, correlation or pair plot.
+func TestLeadingZerosAndCodes(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	os.Chmod(out, 0o777)
+	d := makeCodes(3000)
+	if d.firstPaddedPostal < headKB*1024 {
+		t.Fatalf("the postal codes with a leading zero start at byte %d, within the first %d KB", d.firstPaddedPostal, headKB)
+	}
+	os.WriteFile(filepath.Join(dir, "codes.csv"), d.csv, 0o644)
+	os.WriteFile(filepath.Join(dir, "codes.json"), d.jsonRecords, 0o644)
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir; o.OutputDir = out })
+	mustRun(t, k, Setup())
+
+	mustRun(t, k, Load("/data/codes.csv"))
+	p := profileOf(t, mustRun(t, k, ProfileStage()))
+	wantKinds(t, p, map[string]string{"zip": KindCategorical, "customer_id": KindCategorical, "postal_code": KindCategorical,
+		"store_id": KindNumeric, "id": KindNumeric, "account_balance": KindNumeric, "amount": KindNumeric, "discount": KindNumeric})
+	wantNote(t, p, fmt.Sprintf("'zip' keeps its leading zeros: %s value(s) such as '", thousands(countPrefix(d.zips, "0"))))
+	wantNote(t, p, fmt.Sprintf("'customer_id' keeps its leading zeros: %s value(s)", thousands(countPrefix(d.customers, "0"))))
+	wantNote(t, p, fmt.Sprintf("'postal_code' keeps its leading zeros: %s value(s)", thousands(countPrefix(d.postal, "0"))))
+	var got struct {
+		Zip    []string `json:"zip"`
+		Postal []string `json:"postal"`
+	}
+	pyValue(t, k, `print(json.dumps({"zip": df["zip"].head(20).astype(str).tolist(), "postal": df["postal_code"].tail(20).astype(str).tolist()}))`, &got)
+	if !slices.Equal(got.Zip, d.zips[:20]) || !slices.Equal(got.Postal, d.postal[len(d.postal)-20:]) {
+		t.Errorf("zip %q, postal_code %q; want %q and %q as written", got.Zip, got.Postal, d.zips[:20], d.postal[len(d.postal)-20:])
+	}
+	if c := p.col(t, "discount"); c.Max == nil || *c.Max != 0.5 {
+		t.Errorf("discount (0, 0.5, 0.25: no leading zeros) max %v, want 0.5", ptr(c.Max))
+	}
+	wantNotMeasures(t, k, p, []string{"store_id", "id"}, []string{"account_balance", "account", "amount", "discount"})
+
+	t.Run("json", func(t *testing.T) {
+		mustRun(t, k, Load("/data/codes.json"))
+		p := profileOf(t, mustRun(t, k, ProfileStage()))
+		wantKinds(t, p, map[string]string{"zip": KindCategorical, "customer_id": KindCategorical, "store_id": KindNumeric})
+		wantNote(t, p, fmt.Sprintf("'zip' keeps its leading zeros: %d value(s)", countPrefix(d.zips, "0")))
+		if !p.hasAlert(AlertIdentifier, "store_id") || p.hasAlert(AlertIdentifier, "amount") {
+			t.Errorf("identifier alerts: %+v", p.Alerts)
+		}
+	})
+	t.Run("xlsx", func(t *testing.T) {
+		mustRun(t, k, Stage{Name: "make", Cells: []Cell{Code(`import json
+records = json.load(open("/data/codes.json"))
+pd.DataFrame(records).to_excel("/output/codes.xlsx", index=False)  # str values: Excel text cells
+print("written")`)}})
+		mustRun(t, k, Load("/output/codes.xlsx"))
+		p := profileOf(t, mustRun(t, k, ProfileStage()))
+		wantKinds(t, p, map[string]string{"zip": KindCategorical, "customer_id": KindCategorical})
+		wantNote(t, p, fmt.Sprintf("'zip' keeps its leading zeros: %d value(s)", countPrefix(d.zips, "0")))
+	})
+}
+
+// wantNotMeasures checks that the numeric columns codes get the identifier
+// alert, no skewed alert, no correlation, and appear in no histogram,
+// correlation matrix, pair or pair plot (the stages run, and their cells
+// are read); measures keep their charts.
+func wantNotMeasures(t *testing.T, k *kernel.Kernel, p *Profile, codes, measures []string) {
+	t.Helper()
+	for _, name := range codes {
+		if !p.hasAlert(AlertIdentifier, name) || p.hasAlert(AlertSkewed, name) || p.hasAlert(AlertHighCorrelation, name) {
+			t.Errorf("%s: want an identifier alert and no skewed or high_correlation alert: %+v", name, p.Alerts)
+		}
+		if c := p.col(t, name); c.MaxCorrelation != nil {
+			t.Errorf("%s: max_correlation %v, want none (not correlated)", name, *c.MaxCorrelation)
+		}
+	}
+	for _, name := range measures {
+		if p.hasAlert(AlertIdentifier, name) {
+			t.Errorf("%s is a measure: identifier alert %+v", name, p.Alerts)
+		}
+	}
+	c, v := Choose(p, Options{}), ChooseVisualization(p, Options{})
+	for _, name := range codes {
+		for what, list := range map[string][]string{"histograms": append(c.Hist, c.HistLeftOut...), "correlations": c.Correlation,
+			"pairs": v.Pairs, "pair plot": v.PairPlot, "by category": v.Grouped} {
+			if slices.Contains(list, name) {
+				t.Errorf("%s in the %s: %q", name, what, list)
+			}
+		}
+	}
+	for _, name := range measures {
+		if !slices.Contains(c.Hist, name) {
+			t.Errorf("measure %s has no histogram: %q", name, c.Hist)
+		}
+	}
+	dist, viz := Distributions(p, Options{}), Visualization(p, Options{})
+	mustRun(t, k, dist)
+	mustRun(t, k, viz)
+	for _, cell := range append(dist.Cells, viz.Cells...) {
+		if cell.Markdown || slices.Contains(cell.Tags, "numeric-stats") {
+			continue // the summary table lists every numeric column
+		}
+		for _, name := range codes {
+			if strings.Contains(cell.Source, pyString(name)) {
+				t.Errorf("cell %v names the code column %s:\n%s", cell.Tags, name, cell.Source)
+			}
+		}
+	}
+}
+
+// datesCSV writes n rows of a date column in format (two numbers then the
+// year: %02d/%02d/2024), every one ambiguous (both numbers at most 12)
+// but the proofs, which are placed evenly among them, and a value column.
+func datesCSV(n int, sep string, proofs [][2]int) ([]byte, []string) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	b.WriteString("date,value\n")
+	var dates []string
+	for i := range n {
+		a, c := 1+r.IntN(12), 1+r.IntN(12)
+		if len(proofs) > 0 && i%(n/len(proofs)) == n/len(proofs)/2 && i/(n/len(proofs)) < len(proofs) {
+			p := proofs[i/(n/len(proofs))]
+			a, c = p[0], p[1]
+		}
+		date := fmt.Sprintf("%02d%s%02d%s2024", a, sep, c, sep)
+		dates = append(dates, date)
+		fmt.Fprintf(&b, "%s,%d\n", date, r.IntN(1000))
+	}
+	return b.Bytes(), dates
+}
+
+var (
+	monthFirstProofs = [][2]int{{12, 25}, {10, 13}, {11, 30}, {1, 31}, {2, 14}, {3, 17}, {7, 22}, {12, 31}}
+	dayFirstProofs   = [][2]int{{25, 12}, {13, 10}, {30, 11}, {31, 1}, {14, 2}, {17, 3}, {22, 7}, {31, 12}}
+)
+
+// The order of day and month is the one the values prove, over every
+// value; proofs of both keep the column text; no proof says so.
+func TestDateOrder(t *testing.T) {
+	dir := t.TempDir()
+	us, usDates := datesCSV(5000, "/", monthFirstProofs)
+	eu, euDates := datesCSV(5000, "/", dayFirstProofs)
+	mixed, _ := datesCSV(5000, "/", append(slices.Clone(monthFirstProofs), dayFirstProofs...))
+	none, noneDates := datesCSV(3000, "-", nil)
+	// Two columns of one export: start holds no proof, end proves month first.
+	var both bytes.Buffer
+	both.WriteString("start,end\n")
+	for i := range 60 {
+		fmt.Fprintf(&both, "%d/1/2024,%d/%d/2024\n", 1+i%12, 1+i%12, 20+i%8)
+	}
+	// Mostly dates: the first rows are dates, the last 12% text.
+	var mostly bytes.Buffer
+	mostly.WriteString("when,n\n")
+	for i := range 5000 {
+		when := fmt.Sprintf("2024-%02d-%02d", 1+i%12, 1+i%28)
+		if i >= 4400 {
+			when = "pending"
+		}
+		fmt.Fprintf(&mostly, "%s,%d\n", when, i)
+	}
+	for name, data := range map[string][]byte{"us.csv": us, "eu.csv": eu, "mixed.csv": mixed, "none.csv": none,
+		"both.csv": both.Bytes(), "mostly.csv": mostly.Bytes()} {
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
+	mustRun(t, k, Setup())
+	load := func(t *testing.T, name string) *Profile {
+		mustRun(t, k, Load("/data/"+name))
+		return profileOf(t, mustRun(t, k, ProfileStage()))
+	}
+	// wantDates checks df's dates against the text read month first or day first.
+	wantDates := func(t *testing.T, dates []string, monthFirst bool) {
+		t.Helper()
+		var got []string
+		pyValue(t, k, `print(json.dumps(df["date"].dt.strftime("%Y-%m-%d").fillna("missing").tolist()))`, &got)
+		for i, d := range dates {
+			var a, b int
+			fmt.Sscanf(strings.NewReplacer("/", " ", "-", " ").Replace(d), "%d %d", &a, &b)
+			month, day := b, a
+			if monthFirst {
+				month, day = a, b
+			}
+			if want := fmt.Sprintf("2024-%02d-%02d", month, day); i >= len(got) || got[i] != want {
+				t.Fatalf("row %d: %q read as %q, want %s", i, d, got[min(i, len(got)-1)], want)
+			}
+		}
+	}
+
+	t.Run("month first", func(t *testing.T) {
+		p := load(t, "us.csv")
+		if c := p.col(t, "date"); c.Kind != KindDatetime || c.Missing != 0 {
+			t.Errorf("date: kind %s, %d missing; want datetime, none missing", c.Kind, c.Missing)
+		}
+		wantNote(t, p, "the dates in 'date' are month first (%m/%d/%Y): 8 value(s) have a second number above 12, such as '12/25/2024', and none a first number above 12")
+		wantDates(t, usDates, true)
+		if p.hasAlert(AlertAmbiguousDates, "date") {
+			t.Errorf("the order is proven, yet: %+v", p.Alerts)
+		}
+	})
+	t.Run("day first", func(t *testing.T) {
+		p := load(t, "eu.csv")
+		wantNote(t, p, "the dates in 'date' are day first (%d/%m/%Y): 8 value(s) have a first number above 12, such as '25/12/2024', and none a second number above 12")
+		wantDates(t, euDates, false)
+	})
+	t.Run("both orders", func(t *testing.T) {
+		p := load(t, "mixed.csv")
+		if c := p.col(t, "date"); c.Kind != KindCategorical {
+			t.Errorf("date: kind %s, want categorical (kept as text)", c.Kind)
+		}
+		want := "8 value(s) have a first number above 12 (day first, such as '25/12/2024') and 8 a second number above 12 (month first, such as '12/25/2024')"
+		found := false
+		for _, a := range p.Alerts {
+			found = found || (a.Type == AlertAmbiguousDates && a.Column == "date" && strings.Contains(a.Message, want))
+			if strings.Contains(a.Message, "100%") || a.Type == AlertDatesAsText {
+				t.Errorf("alert %q: the values do not all parse", a.Message)
+			}
+		}
+		if !found {
+			t.Errorf("no ambiguous_dates alert saying %q: %+v", want, p.Alerts)
+		}
+	})
+	t.Run("no proof", func(t *testing.T) {
+		p := load(t, "none.csv")
+		wantNote(t, p, "the dates in 'date' could be day/month or month/day: no value has a number above 12 in either place; they were read day first (%d-%m-%Y), as most of the world writes dates")
+		if !p.hasAlert(AlertAmbiguousDates, "date") {
+			t.Errorf("no ambiguous_dates alert: %+v", p.Alerts)
+		}
+		wantDates(t, noneDates, false)
+	})
+	t.Run("proof in another column", func(t *testing.T) {
+		p := load(t, "both.csv")
+		wantNote(t, p, "the dates in 'start' could be day/month or month/day (no number above 12), so they were read month first (%m/%d/%Y), as 'end' proves for this file")
+		if c := p.col(t, "start"); c.MaxDate != "2024-12-01T00:00:00" {
+			t.Errorf("start: last date %s, want 2024-12-01 (12/1/2024 month first)", c.MaxDate)
+		}
+	})
+	t.Run("mostly dates", func(t *testing.T) {
+		p := load(t, "mostly.csv")
+		var alert *Alert
+		for i, a := range p.Alerts {
+			if a.Type == AlertDatesAsText && a.Column == "when" {
+				alert = &p.Alerts[i]
+			}
+		}
+		if alert == nil || alert.Value == nil || math.Abs(*alert.Value-0.88) > 0.02 {
+			t.Errorf("dates_as_text alert %+v, want about 88%% of the values (4,400 of 5,000)", alert)
+		}
+	})
+}
+
+// In a file with decimal commas and thousands dots, dates stay dates and
+// only valid groupings of three digits are numbers.
+func TestEuropeanDatesAndNumbers(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(7, 7))
+	var b bytes.Buffer
+	b.WriteString("Datum;Betrag;Menge;Einwohner;Version\n")
+	var cents, menge, einwohner int
+	for i := range 300 {
+		c := 100 + r.IntN(500_000_00)
+		people := 1_000_000 + r.IntN(9_000_000)
+		m := 1 + r.IntN(20)
+		cents, menge, einwohner = cents+c, menge+m, einwohner+people
+		fmt.Fprintf(&b, "%02d.%02d.2024;%s,%02d;%d;%s;%d.%d.%d\n", 1+i%28, 1+i%12, dotted(c/100), c%100, m,
+			dotted(people), 1+i%3, i%10, 1+i%7)
+	}
+	fmt.Fprintf(&b, "Summe;%s,%02d;%d;%s;\n", dotted(cents/100), cents%100, menge, dotted(einwohner))
+	betrag := float64(cents) / 100
+	os.WriteFile(filepath.Join(dir, "de.csv"), b.Bytes(), 0o644)
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
+	mustRun(t, k, Setup())
+	mustRun(t, k, Load("/data/de.csv"))
+	p := profileOf(t, mustRun(t, k, ProfileStage()))
+	wantKinds(t, p, map[string]string{"Datum": KindDatetime, "Betrag": KindNumeric, "Menge": KindNumeric,
+		"Einwohner": KindNumeric, "Version": KindCategorical})
+	if c := p.col(t, "Datum"); c.MinDate != "2024-01-01T00:00:00" || c.MaxDate != "2024-12-28T00:00:00" {
+		t.Errorf("Datum from %s to %s, want 2024-01-01 to 2024-12-28", c.MinDate, c.MaxDate)
+	}
+	if p.Rows != 300 {
+		t.Errorf("%d rows, want 300 (the Summe row left out)", p.Rows)
+	}
+	var sums map[string]float64
+	pyValue(t, k, `print(json.dumps({c: float(df[c].sum()) for c in ["Betrag", "Menge", "Einwohner"]}))`, &sums)
+	if !near(sums["Betrag"], betrag) || sums["Menge"] != float64(menge) || sums["Einwohner"] != float64(einwohner) {
+		t.Errorf("sums %v, want Betrag %v, Menge %v, Einwohner %v", sums, betrag, menge, einwohner)
+	}
+	wantNote(t, p, "the last row ('Summe' in 'Datum') holds the column totals")
+	if !strings.Contains(p.Load.ConvertedNumbers["Einwohner"].Rule, "'.' or spaces group thousands") {
+		t.Errorf("Einwohner: rule %q", p.Load.ConvertedNumbers["Einwohner"].Rule)
+	}
+}
+
+// commaNumber is x as Python's f"{x:,.10g}" writes a number of under ten
+// significant digits: 100,234.5.
+func commaNumber(x float64) string {
+	whole, fraction, _ := strings.Cut(strconv.FormatFloat(x, 'f', -1, 64), ".")
+	n, _ := strconv.Atoi(whole)
+	if fraction != "" {
+		fraction = "." + fraction
+	}
+	return thousands(n) + fraction
+}
+
+// dotted writes n with dots between groups of three digits, as German
+// exports do: 1.234.567.
+func dotted(n int) string { return strings.ReplaceAll(thousands(n), ",", ".") }
+
+// salesRows writes n rows of region, units and revenue, and their sums.
+func salesRows(b *bytes.Buffer, n int) (units int, revenue float64) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range n {
+		u, cents := 1+r.IntN(20), 100+r.IntN(100_000)
+		units, revenue = units+u, revenue+float64(cents)/100
+		fmt.Fprintf(b, "%s,%d,%d.%02d\n", []string{"North", "South", "East", "West"}[r.IntN(4)], u, cents/100, cents%100)
+	}
+	return units, math.Round(revenue*100) / 100
+}
+
+// Lines above the header (a title, comments, a blank line; an Excel title
+// padded with delimiters) are skipped and quoted in the notes, in memory
+// and out of core; a header that starts with # is a header.
+func TestPreamble(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"preamble.csv": "Report: Sales by region\n# generated by ERP 9.1 on 2024-05-01\n\n",
+		"padded.csv":   "Sales by region,,\n,,\n",
+		"hash.csv":     "",
+		"unnamed.csv":  "",
+		"years.csv":    "Sales by region and year\n",
+	}
+	for name, preamble := range files {
+		var b bytes.Buffer
+		b.WriteString(preamble)
+		switch name {
+		case "hash.csv":
+			b.WriteString("#,units,revenue\n")
+		case "unnamed.csv": // one name; the row below it is data, not a header below a title
+			b.WriteString("region,,\n")
+		case "years.csv": // a header of numbers where the rows hold numbers, below a title
+			b.WriteString("region,2023,2024\n")
+		default:
+			b.WriteString("region,units,revenue\n")
+		}
+		salesRows(&b, 300)
+		os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644)
+	}
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
+	mustRun(t, k, Setup())
+	check := func(t *testing.T, p *Profile, names []string, note string) {
+		t.Helper()
+		if p.Rows != 300 || !slices.Equal(p.names(), names) {
+			t.Errorf("%d rows, columns %q; want 300 rows of %q", p.Rows, p.names(), names)
+		}
+		for _, n := range p.Load.Notes {
+			if strings.Contains(n, "ragged") {
+				t.Errorf("note %q", n)
+			}
+		}
+		if note != "" {
+			wantNote(t, p, note)
+		}
+		wantKinds(t, p, map[string]string{"units": KindNumeric, "revenue": KindNumeric})
+	}
+	sales := []string{"region", "units", "revenue"}
+	for name, note := range map[string]string{
+		"preamble.csv": "the file starts with 2 line(s) before the header (a title or comments, not data), which were skipped: 'Report: Sales by region', '# generated by ERP 9.1 on 2024-05-01'",
+		"padded.csv":   "the file starts with 2 line(s) before the header (a title or comments, not data), which were skipped: 'Sales by region'",
+	} {
+		t.Run(name, func(t *testing.T) {
+			mustRun(t, k, Load("/data/"+name))
+			check(t, profileOf(t, mustRun(t, k, ProfileStage())), sales, note)
+		})
+	}
+	for name, names := range map[string][]string{"hash.csv": {"#", "units", "revenue"}, "unnamed.csv": {"region", "Unnamed: 1", "Unnamed: 2"},
+		"years.csv": {"region", "2023", "2024"}} {
+		t.Run(name, func(t *testing.T) {
+			mustRun(t, k, Load("/data/"+name))
+			p := profileOf(t, mustRun(t, k, ProfileStage()))
+			if p.Rows != 300 || !slices.Equal(p.names(), names) {
+				t.Errorf("%d rows, columns %q; want 300 rows of %q", p.Rows, p.names(), names)
+			}
+			preamble := slices.ContainsFunc(p.Load.Notes, func(n string) bool { return strings.Contains(n, "before the header") })
+			if preamble != (name == "years.csv") {
+				t.Errorf("%s: preamble found %v, want %v: %q", name, preamble, name == "years.csv", p.Load.Notes)
+			}
+		})
+	}
+	t.Run("out of core", func(t *testing.T) {
+		mustRun(t, k, LoadOutOfCore(Source{Path: "/data/preamble.csv"}, OutOfCore{ChunkRows: 70, SampleRows: 100}))
+		p := profileOf(t, mustRun(t, k, ProfileOutOfCore()))
+		check(t, p, sales, "which were skipped: 'Report: Sales by region'")
+	})
+}
+
+// A last row labelled like a total whose numbers are the sums of the rows
+// above is left out, with a note; one whose numbers are not stays, and the
+// note says why. CSV and Excel.
+func TestTotalsRow(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	os.Chmod(out, 0o777)
+	var sums, wrong bytes.Buffer
+	sums.WriteString("region,units,revenue\n")
+	wrong.WriteString("region,units,revenue\n")
+	units, revenue := salesRows(&sums, 200)
+	salesRows(&wrong, 200)
+	fmt.Fprintf(&sums, "Total,,%s\n", fmtFloat(revenue))
+	fmt.Fprintf(&wrong, "Total,%d,12345\n", units)
+	os.WriteFile(filepath.Join(dir, "sums.csv"), sums.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "wrong.csv"), wrong.Bytes(), 0o644)
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir; o.OutputDir = out })
+	mustRun(t, k, Setup())
+	regions := func(t *testing.T, p *Profile, rows, distinct int) {
+		t.Helper()
+		if c := p.col(t, "region"); p.Rows != rows || c.Distinct != distinct {
+			t.Errorf("%d rows, %d regions (%+v); want %d and %d", p.Rows, c.Distinct, c.Top, rows, distinct)
+		}
+	}
+
+	mustRun(t, k, Load("/data/sums.csv"))
+	p := profileOf(t, mustRun(t, k, ProfileStage()))
+	regions(t, p, 200, 4)
+	wantNote(t, p, fmt.Sprintf("the last row ('Total' in 'region') holds the column totals ('revenue' %s: each the sum of the rows above); it was left out of the table, which has 200 rows",
+		commaNumber(revenue)))
+	if c := p.col(t, "revenue"); c.Max == nil || *c.Max >= revenue/10 {
+		t.Errorf("revenue max %v: the total %v is still a row", ptr(c.Max), revenue)
+	}
+
+	t.Run("not the sums", func(t *testing.T) {
+		mustRun(t, k, Load("/data/wrong.csv"))
+		p := profileOf(t, mustRun(t, k, ProfileStage()))
+		regions(t, p, 201, 5)
+		wantNote(t, p, fmt.Sprintf("the last row ('Total' in 'region') is labelled like a totals row but was kept as data: its 'revenue' (12,345) is not the sum of the rows above (%s)",
+			commaNumber(revenue)))
+	})
+	t.Run("xlsx", func(t *testing.T) {
+		mustRun(t, k, Stage{Name: "make", Cells: []Cell{Code(`frame = pd.read_csv("/data/sums.csv", dtype={"region": str}).iloc[:-1]
+frame["zip"] = ["02134", "10001"] * (len(frame) // 2)
+total = pd.DataFrame({"region": ["Grand total:"], "units": [frame["units"].sum()], "revenue": [frame["revenue"].sum()]})
+pd.concat([frame, total]).to_excel("/output/sums.xlsx", index=False)
+print("written")`)}})
+		mustRun(t, k, Load("/output/sums.xlsx"))
+		p := profileOf(t, mustRun(t, k, ProfileStage()))
+		regions(t, p, 200, 4)
+		wantNote(t, p, "the last row ('Grand total:' in 'region') holds the column totals ('units' "+thousands(units)+", 'revenue'")
+		wantKinds(t, p, map[string]string{"zip": KindCategorical})
+	})
+}

@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/internal/units"
+	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/numtrace"
+	"github.com/analyst-cli/analyst/report"
+)
+
+// The report and the chart files are renderings: of the notebook as
+// written (read back from its file) and of facts run.json records (the
+// model's answers and findings, the stages, the versions, the limits). The
+// run renders them so, and analyst verify renders them again (Render) and
+// compares bytes, so that a chart or a report edited after the run, its
+// sha256 in run.json recomputed, is named. Nothing in them depends on the
+// occasion: start time and durations are not shown; the one count the
+// occasion decides, the model requests retried, comes from run.json.
+
+// renderInput is the report of the run m records, nb being its notebook as
+// written. Tracing the numbers of the answers, findings and verdicts
+// records them on m's answers (run.json's "numbers").
+func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Input {
+	profile, err := audit.NotebookProfile(nb)
+	if err != nil {
+		profile = nil // profiling did not finish, as the report says
+	}
+	trace := tracer(numtrace.NewIndex(traceSources(nb)), profile)
+	questionValues, goalValues := rerunValues(m.Rerun)
+	answer, numbers := answerMarkdown(m.Asked, m.Questions, questionValues, trace)
+	// A replay on new data says so above the answers; the marks move with
+	// the text.
+	if prefix := rerunMarkdown(m.Rerun, m.Data, profile != nil); prefix != "" {
+		answer = prefix + answer
+		for i := range numbers {
+			numbers[i].Start += len(prefix)
+			numbers[i].End += len(prefix)
+		}
+	}
+	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(m.Exploration, trace, nb, goalValues)
+	cellNumbers := traceVerdicts(nb, modelAnswers(m.Exploration, m.Questions), trace)
+	maps.Copy(cellNumbers, findingNumbers)
+	stages := make([]report.StageInfo, len(m.Stages))
+	for i, s := range m.Stages {
+		stages[i] = report.StageInfo{Name: s.Name, Title: s.Title, Status: s.Status, Lead: s.Lead}
+	}
+	return report.Input{
+		Title:    "Analysis of " + m.Data.Name,
+		Question: strings.Join(m.Asked, " · "),
+		Answer:   answer,
+		Numbers:  numbers,
+		Notice:   outOfCoreNotice(profile, m.Data),
+		// The exploration's findings open the report.
+		KeyFindings:       keyFindings,
+		KeyFindingNumbers: keyNumbers,
+		CellNumbers:       cellNumbers,
+		Notebook:          nb,
+		Profile:           profile,
+		KaTeXDir:          katexDir,
+		Run: report.RunInfo{
+			DataName: m.Data.Name, DataSHA256: m.Data.SHA256, DataBytes: m.Data.Bytes,
+			Stages: stages, Failure: m.Failure,
+			AnalystVersion: m.AnalystVersion, DriverHash: m.Driver, ImageID: m.Image,
+			Versions: m.Versions, SandboxMemory: m.Limits.Memory, Model: reportModel(m.Model),
+			OutputFiles: reportOutputFiles(m.Outputs.CodeFiles), OutputFolder: strings.TrimSuffix(m.Outputs.Notebook, ".ipynb") + "_files/",
+		},
+	}
+}
+
+// writeReport writes the report to path; formulas as TeX source beat no
+// report at all when KaTeX cannot be used.
+func writeReport(path string, in report.Input) error {
+	err := report.WriteFile(path, in)
+	if errors.Is(err, report.ErrKaTeX) {
+		in.KaTeXDir = ""
+		err = report.WriteFile(path, in)
+	}
+	return err
+}
+
+// maxManifestBytes bounds the run.json Render reads: the model's replies
+// are in it, in full, and they are bounded by the model's budget.
+const maxManifestBytes = 256 << 20
+
+// Render renders the report and the chart files of the run whose run.json
+// is manifest again, from nb, the run's notebook as written, with the
+// KaTeX in katexDir (the kernel image's, as the run had): their bytes, by
+// path relative to the run's folder (NAME.html, NAME_files/chart-N.png and
+// chart-N.json). The run wrote the same bytes unless a file was edited.
+func Render(manifest string, nb *nbformat.Notebook, katexDir string) (map[string][]byte, error) {
+	m, err := readManifest(manifest)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(manifest), ".run.json")
+	dir, err := os.MkdirTemp("", "analyst-render-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	s := &staging{outDir: dir, dir: dir}
+	if err := os.Mkdir(s.filesDir(), 0o755); err != nil {
+		return nil, err
+	}
+	if _, err := s.writeCharts(nb, name); err != nil {
+		return nil, err
+	}
+	if err := writeReport(s.path(name+".html"), renderInput(m, nb, katexDir)); err != nil {
+		return nil, fmt.Errorf("rendering the report: %w", err)
+	}
+	out := map[string][]byte{}
+	if out[name+".html"], err = os.ReadFile(s.path(name + ".html")); err != nil {
+		return nil, err
+	}
+	charts, err := os.ReadDir(s.filesDir())
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range charts {
+		if out[name+"_files/"+c.Name()], err = os.ReadFile(filepath.Join(s.filesDir(), c.Name())); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func readManifest(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxManifestBytes {
+		return nil, fmt.Errorf("%s is over %s: not a run.json analyst wrote", path, units.Bytes(maxManifestBytes))
+	}
+	var m Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+// reportOutputFiles are the code's files as the report lists them.
+func reportOutputFiles(files []ManifestCodeFile) []report.OutputFile {
+	var out []report.OutputFile
+	for _, f := range files {
+		out = append(out, report.OutputFile{Name: f.Name, Bytes: f.Bytes})
+	}
+	return out
+}

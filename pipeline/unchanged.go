@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/analyst-cli/analyst/internal/filehash"
+)
+
+// The kernel reads the user's file itself (a hard link to it is mounted,
+// never a copy), so a file rewritten in place while a run reads it would
+// give outputs computed from bytes run.json does not hash. A run therefore
+// checks, after each stage that reads the data, that the file is still the
+// one CheckInput hashed (same inode, size and modification time: a stat),
+// and once the kernel is gone, that its bytes still have the recorded
+// sha256: then the hash in run.json is the hash of every byte the kernel
+// can have read. docs/benchmarks.md has what this costs against reading
+// from a private copy.
+
+// fileID is what tells a file's content apart without reading it: the
+// inode, its size and modification time. The inode's change time moves
+// with its content too, but also with its metadata (a chmod, the hard link
+// the kernel stages), so a ctime that moved calls for reading the file
+// again, not for a verdict.
+type fileID struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime time.Time
+}
+
+func idOf(fi fs.FileInfo) fileID {
+	id := fileID{size: fi.Size(), mtime: fi.ModTime(), ctime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), st.Ino
+		id.ctime = time.Unix(st.Ctim.Unix())
+	}
+	return id
+}
+
+// changed says how now differs from id in what it holds ("" when it does
+// not); with ctime, a moved change time counts too.
+func (id fileID) changed(now fileID, ctime bool) string {
+	switch {
+	case id.dev != now.dev || id.ino != now.ino:
+		return "it was replaced by another file"
+	case id.size != now.size:
+		return fmt.Sprintf("its size went from %d to %d bytes", id.size, now.size)
+	case !id.mtime.Equal(now.mtime):
+		return "it was modified at " + now.mtime.UTC().Format("2006-01-02 15:04:05.000 UTC")
+	case ctime && !id.ctime.Equal(now.ctime):
+		return "its inode changed at " + now.ctime.UTC().Format("2006-01-02 15:04:05.000 UTC")
+	}
+	return ""
+}
+
+// unchanged checks that the data file is still what CheckInput hashed: by
+// a stat, and with rehash also by its sha256. The error is a *DataError
+// that names what changed.
+func (in *Input) unchanged(rehash bool) error {
+	fi, err := os.Stat(in.Path)
+	if err != nil {
+		return in.unreadable(err)
+	}
+	if why := in.id.changed(idOf(fi), false); why != "" {
+		return in.changedError(why)
+	}
+	if !rehash {
+		return nil
+	}
+	sum, err := filehash.SHA256(in.Path)
+	if err != nil {
+		return in.unreadable(err)
+	}
+	if sum != in.SHA256 {
+		return in.changedError(fmt.Sprintf("its sha256 is now %s, its size and modification time as before", sum))
+	}
+	return nil
+}
+
+func (in *Input) changedError(why string) error {
+	return &DataError{Path: in.Path, Msg: "the file changed while the run read it (" + why + "), so the outputs may come from other bytes than " +
+		"the sha256 run.json records; run again once whatever writes it has finished, or analyse a copy that nothing writes to"}
+}
+
+func (in *Input) unreadable(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &DataError{Path: in.Path, Msg: "the file was removed or renamed during the run, so the outputs cannot be checked against " +
+			"the bytes run.json records; run again with the file in place"}
+	case errors.Is(err, fs.ErrPermission):
+		return &DataError{Path: in.Path, Msg: "permission denied: the file was made unreadable during the run; check its permissions (chmod a+r) and run again"}
+	}
+	return &DataError{Path: in.Path, Msg: fmt.Sprintf("the file cannot be read again to check it did not change during the run: %v", err)}
+}
