@@ -366,10 +366,15 @@ func TestIsolationEnvironmentAllowlist(t *testing.T) {
 			t.Errorf("secret leaked in %s", key)
 		}
 	}
-	// The driver's own environment (what any child process starts from) too.
-	ex := mustOK(t, k, "print(open('/proc/1/environ', 'rb').read().decode())")
+	// The driver's own environment too (the cell runs in its process, or a
+	// forked session's): without the secret, or unreadable even to itself
+	// (the driver's process is not dumpable, so its /proc files are root's).
+	ex := mustOK(t, k, "try:\n    print(open('/proc/self/environ', 'rb').read().decode())\nexcept PermissionError as e:\n    print(e.strerror)")
 	if strings.Contains(ex.Stdout(), secret) {
 		t.Errorf("secret in the kernel process environment")
+	}
+	if ex.Stdout() == "" {
+		t.Errorf("/proc/self/environ: read nothing")
 	}
 }
 

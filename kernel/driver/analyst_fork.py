@@ -96,6 +96,7 @@ def attach(module):
     """Called by the driver once its threads run: they are the driver's own."""
     global driver
     driver = module
+    _guard_process()
     _own_threads.update(threading.enumerate())
     _oom_kills[0] = oom_kill_count()
 
@@ -109,6 +110,51 @@ def output_areas():
     copy-out skips them: each session copies out its own)."""
     with _lock:
         return {s.name for s in _sessions.values()}
+
+
+# ---- the processes' memory --------------------------------------------------
+
+# Every process here runs as the same user, and the kernel cannot change
+# that (no capabilities). What keeps a session's code out of the kernel's and
+# its siblings' memory and descriptors (/proc/PID/mem, /proc/PID/fd,
+# pidfd_getfd: the kernel's protocol pipe among them) is that the kernel's
+# process is not dumpable, and its forks inherit that: the kernel then allows
+# those only to a process with CAP_SYS_PTRACE. (A program a session starts is
+# dumpable again after its exec; it holds nothing of another's.)
+# Not dumpable, a process's /proc files belong to root, so it can no longer
+# open its own oom_score_adj: the kernel opens it first and keeps it open, and
+# raises its own score around each fork for the child to inherit.
+PR_SET_DUMPABLE = 4
+_oom_adj_fd = [None]  # the kernel's /proc/self/oom_score_adj, open for writing
+
+
+def _guard_process():
+    try:
+        _oom_adj_fd[0] = os.open("/proc/self/oom_score_adj", os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        pass
+    _set_dumpable(False)
+
+
+def _set_dumpable(on):
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, int(on), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+def _oom_adj(value=None):
+    """The kernel's oom_score_adj; with value, sets it first. None where the
+    file could not be opened."""
+    fd = _oom_adj_fd[0]
+    if fd is None:
+        return None
+    try:
+        if value is not None:
+            os.pwrite(fd, str(value).encode(), 0)
+        return int(os.pread(fd, 16, 0).strip() or 0)
+    except (OSError, ValueError):
+        return None
 
 
 # ---- the parent: forking ----------------------------------------------------
@@ -205,9 +251,17 @@ def _fork_copy():
             # The only other threads are the driver's: blocked reading a
             # pipe, or waiting for the protocol lock this thread holds.
             warnings.simplefilter("ignore", DeprecationWarning)
-            s.pid = os.fork()
+            base = _oom_adj()
+            if base is not None:  # the child inherits it: killed first at the limit
+                _oom_adj(min(1000, max(base, 0) + OOM_SCORE_ADJ))
+            try:
+                s.pid = os.fork()
+            except OSError:
+                _oom_adj(base)
+                raise
             if s.pid == 0:
                 _become_child(req_r, rep_w)  # never returns
+            _oom_adj(base)  # down again to where it was: allowed without privileges
             _session_pids.add(s.pid)
     except OSError:
         os.close(s.req_w)
@@ -581,10 +635,14 @@ def _become_child(req_r, rep_w):
     global _child, _lock
     code = 0
     try:
+        _set_dumpable(False)  # inherited; again, whatever the kernel's code did
         _child = Session(None, None)
         _child.pid = os.getpid()
         _lock = threading.Lock()
         _sessions.clear()
+        if _oom_adj_fd[0] is not None:  # the kernel's, not this process's
+            os.close(_oom_adj_fd[0])
+            _oom_adj_fd[0] = None
         os.setsid()  # its processes are found by session id
         _neutralize_fds(keep={0, 1, 2, req_r, rep_w})
         _inherited.append((driver._proto_in, driver._proto_out))
@@ -595,7 +653,6 @@ def _become_child(req_r, rep_w):
         driver._redirect_fd(1, "stdout")
         driver._redirect_fd(2, "stderr")
         _close_figures()
-        _raise_oom_score()
         _reseed(0)  # copies the generators' pages now, not when claimed
         _rlimits()
         line = driver._proto_in.readline()
@@ -740,16 +797,6 @@ def _close_figures():
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close("all")
-
-
-def _raise_oom_score():
-    try:
-        with open("/proc/self/oom_score_adj", "r+") as f:
-            current = int(f.read().strip() or 0)
-            f.seek(0)
-            f.write(str(min(1000, max(current, 0) + OOM_SCORE_ADJ)))
-    except (OSError, ValueError):
-        pass
 
 
 def _rlimits():
