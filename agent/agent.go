@@ -56,8 +56,9 @@ type Agent struct {
 	OnTurn func(TurnEvent)
 
 	// Columns are the data's column names: feedback on a KeyError names the
-	// closest ones.
-	Columns []string
+	// closest ones, as not a column of ColumnsOf ("": df).
+	Columns   []string
+	ColumnsOf string
 
 	// ToolsRefused is the server's refusal of tool calling when it made the
 	// agent switch to code-block mode for the rest of its life; "" if not.
@@ -122,7 +123,9 @@ type ModelCall struct {
 	FinishReason     string  `json:"finish_reason,omitempty"`
 	ToolCalls        int     `json:"tool_calls,omitempty"`
 	// Truncated: the reply was cut off by the token limit and not used.
+	// Overrun: the client cut it, at its size bound (llm.Response.Overrun).
 	Truncated bool `json:"truncated,omitempty"`
+	Overrun   bool `json:"overrun,omitempty"`
 	// ContextWindow is the window asked of the server (Ollama num_ctx);
 	// Condensed counts the earlier messages sent condensed to fit it.
 	ContextWindow int `json:"context_window,omitempty"`
@@ -142,6 +145,9 @@ type Verdict struct {
 	// Note is the model's reason for accepting, its revised answer, or,
 	// when neither, why the round ended (the tool's words).
 	Note string `json:"note"`
+	// Reason is the model's reason for revising (revise(reason), or the
+	// words after VERDICT: REVISE), when it gave one.
+	Reason string `json:"reason,omitempty"`
 	// Numbers are the numbers of a note in the model's words (accepted or
 	// revised) traced to cells; set by the caller, nil when not traced.
 	Numbers *numtrace.Record `json:"numbers,omitempty"`
@@ -306,7 +312,8 @@ type outcome struct {
 	summary    string
 	summaryMD  string
 	unverified bool
-	accepted   bool // reflection: the model accepted
+	accepted   bool   // reflection: the model accepted
+	reason     string // reflection: why the model revised, if it said
 	note       string
 	stop       string
 }
@@ -324,6 +331,25 @@ func textVerdict(text string) string {
 	return ""
 }
 
+// maxReasonRunes bounds the reason for a revision kept for the report.
+const maxReasonRunes = 500
+
+// reviseReason is the reason of a code-block REVISE verdict: the rest of
+// the verdict's line, else the text before the first fenced block; on one
+// line, clipped.
+func reviseReason(text string) string {
+	line, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	loc := verdictRe.FindStringIndex(line)
+	if loc == nil {
+		return ""
+	}
+	reason := strings.TrimLeft(line[loc[1]:], " \t*_`:.—–-")
+	if strings.TrimSpace(reason) == "" {
+		reason, _, _ = strings.Cut(rest, "```")
+	}
+	return clip.Runes(strings.Join(strings.Fields(reason), " "), maxReasonRunes)
+}
+
 // reasonOf reads the reason argument of accept and revise.
 func reasonOf(args string) string {
 	var v struct {
@@ -338,12 +364,14 @@ type convo struct {
 	agent       *Agent
 	ans         *Answer
 	phase       string
-	turn        int  // the turn in progress
-	reflect     bool // a reflection round: verdicts expected
-	streak      int  // failed cells in a row
-	truncations int  // replies in a row cut off
-	pushedBack  bool // told to compute before answering
-	restated    bool // asked once to restate a reply without a verdict
+	turn        int    // the turn in progress
+	reflect     bool   // a reflection round: verdicts expected
+	streak      int    // failed cells in a row
+	truncations int    // replies in a row cut off
+	overruns    int    // of those, replies the client cut at its size bound
+	pushedBack  bool   // told to compute before answering
+	restated    bool   // asked once to restate a reply without a verdict
+	reason      string // reflection: the model's reason for revising
 	trace       func(*Answer, []NamedValue, string) []string
 	// pending is an answer sent back for its untraced numbers: it stands
 	// if the bounds end before the model answers again.
@@ -396,7 +424,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		ans.Turns++
 		call := ModelCall{Phase: phase, Turn: turn, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 			DurationMS: units.Millis(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls),
-			Truncated: resp.Truncated(), ContextWindow: window, Condensed: condensed}
+			Truncated: resp.Truncated(), Overrun: resp.Overrun != nil, ContextWindow: window, Condensed: condensed}
 		a.event(TurnEvent{Phase: phase, Turn: turn, Tokens: call.PromptTokens + call.CompletionTokens})
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
@@ -406,22 +434,10 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		}
 
 		if resp.Truncated() {
-			// A cut-off reply is never read: half a value or half a call
-			// would pass for an answer. Keep its text (so "continue" has
-			// a referent), drop its calls, ask again briefly.
-			msg.ToolCalls = nil
-			if strings.TrimSpace(msg.Content) == "" {
-				msg.Content = "[reply cut off by the token limit]"
-			}
-			a.add(msg, true)
 			record()
-			ans.Truncations++
-			c.truncations++
-			if c.truncations > MaxTruncations {
-				return outcome{stop: fmt.Sprintf("%d replies in a row were cut off by the token limit", c.truncations)}, nil
+			if stop, err := a.truncated(c, msg, resp); stop != "" {
+				return outcome{stop: stop}, err
 			}
-			a.add(llm.Message{Role: llm.RoleUser, Content: "Your last reply was cut off by the token limit before it ended, so none of it was used " +
-				"(no code was run, no answer recorded). Restate it briefly: shorter code without long printouts, and a short answer."}, false)
 			continue
 		}
 		c.truncations = 0
@@ -447,7 +463,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 			if ex.Status == kernel.StatusOK {
 				charts = ex.Charts()
 			}
-			fb := describeExecution(ex, a.vision(), a.Columns)
+			fb := describeExecution(ex, a.vision(), a.Columns, a.ColumnsOf)
 			tell := func(found string) bool { return a.tell(phase, turn, FindingChart, found) }
 			if check := checkCharts(ans, phase, turn, charts, tell); check != "" {
 				fb += "\n" + check
@@ -515,6 +531,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 					verdict = &outcome{accepted: true, note: reasonOf(tc.Arguments)}
 					content = "verdict recorded: accepted"
 				case c.reflect && tc.Name == toolRevise.Name:
+					c.reason = clip.Runes(reasonOf(tc.Arguments), maxReasonRunes)
 					content = "noted. Now fix it: run code with run_python (redraw the chart, recompute), then give the answer again with final_answer."
 				default:
 					names := "run_python(code) and final_answer(answers, summary)"
@@ -544,6 +561,9 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 		}
 
 		text := msg.Content
+		if c.reflect && textVerdict(text) == "revise" {
+			c.reason = reviseReason(text)
+		}
 		if blocks := codeBlocks(text); len(blocks) > 0 {
 			// Fenced code runs in either mode: a tools-mode model that
 			// writes a block instead of a call still gets it run.
@@ -622,7 +642,7 @@ func (a *Agent) converse(ctx context.Context, ans *Answer, phase string, user ll
 // back is askAgain's decision: in a replay, the recorded run's.
 func (c *convo) answer(vs []NamedValue, text string) (outcome, string) {
 	plain, md := narrative(text)
-	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md}
+	o := outcome{answered: true, values: vs, summary: plain, summaryMD: md, reason: c.reason}
 	verified := c.verified()
 	var untraced []string
 	if verified && c.trace != nil {
@@ -694,7 +714,21 @@ const toolsRefusedNote = "Tool calling is not available on this server: ignore t
 func (a *Agent) refuseTools(phase string, err error) {
 	a.ToolsRefused = FailureText(err)
 	a.add(llm.Message{Role: llm.RoleUser, Content: toolsRefusedNote}, false)
-	a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
+	a.event(TurnEvent{Phase: phase, Notice: toolsRefusedNotice(err)})
+}
+
+// toolsRefusedNotice tells the user of the switch to code-block mode, with
+// the server's reason (run.json keeps the whole error, ToolsRefused).
+func toolsRefusedNotice(err error) string {
+	reason := FailureText(err)
+	var le *llm.Error
+	if errors.As(err, &le) && le.Err != nil {
+		reason = le.Err.Error()
+		if le.StatusCode != 0 {
+			reason = fmt.Sprintf("HTTP %d: %s", le.StatusCode, reason)
+		}
+	}
+	return "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks). The server said: " + reason
 }
 
 // sendCharts shows a vision model the charts just made, in a user message:

@@ -53,6 +53,9 @@ func TestAgentReflectionRejectionTools(t *testing.T) {
 		if ans.Verdicts[1].Note != "readable now" {
 			t.Errorf("accept reason %q", ans.Verdicts[1].Note)
 		}
+		if ans.Verdicts[0].Reason != "the month labels overlap" || ans.Verdicts[1].Reason != "" {
+			t.Errorf("revise reasons %q, %q: want the model's reason on the revised verdict", ans.Verdicts[0].Reason, ans.Verdicts[1].Reason)
+		}
 		if len(ans.Steps) != 2 || ans.Steps[1].Phase != "reflection-1" || ans.Steps[1].Failed {
 			t.Errorf("steps %+v", ans.Steps)
 		}
@@ -92,6 +95,9 @@ func TestAgentReflectionVerdictCodeBlocks(t *testing.T) {
 		}
 		if len(ans.Verdicts) != 2 || ans.Verdicts[0].Accepted || !ans.Verdicts[1].Accepted || !ans.Revised || ans.Restatements != 1 {
 			t.Fatalf("verdicts %+v revised %v restatements %d", ans.Verdicts, ans.Revised, ans.Restatements)
+		}
+		if ans.Verdicts[0].Reason != "The month labels overlap." {
+			t.Errorf("revise reason %q: want the text after VERDICT: REVISE, before the code", ans.Verdicts[0].Reason)
 		}
 		if r := f.LastText(t, 2, "user"); !strings.Contains(r, "VERDICT: ACCEPT") || !strings.Contains(r, "VERDICT: REVISE") {
 			t.Errorf("reflection prompt: %s", r)
@@ -175,7 +181,7 @@ func TestAgentToolsRefused(t *testing.T) {
 		if !ans.Answered || ans.Values[0].Value != "500" || !ans2.Answered || a.Mode() != agent.ModeCodeBlocks || a.ToolsRefused == "" {
 			t.Fatalf("answers %+v %+v mode %s", ans, ans2, a.Mode())
 		}
-		if f.Refused() != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") {
+		if f.Refused() != 1 || len(notices) != 1 || !strings.Contains(notices[0], "code-block mode") || !strings.Contains(notices[0], "The server said: HTTP 400: ") {
 			t.Errorf("refused %d times; notices %q", f.Refused(), notices)
 		}
 		msgs := f.Messages(t, 0)
@@ -264,7 +270,7 @@ func TestAgentTruncatedBound(t *testing.T) {
 	f := newFakeModel(t, "ollama", turn{Calls: []call{code("print(1)")}, Finish: "length"})
 	a := newAgent(t, f, k, false)
 	ans := ask(t, a, "question-1", "q")
-	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the token limit") || len(f.Requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
+	if ans.Answered || !strings.Contains(ans.Stop, "cut off by the completion limit of 4096 tokens (--max-reply-tokens)") || len(f.Requests()) != agent.MaxTruncations+1 || len(ans.Steps) != 0 {
 		t.Fatalf("answer %+v after %d requests", ans, len(f.Requests()))
 	}
 	f.CheckProtocol(t)

@@ -104,19 +104,29 @@ func (a *Agent) request(reflect bool) (llm.Request, int, int) {
 	msgs := a.outgoing()
 	condensed := 0
 	if w := a.window(); w > 0 {
-		overhead := toolsTokens(req.Tools) + replyReserve(w)
-		msgs, condensed = a.condense(msgs, w-overhead)
-		need := a.ctx.tokens(msgs) + overhead
-		req.ContextWindow = minContextWindow
-		for req.ContextWindow < need && req.ContextWindow < w {
-			// Doubling keeps the number of distinct windows (each one a
-			// model reload on Ollama) small.
-			req.ContextWindow *= 2
-		}
-		req.ContextWindow = min(req.ContextWindow, w)
+		msgs, condensed = a.condense(msgs, w-toolsTokens(req.Tools)-replyReserve(w))
+		fit(&req, a.ctx.tokens(msgs), w)
 	}
 	req.Messages = msgs
 	return req, req.ContextWindow, condensed
+}
+
+// fit asks for a context window that holds the conversation (prompt
+// tokens), the tools and room for the reply, doubling from
+// minContextWindow up to the model's window w; and bounds the reply to
+// what that window leaves, so that it stays within the model's context
+// (the client's completion limit bounds it further).
+func fit(req *llm.Request, prompt, w int) {
+	tools := toolsTokens(req.Tools)
+	need := prompt + tools + replyReserve(w)
+	req.ContextWindow = minContextWindow
+	for req.ContextWindow < need && req.ContextWindow < w {
+		// Doubling keeps the number of distinct windows (each one a
+		// model reload on Ollama) small.
+		req.ContextWindow *= 2
+	}
+	req.ContextWindow = min(req.ContextWindow, w)
+	req.MaxTokens = max(req.ContextWindow-prompt-tools, replyReserve(w))
 }
 
 // outgoing is a copy of the conversation in which the images of user

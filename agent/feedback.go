@@ -25,11 +25,32 @@ const (
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 
+// outputLabel names a result or display for the model, with the rich
+// types it has beside its text (a displayed HTML object's text is only
+// its repr): "displayed [text/html]".
+func outputLabel(o nbformat.Output) string {
+	label := "result"
+	if o.OutputType == nbformat.OutputDisplayData {
+		label = "displayed"
+	}
+	var rich []string
+	for mime := range o.Data {
+		if mime != nbformat.MimePlain {
+			rich = append(rich, mime)
+		}
+	}
+	if len(rich) == 0 {
+		return label
+	}
+	slices.Sort(rich)
+	return label + " [" + strings.Join(rich, ", ") + "; shown in the report]"
+}
+
 // describeExecution is the compact text the model gets back for a cell:
 // status, trimmed streams, results as short text, the error with the end of
 // its traceback, and the charts made (kind and title; the description too
 // when the model cannot see images).
-func describeExecution(ex *kernel.Execution, vision bool, columns []string) string {
+func describeExecution(ex *kernel.Execution, vision bool, columns []string, columnsOf string) string {
 	var b strings.Builder
 	switch ex.Status {
 	case kernel.StatusOK:
@@ -59,15 +80,8 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		if _, chart := o.Data[nbformat.MimeChart]; chart {
 			continue
 		}
-		if _, png := o.Data[nbformat.MimePNG]; png {
-			continue
-		}
 		if s, ok := o.DataString(nbformat.MimePlain); ok && s != "" {
-			label := "result"
-			if o.OutputType == nbformat.OutputDisplayData {
-				label = "displayed"
-			}
-			b.WriteString(label + ":\n" + headTail(s, feedbackResult) + "\n")
+			b.WriteString(outputLabel(o) + ":\n" + headTail(s, feedbackResult) + "\n")
 		}
 	}
 	if ex.Error != nil && ex.Status != kernel.StatusTimeout {
@@ -75,7 +89,7 @@ func describeExecution(ex *kernel.Execution, vision bool, columns []string) stri
 		if tb := trimTraceback(ex.Error.Traceback); tb != "" {
 			b.WriteString("traceback (end):\n" + tb + "\n")
 		}
-		if near := missingColumnHint(ex.Error, columns); near != "" {
+		if near := missingColumnHint(ex.Error, columns, columnsOf); near != "" {
 			b.WriteString(near + "\n")
 		}
 	}
@@ -164,7 +178,7 @@ var keyErrorRe = regexp.MustCompile(`^\s*\(?\s*['"](.*)['"]`)
 
 // missingColumnHint, for a KeyError on a name that is not a column, names
 // the closest real columns.
-func missingColumnHint(e *kernel.ExecError, columns []string) string {
+func missingColumnHint(e *kernel.ExecError, columns []string, of string) string {
 	if e.Name != "KeyError" || len(columns) == 0 {
 		return ""
 	}
@@ -188,7 +202,10 @@ func missingColumnHint(e *kernel.ExecError, columns []string) string {
 	for i, c := range ranked {
 		quoted[i] = strconv.Quote(c)
 	}
-	return fmt.Sprintf("%q is not a column of df; the closest column names: %s", m[1], strings.Join(quoted, ", "))
+	if of == "" {
+		return fmt.Sprintf("%q is not a column of df; the closest column names: %s", m[1], strings.Join(quoted, ", "))
+	}
+	return fmt.Sprintf("%q is not a column of %s; the closest names: %s", m[1], of, strings.Join(quoted, ", "))
 }
 
 // editDistance is the Levenshtein distance of a and b, in runes.

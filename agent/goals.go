@@ -186,6 +186,11 @@ func (a *Agent) ProposeGoals(ctx context.Context, phase string, req GoalRequest)
 		}
 		if attempt == 2 {
 			set.Note = "the model's goals could not be read after one request to restate them (" + perr.Error() + "); no goal was explored"
+			if resp.Overrun != nil && set.Calls[0].Overrun {
+				// A server that ignores the completion limit will not
+				// start to honour it: the model is not usable.
+				return set, resp.Overrun
+			}
 			return set, nil
 		}
 		set.Restated = true
@@ -222,18 +227,13 @@ func (a *Agent) chatOnce(ctx context.Context, phase string, turn int, msgs []llm
 		req.Tools = tools
 	}
 	if w := a.window(); w > 0 {
-		need := estimateAll(msgs) + toolsTokens(req.Tools) + replyReserve(w)
-		req.ContextWindow = minContextWindow
-		for req.ContextWindow < need && req.ContextWindow < w {
-			req.ContextWindow *= 2
-		}
-		req.ContextWindow = min(req.ContextWindow, w)
+		fit(&req, estimateAll(msgs), w)
 	}
 	start := time.Now()
 	resp, err := a.Client.Chat(ctx, req, nil)
 	if err != nil && len(req.Tools) > 0 && errors.Is(err, llm.ErrToolsUnsupported) {
 		a.ToolsRefused = FailureText(err)
-		a.event(TurnEvent{Phase: phase, Notice: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks)"})
+		a.event(TurnEvent{Phase: phase, Notice: toolsRefusedNotice(err)})
 		req.Tools = nil
 		resp, err = a.Client.Chat(ctx, req, nil)
 	}
@@ -242,7 +242,7 @@ func (a *Agent) chatOnce(ctx context.Context, phase string, turn int, msgs []llm
 	}
 	call := &ModelCall{Phase: phase, Turn: turn, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 		DurationMS: units.Millis(resp.Duration), FinishReason: resp.FinishReason, ToolCalls: len(resp.Message.ToolCalls),
-		Truncated: resp.Truncated(), ContextWindow: req.ContextWindow}
+		Truncated: resp.Truncated(), Overrun: resp.Overrun != nil, ContextWindow: req.ContextWindow}
 	call.OverheadMS = units.Millis(time.Since(start) - resp.Duration)
 	a.event(TurnEvent{Phase: phase, Turn: turn, Tokens: call.PromptTokens + call.CompletionTokens})
 	return resp, call, nil

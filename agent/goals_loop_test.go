@@ -25,6 +25,12 @@ func TestProposeGoalsToolsRefused(t *testing.T) {
 		)
 		f.RefuseTools = true
 		a, ctx := scriptedAgent(t, f, k, "You are a test analyst. Call run_python.")
+		var notices []string
+		a.OnTurn = func(e agent.TurnEvent) {
+			if e.Notice != "" {
+				notices = append(notices, e.Notice)
+			}
+		}
 		p := &eda.Profile{ColumnInfo: []eda.Column{{Name: "region", Kind: eda.KindCategorical}, {Name: "revenue", Kind: eda.KindNumeric}}}
 		set, err := a.ProposeGoals(ctx, "goals", agent.GoalRequest{DataName: "sales.csv", Profile: p, N: 1})
 		if err != nil || len(set.Goals) != 1 || set.Note != "" || a.ToolsRefused == "" || a.Mode() != agent.ModeCodeBlocks {
@@ -36,6 +42,12 @@ func TestProposeGoalsToolsRefused(t *testing.T) {
 		}
 		if f.Refused() != 1 || len(f.Requests()) != 3 {
 			t.Errorf("%d refusals, %d requests", f.Refused(), len(f.Requests()))
+		}
+		// The user hears of the switch once, with the server's reason.
+		reason := map[string]string{"ollama": "HTTP 400: registry.ollama.ai/library/qwen2.5-coder:7b does not support tools",
+			"openai": `HTTP 400: "auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`}[provider]
+		if len(notices) != 1 || !strings.HasSuffix(notices[0], "switched to code-block mode (fenced ```python blocks). The server said: "+reason) {
+			t.Errorf("notices %q, want one ending with the server's reason %q", notices, reason)
 		}
 		msgs := f.Messages(t, 1)
 		if len(msgs) < 3 || !strings.Contains(llmtest.ContentText(msgs[1]["content"]), "Tool calling is not available") ||

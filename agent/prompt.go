@@ -35,6 +35,9 @@ type PromptInput struct {
 	MaxTurns    int
 	MaxRepairs  int
 	CellTimeout time.Duration
+	// Folder, when the dataset is a folder, is its tables and documents:
+	// Profile is then the main table's (df).
+	Folder *Folder
 }
 
 // codeBlockHowTo is how a model without tools works.
@@ -52,9 +55,14 @@ func SystemPrompt(in PromptInput) string {
 	b.WriteString("You are a careful data analyst. You answer questions about a dataset by writing Python " +
 		"(pandas, matplotlib) that runs in a persistent, sandboxed Python kernel: variables survive from one " +
 		"cell to the next.\n\n")
-	fmt.Fprintf(&b, "The dataset /data/%s is already loaded as the pandas DataFrame `df` "+
-		"(pandas as pd, numpy as np and matplotlib.pyplot as plt are imported). Do not reload it.\n", in.DataName)
-	b.WriteString(eda.OutOfCorePrompt(in.Profile)) // data past memory: df is a sample, full streams every row
+	if in.Folder != nil {
+		b.WriteString(folderIntro(in.Folder))
+	} else {
+		fmt.Fprintf(&b, "The dataset /data/%s is already loaded as the pandas DataFrame `df` "+
+			"(pandas as pd, numpy as np and matplotlib.pyplot as plt are imported). Do not reload it.\n", in.DataName)
+		b.WriteString(eda.OutOfCorePrompt(in.Profile)) // data past memory: df is a sample, full streams every row
+		b.WriteString(dfListColumns(in.Profile))
+	}
 	if v := versionLine(in.Versions); v != "" {
 		b.WriteString("Installed: " + v + ". Nothing else can be installed.\n")
 	}
@@ -78,12 +86,36 @@ func SystemPrompt(in PromptInput) string {
 	if bl := budgetLine(in); bl != "" {
 		b.WriteString(bl)
 	}
+	limit := promptMaxChars
+	if f := in.Folder; f != nil {
+		limit = promptFolderMaxChars
+		fmt.Fprintf(&b, "\nMAIN TABLE df = tables[%s].\n", strconv.Quote(f.Main))
+	}
 	b.WriteString("\n" + profileSummary(in.Profile))
+	if f := in.Folder; f != nil {
+		b.WriteString(otherTables(f))
+		if f.Relationships != "" {
+			b.WriteString("\n" + f.Relationships)
+		}
+	}
 	s := b.String()
-	if len(s) > promptMaxChars {
-		s = clip.Bytes(s, promptMaxChars)
+	if len(s) > limit {
+		s = clip.Bytes(s, limit)
 	}
 	return s
+}
+
+// dfListColumns says which of df's columns hold lists or objects as JSON
+// text ("" when none do).
+func dfListColumns(p *eda.Profile) string {
+	if p == nil || len(p.Load.JSONColumns) == 0 {
+		return ""
+	}
+	var cols []string
+	for _, c := range slices.Sorted(maps.Keys(p.Load.JSONColumns)) {
+		cols = append(cols, fmt.Sprintf("df[%s] (%s)", strconv.Quote(c), p.Load.JSONColumns[c]))
+	}
+	return listsLine(cols, strings.SplitN(cols[0], " (", 2)[0])
 }
 
 // budgetLine tells the model its bounds, so it can plan within them.

@@ -79,6 +79,24 @@ func TestTextVerdict(t *testing.T) {
 	}
 }
 
+// The reason of a code-block REVISE verdict: the rest of its line, else
+// the words before the code; on one line.
+func TestReviseReason(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"VERDICT: REVISE — the labels overlap\n```python\nx\n```", "the labels overlap"},
+		{"**VERDICT: REVISE** - bars unsorted.", "bars unsorted."},
+		{"VERDICT: REVISE\nThe month labels\noverlap.\n```python\nx\n```\nmore", "The month labels overlap."},
+		{"VERDICT: REVISE\n```python\nx\n```", ""},
+		{"VERDICT: ACCEPT fine", "fine"},
+		{"no verdict here", ""},
+	}
+	for _, tt := range tests {
+		if got := reviseReason(tt.in); got != tt.want {
+			t.Errorf("reviseReason(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // The model hears of the libraries it can use, the format readers too, and
 // not of the notebook machinery.
 func TestSystemPromptVersions(t *testing.T) {

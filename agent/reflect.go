@@ -70,7 +70,7 @@ func (a *Agent) Reflect(ctx context.Context, phase string, ans *Answer, rounds i
 			ans.Verdicts = append(ans.Verdicts, v)
 			return nil
 		case out.answered:
-			v.Revised = true
+			v.Revised, v.Reason = true, out.reason
 			v.Note = "revised: " + FormatAnswers(out.values)
 			if out.summary != "" {
 				v.Note += " — " + out.summary

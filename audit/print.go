@@ -20,6 +20,9 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.Data.Status != "" {
 		fmt.Fprintf(w, "data: %s %s\n", r.Data.Status, r.Data.Path)
 	}
+	for _, f := range r.Data.Files {
+		fmt.Fprintf(w, "    %s\n", f)
+	}
 	if r.Image.Note != "" {
 		fmt.Fprintf(w, "image: WARNING %s\n", r.Image.Note)
 	}

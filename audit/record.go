@@ -21,15 +21,17 @@ import (
 // not shared with package pipeline, so verify reads run.json files of any
 // analyst version that recorded these fields.
 type Record struct {
-	AnalystVersion string           `json:"analyst_version"`
-	Image          string           `json:"image"`
-	Data           RecordData       `json:"data"`
-	Outputs        RecordOutputs    `json:"outputs"`
-	Files          []RecordFile     `json:"files"`
-	Cells          []RecordCell     `json:"cells"`
-	Questions      []RecordQuestion `json:"questions"`
-	Model          *RecordModel     `json:"model"`
-	Replies        *Recording       `json:"replies"`
+	AnalystVersion string     `json:"analyst_version"`
+	Image          string     `json:"image"`
+	Data           RecordData `json:"data"`
+	// Inputs are the dataset's files (a folder's: each with its kind).
+	Inputs    []RecordInput    `json:"inputs"`
+	Outputs   RecordOutputs    `json:"outputs"`
+	Files     []RecordFile     `json:"files"`
+	Cells     []RecordCell     `json:"cells"`
+	Questions []RecordQuestion `json:"questions"`
+	Model     *RecordModel     `json:"model"`
+	Replies   *Recording       `json:"replies"`
 	// Rerun is there when the run replayed another run on new data.
 	Rerun *RerunRecord `json:"rerun"`
 	// Exploration is there when the model explored the data.
@@ -46,6 +48,8 @@ type recordShape struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format"`
+	// MainTable is a folder's table whose rows and columns these are.
+	MainTable string `json:"main_table"`
 }
 
 // RecordExploration is the model's exploration of the data: the goals it
@@ -101,6 +105,21 @@ type RecordData struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
+	// Format is eda.FormatFolder for a folder (its files are the record's
+	// Inputs); Paths the files and folders of a set given one by one.
+	Format string   `json:"format,omitempty"`
+	Paths  []string `json:"paths,omitempty"`
+	// MainTable is a folder's main table, bound to df.
+	MainTable string `json:"main_table,omitempty"`
+}
+
+// RecordInput is a file of the dataset: its path in the folder, its kind
+// (eda.InputTable, ...) and sha256.
+type RecordInput struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256"`
+	Table  string `json:"table"`
 }
 
 // RecordOutputs names the run's notebook, report and charts.

@@ -37,7 +37,7 @@ type ValueChange struct {
 // When a live model took over, vs are its values for the new data, and the
 // old ones are the recording's.
 func (r *Rerun) Relocate(q int, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
-	tags := []string{nbformat.StageTag(fmt.Sprintf("question-%d", q)), nbformat.StageTag(fmt.Sprintf("reflection-%d", q))}
+	tags := []string{nbformat.StageTag(agent.StageQuestion(q)), nbformat.StageTag(agent.StageReflection(q))}
 	return r.relocateAnswer(answerKey{question: q}, tags, vs, nb)
 }
 
@@ -159,7 +159,7 @@ func inPhases(c *nbformat.Cell, phases map[string]bool) bool {
 
 func failed(c *nbformat.Cell) bool {
 	for _, o := range c.Outputs {
-		if o.OutputType == "error" {
+		if o.OutputType == nbformat.OutputError {
 			return true
 		}
 	}
@@ -185,9 +185,9 @@ func outputTexts(c *nbformat.Cell) []string {
 	var out []string
 	for _, o := range c.Outputs {
 		switch o.OutputType {
-		case "stream":
+		case nbformat.OutputStream:
 			out = append(out, o.Text)
-		case "execute_result", "display_data":
+		case nbformat.OutputExecuteResult, nbformat.OutputDisplayData:
 			s, _ := o.DataString(nbformat.MimePlain)
 			out = append(out, s)
 		}

@@ -55,7 +55,7 @@ func checkRendered(run *Run, nb *nbformat.Notebook, render func(*nbformat.Notebo
 	}
 	for _, c := range run.Record.Outputs.Charts {
 		if _, ok := files[filepath.ToSlash(c)]; !ok {
-			out = append(out, RenderCheck{Path: c, Status: "differs", Diff: "run.json lists this chart, and the notebook shows no chart of that number"})
+			out = append(out, RenderCheck{Path: c, Status: CellDiffers, Diff: "run.json lists this chart, and the notebook shows no chart of that number"})
 		}
 	}
 	return out
@@ -69,17 +69,17 @@ func compareRendered(path, rel string, want []byte) RenderCheck {
 		return RenderCheck{Path: rel, Status: "missing"}
 	}
 	if err != nil {
-		return RenderCheck{Path: rel, Status: "differs", Diff: err.Error()}
+		return RenderCheck{Path: rel, Status: CellDiffers, Diff: err.Error()}
 	}
 	defer f.Close()
 	got, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1))
 	switch {
 	case err != nil:
-		return RenderCheck{Path: rel, Status: "differs", Diff: err.Error()}
+		return RenderCheck{Path: rel, Status: CellDiffers, Diff: err.Error()}
 	case bytes.Equal(got, want):
-		return RenderCheck{Path: rel, Status: "ok"}
+		return RenderCheck{Path: rel, Status: CellOK}
 	}
-	return RenderCheck{Path: rel, Status: "differs", Diff: renderDiff(rel, got, want)}
+	return RenderCheck{Path: rel, Status: CellDiffers, Diff: renderDiff(rel, got, want)}
 }
 
 // renderDiff says where the file (got, as far as it was read) first
@@ -118,16 +118,24 @@ func around(b []byte, n int) string {
 func checkFacts(rec *Record, nb *nbformat.Notebook, reran map[string][]nbformat.Output, limits kernel.Enforced) []FactCheck {
 	var out []FactCheck
 	add := func(name, recorded, got string) {
-		status := "ok"
+		status := CellOK
 		if recorded != got {
-			status = "differs"
+			status = CellDiffers
 		}
 		out = append(out, FactCheck{Name: name, Status: status, Recorded: recorded, Reran: got})
 	}
-	if p := reranProfile(nb, reran); p != nil {
+	// A folder's rows and columns are its main table's; its format is the
+	// folder's, which no profile states.
+	stage := eda.StageProfile
+	if rec.shape.Format == eda.FormatFolder {
+		stage = eda.TableStage(eda.StageProfile, rec.shape.MainTable)
+	}
+	if p := reranProfile(nb, reran, stage); p != nil {
 		add("data.rows", strconv.Itoa(rec.shape.Rows), strconv.Itoa(p.Rows))
 		add("data.columns", strconv.Itoa(rec.shape.Columns), strconv.Itoa(p.Columns))
-		add("data.format", rec.shape.Format, p.Load.Format)
+		if rec.shape.Format != eda.FormatFolder {
+			add("data.format", rec.shape.Format, p.Load.Format)
+		}
 	}
 	ran := map[string]any{}
 	b, _ := json.Marshal(limits)
@@ -154,9 +162,9 @@ func factText(v any) string {
 
 // reranProfile is the profile the re-run of nb's profile cell displayed;
 // nil when that cell did not re-run.
-func reranProfile(nb *nbformat.Notebook, reran map[string][]nbformat.Output) *eda.Profile {
+func reranProfile(nb *nbformat.Notebook, reran map[string][]nbformat.Output, stage string) *eda.Profile {
 	for _, c := range nb.Cells {
-		if !c.HasTag(eda.ProfileTag) {
+		if s, _ := c.Stage(); s != stage || !c.HasTag(eda.ProfileTag) {
 			continue
 		}
 		for _, o := range reran[c.ID] {

@@ -29,6 +29,9 @@ type Reply struct {
 	// replay takes the same turn: a refusal of tool calling switches it to
 	// code-block mode as it did the run.
 	ErrorKind string `json:"error_kind,omitempty"`
+	// Overrun is the client's error on a reply it cut at its size bound
+	// (llm.Response.Overrun), played back as the same kind.
+	Overrun string `json:"overrun,omitempty"`
 }
 
 // errorKinds are the model errors a replay gives back as what they were.
@@ -79,7 +82,11 @@ func (r *Recorder) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	case err != nil && ctx.Err() == nil:
 		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error(), ErrorKind: errorKind(err)})
 	case err == nil:
-		r.rec.Replies = append(r.rec.Replies, Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason})
+		reply := Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason}
+		if resp.Overrun != nil {
+			reply.Overrun = resp.Overrun.Error()
+		}
+		r.rec.Replies = append(r.rec.Replies, reply)
 	}
 	return resp, err
 }
@@ -133,7 +140,11 @@ func (p *Replayer) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	if onDelta != nil && r.Message.Content != "" {
 		onDelta(r.Message.Content)
 	}
-	return &llm.Response{Message: r.Message, Usage: r.Usage, Model: r.Model, FinishReason: r.FinishReason}, nil
+	resp := &llm.Response{Message: r.Message, Usage: r.Usage, Model: r.Model, FinishReason: r.FinishReason}
+	if r.Overrun != "" {
+		resp.Overrun = &recordedError{msg: r.Overrun, kind: llm.ErrReplyTooLong}
+	}
+	return resp, nil
 }
 
 // Model returns the recorded model information.

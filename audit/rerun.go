@@ -30,11 +30,14 @@ type Rerun struct {
 	run        *Run
 	oldNB      *nbformat.Notebook
 	oldProfile *eda.Profile
-	steps      []RecordStep // the recorded model cells, in order
-	replayer   *Replayer
-	live       llm.Client // nil: stop at the first failing cell
-	liveSpec   string
-	newData    RecordData
+	// oldTables are a folder's tables as the recorded run profiled them, in
+	// its order (nil for a file).
+	oldTables []TableProfile
+	steps     []RecordStep // the recorded model cells, in order
+	replayer  *Replayer
+	live      llm.Client // nil: stop at the first failing cell
+	liveSpec  string
+	newData   RecordData
 
 	mu       sync.Mutex
 	schema   []SchemaChange
@@ -71,6 +74,11 @@ func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*
 	}
 	r := &Rerun{run: run, oldNB: nb, oldProfile: prof, live: live, liveSpec: liveSpec, newData: newData,
 		answers: map[answerKey][]ValueChange{}}
+	if rec.Data.Format == eda.FormatFolder {
+		if r.oldTables, err = notebookTables(nb); err != nil {
+			return nil, fmt.Errorf("%s: %w", nbPath, err)
+		}
+	}
 	for _, a := range rec.modelAnswers() {
 		r.steps = append(r.steps, a.Steps...)
 	}
@@ -164,7 +172,7 @@ func NotebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", eda.MimeProfile)
+	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", nbformat.MimeProfile)
 }
 
 // RerunCell is one model cell of the replay: where its code came from and
@@ -182,7 +190,7 @@ type RerunCell struct {
 // Cell sources.
 const (
 	SourceReplayed = "replayed"
-	SourceModel    = "model"
+	SourceModel    = "model" //houserules:literal where a value came from, not a cell tag
 )
 
 // CellFailure is a recorded model cell that ran without error on the
@@ -331,15 +339,33 @@ func (r *Rerun) Failure() *CellFailure {
 }
 
 // SchemaChange is a difference between the recorded data's columns and the
-// new data's: a column added or removed, or its dtype changed.
+// new data's: a column added or removed, or its dtype changed; for a
+// folder, also a table added or removed (Column ""), and Table names the
+// table of a column's change.
 type SchemaChange struct {
+	Table  string `json:"table,omitempty"`
 	Column string `json:"column"`
-	Change string `json:"change"` // added, removed, dtype
+	Change string `json:"change"` // added, removed, dtype; table added, table removed
 	Old    string `json:"old,omitempty"`
 	New    string `json:"new,omitempty"`
 }
 
+// Changes of a folder's tables.
+const (
+	TableAdded   = "table added"
+	TableRemoved = "table removed"
+)
+
 func (c SchemaChange) String() string {
+	switch c.Change {
+	case TableAdded:
+		return fmt.Sprintf("table %q added (%s)", c.Table, c.New)
+	case TableRemoved:
+		return fmt.Sprintf("table %q removed (was %s)", c.Table, c.Old)
+	}
+	if c.Table != "" {
+		return fmt.Sprintf("table %q: %s", c.Table, SchemaChange{Column: c.Column, Change: c.Change, Old: c.Old, New: c.New})
+	}
 	switch c.Change {
 	case "added":
 		return fmt.Sprintf("column %q added (%s)", c.Column, c.New)
@@ -394,6 +420,11 @@ func likelyCause(exception, code string, schema []SchemaChange) string {
 	for _, c := range schema {
 		if c.Change == "added" {
 			added = append(added, fmt.Sprintf("%q", c.Column))
+		}
+	}
+	for _, c := range schema {
+		if c.Change == TableRemoved && (mentions(exception, c.Table) || mentions(code, c.Table)) {
+			return fmt.Sprintf("table %q is not in the new data (removed or renamed)", c.Table)
 		}
 	}
 	for _, c := range schema {

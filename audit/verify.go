@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/nbformat"
@@ -65,6 +66,8 @@ type DataCheck struct {
 	Status string `json:"status"` // ok, changed, missing
 	Want   string `json:"want"`
 	Got    string `json:"got,omitempty"`
+	// Files are a folder's files that are not as recorded, each with why.
+	Files []string `json:"files,omitempty"`
 }
 
 // ImageCheck is the kernel image of the re-run.
@@ -84,14 +87,15 @@ type CellCheck struct {
 	Diffs  []string `json:"diffs,omitempty"`
 }
 
-// Cell verdicts.
+// Cell verdicts; CellOK and CellDiffers are also those of the data, the
+// files, the renderings and the facts.
 const (
-	CellOK      = "ok"      // unchanged, and the re-run's outputs are the recorded ones
+	CellOK      = "ok"      //houserules:literal verify's verdict: unchanged, and the re-run's outputs are the recorded ones
 	CellDiffers = "differs" // the re-run's outputs are not the recorded ones
 	CellEdited  = "edited"  // source, tags or outputs changed since the run
 	CellAdded   = "added"   // not in the run's notebook
 	CellRemoved = "removed" // in the run's notebook, gone now
-	CellNotRun  = "not-run" // the kernel could not run it (died earlier)
+	CellNotRun  = "not-run" //houserules:literal verify's verdict: the kernel could not run it (died earlier)
 	CellSkipped = "skipped" // never ran in the original run either
 )
 
@@ -172,7 +176,7 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 		rep.Rendered = checkRendered(run, nb, opts.Render)
 	}
 
-	data, err := checkData(run, opts.Data, &rep.Data)
+	data, err := findData(run, opts.Data, &rep.Data)
 	if err != nil {
 		rep.finish()
 		return rep, err
@@ -191,9 +195,9 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 }
 
 func (r *Report) finish() {
-	r.OK = r.Data.Status == "ok"
+	r.OK = r.Data.Status == CellOK
 	for _, f := range r.Files {
-		r.OK = r.OK && f.Status == "ok"
+		r.OK = r.OK && f.Status == CellOK
 	}
 	for _, c := range r.Cells {
 		r.OK = r.OK && (c.Status == CellOK || c.Status == CellSkipped)
@@ -205,10 +209,10 @@ func (r *Report) finish() {
 		r.OK = r.OK && n.Found
 	}
 	for _, f := range r.Rendered {
-		r.OK = r.OK && f.Status == "ok"
+		r.OK = r.OK && f.Status == CellOK
 	}
 	for _, f := range r.Facts {
-		r.OK = r.OK && f.Status == "ok"
+		r.OK = r.OK && f.Status == CellOK
 	}
 	if r.Signature != nil {
 		r.OK = r.OK && r.Signature.OK
@@ -245,8 +249,25 @@ func checkCells(nb *nbformat.Notebook, recorded []RecordCell) []CellCheck {
 	return out
 }
 
-// checkData finds the dataset and checks its sha256; it returns the path to
-// mount.
+// runData is the data a re-run mounts: a file, or a folder's files.
+type runData struct {
+	file  string
+	files []kernel.DataFile
+}
+
+// findData finds the dataset, a file or a folder, and checks it against
+// its recorded sha256.
+func findData(run *Run, given string, dc *DataCheck) (runData, error) {
+	if run.Record.Data.Format == eda.FormatFolder {
+		files, err := checkFolderData(run, given, dc)
+		return runData{files: files}, err
+	}
+	file, err := checkData(run, given, dc)
+	return runData{file: file}, err
+}
+
+// checkData finds the dataset file and checks its sha256; it returns the
+// path to mount.
 func checkData(run *Run, given string, dc *DataCheck) (string, error) {
 	rec := run.Record.Data
 	dc.Want = rec.SHA256
@@ -271,7 +292,7 @@ func checkData(run *Run, given string, dc *DataCheck) (string, error) {
 		dc.Status = "changed"
 		return "", &DataError{Msg: fmt.Sprintf("%s is not the run's data: sha256 %s, the run recorded %s", path, got, rec.SHA256)}
 	}
-	dc.Status = "ok"
+	dc.Status = CellOK
 	return path, nil
 }
 
@@ -281,13 +302,19 @@ func fileExists(p string) bool {
 }
 
 // rerun executes the notebook's code cells in order in a fresh kernel with
-// the data at /data/NAME, as in the run, and compares their outputs.
-func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts Options, rep *Report) error {
-	mount, cleanup, err := dataMount(data, name)
-	if err != nil {
-		return err
+// the data at /data/NAME (a folder's files in /data), as in the run, and
+// compares their outputs.
+func rerun(ctx context.Context, nb *nbformat.Notebook, data runData, name string, opts Options, rep *Report) error {
+	kopts := opts.Kernel
+	kopts.Data, kopts.DataFiles = "", data.files
+	if data.files == nil {
+		mount, cleanup, err := dataMount(data.file, name)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		kopts.Data = mount
 	}
-	defer cleanup()
 	outDir, err := os.MkdirTemp("", "analyst-verify-")
 	if err != nil {
 		return err
@@ -296,8 +323,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data, name string, opts O
 	if err := os.Chmod(outDir, 0o777); err != nil { // the sandbox user writes here
 		return err
 	}
-	kopts := opts.Kernel
-	kopts.Data, kopts.OutputDir = mount, outDir
+	kopts.OutputDir = outDir
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
 		if ctx.Err() != nil {

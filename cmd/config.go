@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -10,9 +11,16 @@ import (
 )
 
 // configKeys are the settings `analyst config` lists, in order.
-var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyExplore, keyGoals, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyNAValues, keyOutOfCore, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyOutputSize, keyRequireLims, keyCellTimeout}
+var configKeys = []string{keyModel, keyBaseURL, keyMaxTurns, keyReflectRounds, keyExplore, keyGoals, keyRunTimeout, keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyMaxReplyTokens, keyNAValues, keyOutOfCore, keyFailOn, keyCacheDir, keyRuntime, keyMemory, keyPids, keyCPUs, keyTmpSize, keyOutputSize, keyRequireLims, keyCellTimeout}
 
-func newCmdConfig(f *Factory) *cobra.Command {
+// ConfigOptions are the inputs of `analyst config` (none but the kernel
+// flags, which it reports as set).
+type ConfigOptions struct {
+	cmd *cobra.Command // where a flag's value comes from
+}
+
+func newCmdConfig(f *Factory, runF func(context.Context, *ConfigOptions) error) *cobra.Command {
+	opts := &ConfigOptions{}
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Show the configuration in effect and where each value comes from",
@@ -26,28 +34,36 @@ the file as
 and in the environment as ANALYST_KERNEL_MEMORY.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+			opts.cmd = c
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			file := cfg.File
-			if file == "" {
-				file = "none (looked for " + defaultConfigFile() + ")"
-			}
-			fmt.Fprintf(f.IO.Out, "config file: %s\n", file)
-			w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
-			for _, key := range configKeys {
-				value := f.viper.GetString(key)
-				if key == keyCacheDir && value == "" {
-					value = cfg.CacheDir
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", key, value, f.source(c, key))
-			}
-			return w.Flush()
+			return runConfig(f, opts)
 		},
 	}
 	addKernelFlags(c)
 	return c
+}
+
+func runConfig(f *Factory, opts *ConfigOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	file := cfg.File
+	if file == "" {
+		file = "none (looked for " + defaultConfigFile() + ")"
+	}
+	fmt.Fprintf(f.IO.Out, "config file: %s\n", file)
+	w := tabwriter.NewWriter(f.IO.Out, 0, 0, 2, ' ', 0)
+	for _, key := range configKeys {
+		value := f.viper.GetString(key)
+		if key == keyCacheDir && value == "" {
+			value = cfg.CacheDir
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", key, value, f.source(opts.cmd, key))
+	}
+	return w.Flush()
 }
 
 // source says where the value of key comes from.

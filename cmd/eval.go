@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/analyst-cli/analyst/agent"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,9 @@ type EvalOptions struct {
 	Force       bool
 	RetryErrors bool
 	MinScore    float64
+	// Split is a DABstep snapshot's split: dev or all ("": dev when it has
+	// answers).
+	Split string
 }
 
 // newCmdEval: runF, when not nil, replaces runEval (tests see the parsed
@@ -57,7 +61,18 @@ its own fresh kernel — score the answers, and write:
   OUT/junit.xml              one test case per eval case
   OUT/responses/MODEL.jsonl  the answers as a DABench responses file
 
-SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
+SUITE is a snapshot of DABstep's dataset repository (data/tasks/dev.jsonl and
+all.jsonl, data/context/): each task is a case on the context folder (its
+tables loaded, its manual and README told to the model and read with
+read_doc), asked as DABstep's baseline asks it (question, guidelines, read
+the documentation), its answer the named value answer, scored exactly as
+DABstep's question_scorer scores it (--split dev, the default when it has
+answers), and written to OUT/submissions/MODEL.jsonl as each task ends, the
+file DABstep's leaderboard takes ("task_id", "agent_answer",
+"reasoning_trace": the steps in words, cut at 32 KiB). The report gives the
+accuracy overall, easy and hard with 95% intervals. --split all runs the
+tasks without answers, for a submission.
+Or SUITE is a folder in DABench's layout (da-dev-questions.jsonl,
 da-dev-labels.jsonl and tables/ or da-dev-tables/): each question is sent with its constraints
 and format, and scored exactly as DABench's official scorer does (ABQ, PSAQ,
 UASQ over the answered questions; "strict" figures also count unanswered
@@ -79,7 +94,9 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --model openai:gpt-4o-mini -j 2 --limit 20
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --shard 0/4 --out shard-0
   analyst eval merge --out eval-out shard-0 shard-1 shard-2 shard-3
-  analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl`,
+  analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl
+  analyst eval ../DABstep --model openai:gpt-4o-mini --out dabstep-out
+  analyst eval ../DABstep --split all --model openai:gpt-4o-mini --shard 0/4 --out shard-0`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("eval takes one SUITE folder (or a subcommand: score, merge)")
@@ -106,6 +123,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.BoolVar(&opts.Force, "force", false, "redo finished cases and drop stale results")
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
+	fl.StringVar(&opts.Split, "split", "", "a DABstep snapshot's split: dev (the tasks with answers) or all (default: dev when it has answers)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")
 	fl.Int("max-turns", 0, fmt.Sprintf("model turns per question (key max-turns; default %d)", agent.DefaultMaxTurns))
 	fl.Int("reflect-rounds", 0, fmt.Sprintf("rounds in which the model checks its charts, 0 for none (key reflect-rounds; default %d)", agent.DefaultReflectRounds))
@@ -113,7 +131,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
 	addKernelFlags(c)
-	c.AddCommand(newCmdEvalScore(f, nil), newCmdEvalMerge(f), newCmdEvalValidate(f), newCmdEvalCompare(f))
+	c.AddCommand(newCmdEvalScore(f, nil), newCmdEvalMerge(f, nil), newCmdEvalValidate(f, nil), newCmdEvalCompare(f, nil))
 	return c
 }
 
@@ -128,7 +146,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	suite, err := loadSuite(opts.Suite)
+	suite, err := loadSuite(opts.Suite, opts.Split)
 	if err != nil {
 		return err
 	}
@@ -143,14 +161,14 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if len(models) == 0 {
 		return usageErrorf("eval needs a model: --model provider:name (repeatable), ANALYST_MODEL, or `model:` in the config file")
 	}
-	setup, err := f.kernelSetup(ctx)
+	setup, err := f.KernelSetup(ctx)
 	if err != nil {
 		return err
 	}
 	versions := setup.versions()
 	var solvers []evals.Solver
 	for _, spec := range models {
-		client, err := llm.New(spec, llm.Options{BaseURL: cfg.BaseURL})
+		client, err := f.ModelClient(spec, llm.Options{BaseURL: cfg.BaseURL})
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -189,11 +207,18 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	return belowMinScore(sum, opts.MinScore)
 }
 
-// loadSuite reads a suite: a folder in DABench's layout, or our YAML.
-func loadSuite(path string) (*evals.Suite, error) {
+// loadSuite reads a suite: a DABstep snapshot (its split), a folder in
+// DABench's layout, or our YAML.
+func loadSuite(path, split string) (*evals.Suite, error) {
 	if dabstep.IsDABstep(path) {
-		return nil, usageErrorf("%s is a DABstep snapshot: running its tasks comes with folder datasets (issue #23); "+
-			"score a submission with: analyst eval score --dabstep %s SUBMISSION", path, path)
+		s, err := evals.LoadDABstep(path, split)
+		if err != nil {
+			return nil, withCode(ExitBadData, fmt.Errorf("suite: %w", err))
+		}
+		return s, nil
+	}
+	if split != "" {
+		return nil, usageErrorf("--split is for a DABstep snapshot, and %s is not one", path)
 	}
 	s, err := evals.LoadSuite(path)
 	if err != nil {
@@ -202,8 +227,14 @@ func loadSuite(path string) (*evals.Suite, error) {
 	return s, nil
 }
 
-func newCmdEvalValidate(f *Factory) *cobra.Command {
-	var jobs int
+// EvalValidateOptions are the inputs of `analyst eval validate`.
+type EvalValidateOptions struct {
+	Suite string
+	Jobs  int
+}
+
+func newCmdEvalValidate(f *Factory, runF func(context.Context, *EvalValidateOptions) error) *cobra.Command {
+	opts := &EvalValidateOptions{}
 	c := &cobra.Command{
 		Use:   "validate SUITE",
 		Short: "Check that each case's reference code reproduces its gold answers",
@@ -217,62 +248,78 @@ run before any model.`,
 			if len(args) != 1 {
 				return usageErrorf("eval validate takes one SUITE")
 			}
+			opts.Suite = args[0]
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			suite, err := loadSuite(args[0])
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			setup, err := f.kernelSetup(ctx)
-			if err != nil {
-				return err
-			}
-			out, err := os.MkdirTemp("", "analyst-validate-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(out)
-			solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
-			sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: jobs,
-				ImageID: setup.Image.Manifest.ID()})
-			if err != nil {
-				return err
-			}
-			rs, err := evals.ReadResults(filepath.Join(out, evals.ResultsFile))
-			if err != nil {
-				return err
-			}
-			bad := 0
-			for _, r := range rs {
-				if r.Status != evals.StatusPass {
-					bad++
-					fmt.Fprintf(f.IO.Out, "FAIL %s: %s\n", r.Case, evals.Detail(r))
-				}
-			}
-			m := sum.Models[0]
-			fmt.Fprintf(f.IO.Out, "%d of %d cases reproduce their gold answers\n", m.Passed, m.Cases)
-			if bad > 0 {
-				return silentError{ExitFailure}
-			}
-			return nil
+			return runEvalValidate(c.Context(), f, opts)
 		},
 	}
-	c.Flags().IntVarP(&jobs, "jobs", "j", 0, "cases in parallel (default: one per 2 cores and 2 GiB free)")
+	c.Flags().IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel (default: one per 2 cores and 2 GiB free)")
 	addKernelFlags(c)
 	return c
+}
+
+func runEvalValidate(ctx context.Context, f *Factory, opts *EvalValidateOptions) error {
+	if dabstep.IsDABstep(opts.Suite) {
+		return usageErrorf("%s is a DABstep snapshot: its tasks carry gold answers but no reference code to validate", opts.Suite)
+	}
+	suite, err := loadSuite(opts.Suite, "")
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	setup, err := f.KernelSetup(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := os.MkdirTemp("", "analyst-validate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+	solver := &evals.ReferenceSolver{Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout}
+	sum, err := evals.Run(ctx, evals.Options{Suite: suite, Solvers: []evals.Solver{solver}, Out: out, Jobs: opts.Jobs,
+		ImageID: setup.Image.Manifest.ID()})
+	if err != nil {
+		return err
+	}
+	rs, err := evals.ReadResults(filepath.Join(out, evals.ResultsFile))
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, r := range rs {
+		if r.Status != evals.StatusPass {
+			bad++
+			fmt.Fprintf(f.IO.Out, "FAIL %s: %s\n", r.Case, evals.Detail(r))
+		}
+	}
+	m := sum.Models[0]
+	fmt.Fprintf(f.IO.Out, "%d of %d cases reproduce their gold answers\n", m.Passed, m.Cases)
+	if bad > 0 {
+		return silentError{ExitFailure}
+	}
+	return nil
 }
 
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 	for _, m := range s.Models {
 		fmt.Fprintf(f.IO.Out, "%s: %d cases, %d passed, %d failed, %d errors; score %s\n", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pctOf(m.Score))
-		fmt.Fprintf(f.IO.Out, "  DABench official: ABQ %s, PSAQ %s, UASQ %s (%d answered); strict ABQ %s\n",
-			pctOf(m.Official.ABQ), pctOf(m.Official.PSAQ), pctOf(m.Official.UASQ), m.Answered, pctOf(m.Strict.ABQ))
+		if d := m.DABstep; d != nil {
+			fmt.Fprintf(f.IO.Out, "  DABstep: overall %s (%d of %d), easy %s (%d of %d), hard %s (%d of %d); submission: %s\n",
+				pctOf(d.Overall.Value), d.Overall.Correct, d.Overall.Total, pctOf(d.Easy.Value), d.Easy.Correct, d.Easy.Total,
+				pctOf(d.Hard.Value), d.Hard.Correct, d.Hard.Total, filepath.Join(out, d.Submission))
+		} else {
+			fmt.Fprintf(f.IO.Out, "  DABench official: ABQ %s, PSAQ %s, UASQ %s (%d answered); strict ABQ %s\n",
+				pctOf(m.Official.ABQ), pctOf(m.Official.PSAQ), pctOf(m.Official.UASQ), m.Answered, pctOf(m.Strict.ABQ))
+		}
 		if m.Repeats > 1 {
 			fmt.Fprintf(f.IO.Out, "  over %d repeats: pass@%d %s, pass^%d %s, %d flaky\n", m.Repeats, m.Repeats, pctOf(m.PassAtK), m.Repeats, pctOf(m.PassHatK), len(m.Flaky))
 		}
@@ -300,9 +347,15 @@ func belowMinScore(s *evals.Summary, min float64) error {
 	return nil
 }
 
-func newCmdEvalMerge(f *Factory) *cobra.Command {
-	var out string
-	var minScore float64
+// EvalMergeOptions are the inputs of `analyst eval merge`.
+type EvalMergeOptions struct {
+	Out      string
+	Shards   []string
+	MinScore float64
+}
+
+func newCmdEvalMerge(f *Factory, runF func(context.Context, *EvalMergeOptions) error) *cobra.Command {
+	opts := &EvalMergeOptions{}
 	c := &cobra.Command{
 		Use:   "merge --out OUT DIR...",
 		Short: "Merge the output folders of sharded eval runs into one run",
@@ -314,28 +367,42 @@ same suite version, kernel image, seed and model builds, and must not
 overlap.`,
 		Example: `  analyst eval merge --out eval-out shard-0 shard-1`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) < 1 || out == "" {
+			if len(args) < 1 || opts.Out == "" {
 				return usageErrorf("eval merge takes --out OUT and one or more shard folders")
 			}
+			opts.Shards = args
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			sum, err := evals.Merge(out, args)
-			if err != nil {
-				return withCode(ExitBadData, err)
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			printEvalSummary(f, out, sum)
-			return belowMinScore(sum, minScore)
+			return runEvalMerge(f, opts)
 		},
 	}
-	c.Flags().StringVarP(&out, "out", "o", "", "output folder of the merged run")
-	c.Flags().Float64Var(&minScore, "min-score", 0, "exit 6 when a model's score is below this, 0-1")
+	c.Flags().StringVarP(&opts.Out, "out", "o", "", "output folder of the merged run")
+	c.Flags().Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score is below this, 0-1")
 	return c
 }
 
-func newCmdEvalCompare(f *Factory) *cobra.Command {
-	var failOnRegression bool
-	var alpha float64
+func runEvalMerge(f *Factory, opts *EvalMergeOptions) error {
+	sum, err := evals.Merge(opts.Out, opts.Shards)
+	if err != nil {
+		return withCode(ExitBadData, err)
+	}
+	printEvalSummary(f, opts.Out, sum)
+	return belowMinScore(sum, opts.MinScore)
+}
+
+// EvalCompareOptions are the inputs of `analyst eval compare`.
+type EvalCompareOptions struct {
+	A, B             string
+	FailOnRegression bool
+	Alpha            float64
+}
+
+func newCmdEvalCompare(f *Factory, runF func(context.Context, *EvalCompareOptions) error) *cobra.Command {
+	opts := &EvalCompareOptions{}
 	c := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two eval runs case by case, with McNemar's exact test",
@@ -349,25 +416,33 @@ regressions than improvements and p is below --alpha.`,
 			if len(args) != 2 {
 				return usageErrorf("eval compare takes two output folders, A (baseline) and B")
 			}
-			if alpha <= 0 || alpha >= 1 {
-				return usageErrorf("--alpha must be between 0 and 1, got %v", alpha)
+			if opts.Alpha <= 0 || opts.Alpha >= 1 {
+				return usageErrorf("--alpha must be between 0 and 1, got %v", opts.Alpha)
 			}
+			opts.A, opts.B = args[0], args[1]
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			cmp, err := evals.Compare(args[0], args[1])
-			if err != nil {
-				return withCode(ExitBadData, err)
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			cmp.Write(f.IO.Out)
-			if failOnRegression && len(cmp.Regressions) > len(cmp.Improvements) && cmp.P < alpha {
-				return withCode(ExitBelowTarget, fmt.Errorf("significant regression: %d regressions, %d improvements, p = %.4g < %v",
-					len(cmp.Regressions), len(cmp.Improvements), cmp.P, alpha))
-			}
-			return nil
+			return runEvalCompare(f, opts)
 		},
 	}
-	c.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "exit 6 on a significant regression of B against A")
-	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level for --fail-on-regression")
+	c.Flags().BoolVar(&opts.FailOnRegression, "fail-on-regression", false, "exit 6 on a significant regression of B against A")
+	c.Flags().Float64Var(&opts.Alpha, "alpha", 0.05, "significance level for --fail-on-regression")
 	return c
+}
+
+func runEvalCompare(f *Factory, opts *EvalCompareOptions) error {
+	cmp, err := evals.Compare(opts.A, opts.B)
+	if err != nil {
+		return withCode(ExitBadData, err)
+	}
+	cmp.Write(f.IO.Out)
+	if opts.FailOnRegression && len(cmp.Regressions) > len(cmp.Improvements) && cmp.P < opts.Alpha {
+		return withCode(ExitBelowTarget, fmt.Errorf("significant regression: %d regressions, %d improvements, p = %.4g < %v",
+			len(cmp.Regressions), len(cmp.Improvements), cmp.P, opts.Alpha))
+	}
+	return nil
 }

@@ -13,10 +13,11 @@ const (
 	ExitFailure     = 1   // the command failed (kernel exec: the code raised)
 	ExitUsage       = 2   // bad flags or arguments; outputs in the way (run --force)
 	ExitBadData     = 3   // the dataset is missing, unreadable or malformed, or changed during the run
-	ExitModel       = 4   // the model server is unreachable or refused us
+	ExitModel       = 4   // the model server is unreachable or refused us, or its replies never end
 	ExitSandbox     = 5   // the sandbox cannot run: podman, runtime, image; the data will not fit in its memory
 	ExitBelowTarget = 6   // analyst eval scored below --min-score, or compare found a significant regression
 	ExitNoAnswer    = 7   // the run finished, but a question got no answer
+	ExitChanges     = 8   // run --baseline --fail-on: a change at that level or above (everything written)
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -30,13 +31,17 @@ const exitCodeHelp = `Exit codes:
   3    bad data: the dataset is missing, unreadable or malformed, or it
        changed or became unreadable while the run read it (verify: not the
        run's data)
-  4    model error: the model server is unreachable or refused the request
+  4    model error: the model server is unreachable or refused the request,
+       or its replies ran on past the completion limit (--max-reply-tokens)
+       without ending, again after a request to restate
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable,
        or the data will not fit in the kernel's memory limit (--memory)
        (verify: the recorded image is not available)
   6    eval score below --min-score, or a significant regression (eval compare)
   7    no answer: the run finished, but a question got no answer (turn or
        repair bound reached, no clear reply); the reason is printed
+  8    changes: analyst run --baseline --fail-on LEVEL found a change at LEVEL
+       or above since the baseline; every output was written first
   130  interrupted (Ctrl-C or SIGTERM)`
 
 // ExitError carries an exit code with the error that caused it.

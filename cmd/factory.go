@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/command"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -22,11 +25,18 @@ import (
 	"github.com/analyst-cli/analyst/pipeline"
 )
 
-// Factory gives commands what they share: streams, configuration and the
-// runner for external programs.
+// Factory gives commands what they share: streams, configuration, the
+// runner for external programs, and the two things a command reaches
+// outside this process for: a model server and a kernel. Tests swap those
+// (as cli/cli's Factory swaps its HttpClient) to run commands without a
+// model server or podman.
 type Factory struct {
 	IO     *iostreams.IOStreams
 	Runner command.Runner
+	// ModelClient makes the client of a model named provider:name.
+	ModelClient func(spec string, opts llm.Options) (llm.Client, error)
+	// KernelSetup finds the kernel image and probes the host.
+	KernelSetup func(ctx context.Context) (*kernelSetup, error)
 	// viper holds flags, environment and the config file, in that order.
 	viper *viper.Viper
 
@@ -37,7 +47,9 @@ type Factory struct {
 
 // NewFactory returns a Factory for the given streams.
 func NewFactory(io *iostreams.IOStreams) *Factory {
-	return &Factory{IO: io, Runner: command.Exec{}, viper: newViper()}
+	f := &Factory{IO: io, Runner: command.Exec{}, ModelClient: llm.New, viper: newViper()}
+	f.KernelSetup = f.kernelSetup
+	return f
 }
 
 // Config is the resolved configuration.
@@ -66,11 +78,17 @@ type Config struct {
 	IdleTimeout       time.Duration // per request, between streamed chunks; 0: none
 	Vision            *bool         // the model reads images; nil: auto
 	ContextLength     int           // the model's window in tokens; 0: as the server says
+	MaxReplyTokens    int           // the completion limit of every request
 
 	// NAValues are the missing-value markers of the loader; nil: its defaults.
 	NAValues []string
 	// OutOfCore is auto, true or false (pipeline.OutOfCoreAuto, ...).
 	OutOfCore string
+
+	// FailOn is the level of a change since --baseline that makes run exit
+	// with ExitChanges ("" for never); ChangeRules judge the changes.
+	FailOn      string
+	ChangeRules eda.ChangeRules
 }
 
 // ModelOptions are the llm options the configuration sets.
@@ -85,6 +103,8 @@ func (c *Config) ModelOptions() llm.Options {
 		BaseURL:                  c.BaseURL,
 		Vision:                   c.Vision,
 		ContextLength:            c.ContextLength,
+		MaxReplyTokens:           c.MaxReplyTokens,
+		MaxReplyTokensSetting:    settingName(keyMaxReplyTokens),
 		FirstTokenTimeout:        none(c.FirstTokenTimeout),
 		FirstTokenTimeoutSetting: settingName(keyFirstTokenTimeout),
 		Timeout:                  none(c.IdleTimeout),
@@ -128,8 +148,14 @@ const (
 	keyIdleTimeout       = "model-idle-timeout"
 	keyVision            = "vision"
 	keyContextLength     = "context-length"
+	keyMaxReplyTokens    = "max-reply-tokens"
 	keyNAValues          = "na-values"
 	keyOutOfCore         = "run.out-of-core"
+
+	keyFailOn             = "baseline.fail-on"
+	keyBaselineThresholds = "baseline.thresholds"
+	keyBaselineLevels     = "baseline.levels"
+	keyBaselineColumns    = "baseline.columns"
 )
 
 func newViper() *viper.Viper {
@@ -155,6 +181,7 @@ func newViper() *viper.Viper {
 	v.SetDefault(keyIdleTimeout, llm.DefaultIdleTimeout.String())
 	v.SetDefault(keyVision, "auto")
 	v.SetDefault(keyContextLength, 0)
+	v.SetDefault(keyMaxReplyTokens, llm.DefaultMaxReplyTokens)
 	return v
 }
 
@@ -245,9 +272,26 @@ func (f *Factory) readConfig() (*Config, error) {
 	if cfg.RunTimeout, err = time.ParseDuration(v.GetString(keyRunTimeout)); err != nil || cfg.RunTimeout < 0 {
 		return nil, usageErrorf("%s must be a duration like 30m (0 for none), got %q", keyRunTimeout, v.GetString(keyRunTimeout))
 	}
+	if err := readModelRequestConfig(v, cfg); err != nil {
+		return nil, err
+	}
+	cfg.NAValues = naValues(v)
+	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
+		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	}
+	if err := baselineConfig(v, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// readModelRequestConfig reads the settings of each model request: its
+// time limits, vision, the context length and the completion limit.
+func readModelRequestConfig(v *viper.Viper, cfg *Config) error {
+	var err error
 	for key, d := range map[string]*time.Duration{keyFirstTokenTimeout: &cfg.FirstTokenTimeout, keyIdleTimeout: &cfg.IdleTimeout} {
 		if *d, err = time.ParseDuration(v.GetString(key)); err != nil || *d < 0 {
-			return nil, usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
+			return usageErrorf("%s must be a duration like 10m or 90s (0 for none), got %q", key, v.GetString(key))
 		}
 	}
 	switch vision := strings.ToLower(strings.TrimSpace(v.GetString(keyVision))); vision {
@@ -256,19 +300,43 @@ func (f *Factory) readConfig() (*Config, error) {
 		on := vision == "true"
 		cfg.Vision = &on
 	default:
-		return nil, usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
+		return usageErrorf("%s must be auto, true or false, got %q", keyVision, v.GetString(keyVision))
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyContextLength))); err != nil || n < 0 {
-		return nil, usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
+		return usageErrorf("%s must be a number of tokens, e.g. 32768 (0: as the server says), got %q", keyContextLength, v.GetString(keyContextLength))
 	} else {
 		cfg.ContextLength = n
 	}
-	cfg.NAValues = naValues(v)
-	if cfg.OutOfCore, err = pipeline.ParseOutOfCore(v.GetString(keyOutOfCore)); err != nil {
-		return nil, usageErrorf("%s must be auto, true or false, got %q", keyOutOfCore, v.GetString(keyOutOfCore))
+	if n, err := strconv.Atoi(strings.TrimSpace(v.GetString(keyMaxReplyTokens))); err != nil || n < minReplyTokens {
+		return usageErrorf("%s must be a number of tokens of at least %d, e.g. %d, got %q", keyMaxReplyTokens, minReplyTokens, llm.DefaultMaxReplyTokens, v.GetString(keyMaxReplyTokens))
+	} else {
+		cfg.MaxReplyTokens = n
 	}
-	return cfg, nil
+	return nil
 }
+
+// baselineConfig reads how changes since a baseline are judged: the
+// level --fail-on stops at, and the `baseline:` thresholds and levels.
+func baselineConfig(v *viper.Viper, cfg *Config) error {
+	switch failOn := strings.ToLower(strings.TrimSpace(v.GetString(keyFailOn))); failOn {
+	case "", "never":
+	case eda.LevelWarn, eda.LevelFail:
+		cfg.FailOn = failOn
+	default:
+		return usageErrorf("%s must be warn, fail or never, got %q", keyFailOn, v.GetString(keyFailOn))
+	}
+	rules, err := baseline.Rules(baseline.Settings{Thresholds: v.Get(keyBaselineThresholds), Levels: v.Get(keyBaselineLevels),
+		Columns: v.Get(keyBaselineColumns)})
+	if err != nil {
+		return usageErrorf("config: %v", err)
+	}
+	cfg.ChangeRules = rules
+	return nil
+}
+
+// minReplyTokens is the smallest completion limit taken: below it, no
+// code cell fits in a reply.
+const minReplyTokens = 256
 
 // addModelFlags adds the flags of the model requests to a command that asks
 // a model.
@@ -278,7 +346,8 @@ func addModelFlags(c *cobra.Command) {
 	fl.Duration("model-idle-timeout", 0, "longest pause inside a streamed model reply; 0 for none (key model-idle-timeout; default "+shortDuration(llm.DefaultIdleTimeout)+")")
 	fl.String("vision", "", "whether the model reads images: auto, true or false; auto asks Ollama, and on OpenAI-compatible servers is true only for OpenAI's vision models (key vision)")
 	fl.Int("context-length", 0, "the model's context window in tokens, overriding what the server reports (key context-length; default: as the server says)")
-	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength} {
+	fl.Int("max-reply-tokens", 0, fmt.Sprintf("the completion limit of every model request, in tokens (max_tokens, num_predict), kept within the model's context; a reply that runs on past it without ending is cut and, the second time, ends the run (key max-reply-tokens; default %d; reasoning models need 16384 or more)", llm.DefaultMaxReplyTokens))
+	for _, key := range []string{keyFirstTokenTimeout, keyIdleTimeout, keyVision, keyContextLength, keyMaxReplyTokens} {
 		_ = fl.SetAnnotation(key, viperKey, []string{key})
 	}
 }

@@ -23,31 +23,31 @@ func TestModelOptions(t *testing.T) {
 		want  llm.Options
 	}{
 		{name: "defaults",
-			want: llm.Options{FirstTokenTimeout: 10 * time.Minute, Timeout: 2 * time.Minute}},
+			want: llm.Options{FirstTokenTimeout: 10 * time.Minute, Timeout: 2 * time.Minute, MaxReplyTokens: llm.DefaultMaxReplyTokens}},
 		{name: "file",
-			file: "model-first-token-timeout: 20m\nmodel-idle-timeout: 45s\nvision: true\ncontext-length: 32768\nbase-url: http://vllm:8000/v1\n",
-			want: llm.Options{BaseURL: "http://vllm:8000/v1", FirstTokenTimeout: 20 * time.Minute, Timeout: 45 * time.Second, Vision: &yes, ContextLength: 32768}},
+			file: "model-first-token-timeout: 20m\nmodel-idle-timeout: 45s\nvision: true\ncontext-length: 32768\nbase-url: http://vllm:8000/v1\nmax-reply-tokens: 16384\n",
+			want: llm.Options{BaseURL: "http://vllm:8000/v1", FirstTokenTimeout: 20 * time.Minute, Timeout: 45 * time.Second, Vision: &yes, ContextLength: 32768, MaxReplyTokens: 16384}},
 		{name: "env over file",
 			file: "model-first-token-timeout: 20m\nvision: true\n",
-			env:  map[string]string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "5m", "ANALYST_VISION": "false", "ANALYST_MODEL_IDLE_TIMEOUT": "0", "ANALYST_CONTEXT_LENGTH": "8192"},
-			want: llm.Options{FirstTokenTimeout: 5 * time.Minute, Timeout: -1, Vision: &no, ContextLength: 8192}},
+			env:  map[string]string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "5m", "ANALYST_VISION": "false", "ANALYST_MODEL_IDLE_TIMEOUT": "0", "ANALYST_CONTEXT_LENGTH": "8192", "ANALYST_MAX_REPLY_TOKENS": "2048"},
+			want: llm.Options{FirstTokenTimeout: 5 * time.Minute, Timeout: -1, Vision: &no, ContextLength: 8192, MaxReplyTokens: 2048}},
 		{name: "flags over env",
-			env:   map[string]string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "5m", "ANALYST_VISION": "false"},
-			flags: []string{"--model-first-token-timeout", "0", "--model-idle-timeout", "30s", "--vision", "true", "--context-length", "4096"},
-			want:  llm.Options{FirstTokenTimeout: -1, Timeout: 30 * time.Second, Vision: &yes, ContextLength: 4096}},
+			env:   map[string]string{"ANALYST_MODEL_FIRST_TOKEN_TIMEOUT": "5m", "ANALYST_VISION": "false", "ANALYST_MAX_REPLY_TOKENS": "2048"},
+			flags: []string{"--model-first-token-timeout", "0", "--model-idle-timeout", "30s", "--vision", "true", "--context-length", "4096", "--max-reply-tokens", "1000"},
+			want:  llm.Options{FirstTokenTimeout: -1, Timeout: 30 * time.Second, Vision: &yes, ContextLength: 4096, MaxReplyTokens: 1000}},
 		{name: "vision auto",
 			env:  map[string]string{"ANALYST_VISION": "auto"},
-			want: llm.Options{FirstTokenTimeout: 10 * time.Minute, Timeout: 2 * time.Minute}},
+			want: llm.Options{FirstTokenTimeout: 10 * time.Minute, Timeout: 2 * time.Minute, MaxReplyTokens: llm.DefaultMaxReplyTokens}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := runConfig(t, tt.file, tt.env, tt.flags)
+			got, err := configFor(t, tt.file, tt.env, tt.flags)
 			if err != nil {
 				t.Fatal(err)
 			}
 			opts := got.ModelOptions()
 			if opts.FirstTokenTimeout != tt.want.FirstTokenTimeout || opts.Timeout != tt.want.Timeout ||
-				opts.ContextLength != tt.want.ContextLength || opts.BaseURL != tt.want.BaseURL ||
+				opts.ContextLength != tt.want.ContextLength || opts.BaseURL != tt.want.BaseURL || opts.MaxReplyTokens != tt.want.MaxReplyTokens ||
 				(opts.Vision == nil) != (tt.want.Vision == nil) || (opts.Vision != nil && *opts.Vision != *tt.want.Vision) {
 				t.Errorf("options = %+v (vision %v), want %+v (vision %v)", opts, deref(opts.Vision), tt.want, deref(tt.want.Vision))
 			}
@@ -55,6 +55,9 @@ func TestModelOptions(t *testing.T) {
 				if !strings.Contains(s, "--model-") || !strings.Contains(s, "ANALYST_MODEL_") {
 					t.Errorf("setting named %q: want the flag and the variable", s)
 				}
+			}
+			if s := opts.MaxReplyTokensSetting; s != "--max-reply-tokens, ANALYST_MAX_REPLY_TOKENS or max-reply-tokens: in the config file" {
+				t.Errorf("completion limit named %q: want the flag, the variable and the key", s)
 			}
 		})
 	}
@@ -66,8 +69,9 @@ func TestModelOptionsBadValues(t *testing.T) {
 		"ANALYST_MODEL_IDLE_TIMEOUT":        "model-idle-timeout must be a duration",
 		"ANALYST_VISION":                    "vision must be auto, true or false",
 		"ANALYST_CONTEXT_LENGTH":            "context-length must be a number of tokens",
+		"ANALYST_MAX_REPLY_TOKENS":          "max-reply-tokens must be a number of tokens of at least 256",
 	} {
-		_, err := runConfig(t, "", map[string]string{env: "lots"}, nil)
+		_, err := configFor(t, "", map[string]string{env: "lots"}, nil)
 		if err == nil || !strings.Contains(err.Error(), want) || exitCode(err) != ExitUsage {
 			t.Errorf("%s=lots: err = %v (exit %d), want a usage error with %q", env, err, exitCode(err), want)
 		}
@@ -76,7 +80,7 @@ func TestModelOptionsBadValues(t *testing.T) {
 
 // runConfig runs `analyst run` with flags, stopping before any work, and
 // returns the configuration it resolved.
-func runConfig(t *testing.T, file string, env map[string]string, flags []string) (*Config, error) {
+func configFor(t *testing.T, file string, env map[string]string, flags []string) (*Config, error) {
 	t.Helper()
 	cmdEnv(t, file, env)
 	var cfg *Config

@@ -34,6 +34,8 @@ type fakeOllama struct {
 	*httptest.Server
 	mu    sync.Mutex
 	chats int
+	// systems are the system prompts of the chat requests, in order.
+	systems []string
 }
 
 func newFakeOllama() *fakeOllama {
@@ -139,6 +141,9 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.chats++
 	first := f.chats == 1
+	if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
+		f.systems = append(f.systems, req.Messages[0].Content)
+	}
 	f.mu.Unlock()
 	question := req.Messages[1].Content
 	if first && strings.Contains(question, "[flaky]") {
@@ -170,6 +175,11 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		case m.Role == "user" && (strings.HasPrefix(m.Content, "Question: ") || strings.HasPrefix(m.Content, "Follow-up question")):
 			question, lastTool, asked = m.Content, "", 0
 		}
+	}
+	if strings.Contains(question, "[shop]") {
+		msg["tool_calls"] = shopPlay(asked, lastTool, strings.Contains(last, "Check your work"))
+		llmtest.OllamaChat(w, "qwen2.5-coder:7b", msg, "")
+		return
 	}
 	playCode, playAnswer := numbersPlay(question)
 	if strings.Contains(lastTool, "KeyError") && strings.Contains(lastTool, "'customer'") {
@@ -213,3 +223,36 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	llmtest.OllamaChat(w, "qwen2.5-coder:7b", msg, "")
 }
+
+// shopPlay is an analyst of a folder (run_folder.txtar): it reads the fee
+// rule in the manual's Fees section with read_doc, takes the rate and the
+// fixed fee from what read_doc printed (the rule is nowhere else), joins
+// the orders to the customers for their segment, and answers with the
+// retail customers' fees as its cell printed them.
+func shopPlay(asked int, lastTool string, reflect bool) []any {
+	call := func(name string, args map[string]any) []any {
+		return []any{map[string]any{"function": map[string]any{"name": name, "arguments": args}}}
+	}
+	switch {
+	case reflect:
+		return call("accept", map[string]any{"reason": "the answer is the sum the cell printed"})
+	case asked == 0:
+		return call("run_python", map[string]any{"code": `read_doc("manual.md", "fees")`})
+	case asked == 1:
+		m := feeRuleRe.FindStringSubmatch(lastTool)
+		if m == nil {
+			return call("final_answer", map[string]any{"answers": map[string]any{}, "summary": "The manual states no fee rule."})
+		}
+		code := `orders = tables["orders"].merge(tables["customers"], on="customer_id", how="left")
+retail = orders[orders["segment"] == "retail"]
+print("fee of a retail order = amount × ` + m[1] + `% + ` + m[2] + ` EUR (manual.md, Fees)")
+print("retail_fees =", round((retail["amount"] * ` + m[1] + ` / 100 + ` + m[2] + `).sum(), 2))`
+		return call("run_python", map[string]any{"code": code})
+	}
+	vs := readValues(lastTool)
+	return call("final_answer", map[string]any{"answers": map[string]any{"retail_fees": vs["retail_fees"]},
+		"summary": "Retail customers paid " + vs["retail_fees"] + " EUR in fees, by the manual's fee rule applied to their orders."})
+}
+
+// feeRuleRe reads the fee rule as the manual of run_folder.txtar words it.
+var feeRuleRe = regexp.MustCompile(`([0-9.]+)% of the amount plus ([0-9.]+) EUR`)

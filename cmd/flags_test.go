@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,32 @@ func TestRunFlags(t *testing.T) {
 	}
 }
 
+// --data (repeatable) gives the data: every argument is then a question,
+// and an argument that names a file or folder is a usage error, never
+// taken for a question nor for data.
+func TestRunDataFlag(t *testing.T) {
+	var got *RunOptions
+	swap := func(f *Factory) *cobra.Command {
+		return newCmdRun(f, func(_ context.Context, o *RunOptions) error { got = o; return nil })
+	}
+	dir := t.TempDir()
+	cmdEnv(t, "", nil)
+	err := execute(t, testFactory(), swap, "run", "--data", "orders.csv", "--data", "crm/", "--skip-unreadable", "orders.csv", "Who spends most?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &RunOptions{DataPaths: []string{"orders.csv", "crm/"}, SkipUnreadable: true, Questions: []string{"orders.csv", "Who spends most?"}, OutDir: "."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("run options (-want +got):\n%s", diff)
+	}
+	cmdEnv(t, "", nil)
+	err = execute(t, testFactory(), swap, "run", "--data", "orders.csv", dir, "Who?")
+	wantUsage(t, err, "is a file or folder, but with --data every argument is a question")
+	cmdEnv(t, "", nil)
+	err = execute(t, testFactory(), swap, "run")
+	wantUsage(t, err, "run takes DATA (a file or a folder)")
+}
+
 // The real `analyst run` stops on bad input before it looks for the image.
 func TestRunStopsBeforeTheKernel(t *testing.T) {
 	dir := t.TempDir()
@@ -148,7 +175,7 @@ func TestRunModelSettingsPrecedence(t *testing.T) {
 			turns: 2, reflect: 0, model: "ollama:c", baseURL: "http://flag/v1", wantNAValues: []string{"x", "y"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := runConfig(t, tt.file, tt.env, tt.flags)
+			cfg, err := configFor(t, tt.file, tt.env, tt.flags)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +192,7 @@ func TestRunModelSettingsPrecedence(t *testing.T) {
 
 // Kernel limits: flags > environment > config file > defaults.
 func TestKernelLimitsPrecedence(t *testing.T) {
-	cfg, err := runConfig(t, "kernel:\n  memory: 3GiB\n  pids: 300\n  cell-timeout: 2m\n", map[string]string{"ANALYST_KERNEL_PIDS": "400"},
+	cfg, err := configFor(t, "kernel:\n  memory: 3GiB\n  pids: 300\n  cell-timeout: 2m\n", map[string]string{"ANALYST_KERNEL_PIDS": "400"},
 		[]string{"--cell-timeout", "45s"})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +239,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run"}, "run takes a DATA file"},
+		{[]string{"run"}, "run takes DATA (a file or a folder)"},
 		{[]string{"run", "sales.csv", " "}, "a question is empty"},
 		{[]string{"run", "--max-turns", "0", "sales.csv"}, "max-turns must be at least 1"},
 		{[]string{"run", "--reflect-rounds", "-1", "sales.csv"}, "reflect-rounds must be 0 or more"},
@@ -314,3 +341,79 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// executeSub runs `analyst ARGS` with the subcommand of parent named as c
+// replaced by c.
+func executeSub(t *testing.T, f *Factory, parent string, c *cobra.Command, args ...string) error {
+	t.Helper()
+	root := NewCmdRoot(f)
+	p, _, err := root.Find([]string{parent})
+	if err != nil || p == root {
+		t.Fatalf("no command %s", parent)
+	}
+	old, _, err := p.Find([]string{c.Name()})
+	if err != nil || old == p {
+		t.Fatalf("no command %s %s to swap", parent, c.Name())
+	}
+	p.RemoveCommand(old)
+	p.AddCommand(c)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	return root.ExecuteContext(context.Background())
+}
+
+// Every command parses its arguments and flags into its options, then
+// hands them to runF: the kernel and eval subcommands, config, doctor and
+// version.
+func TestSubcommandFlags(t *testing.T) {
+	cmdEnv(t, "", nil)
+	f := testFactory()
+	var build *KernelBuildOptions
+	if err := executeSub(t, f, "kernel", newCmdKernelBuild(f, func(_ context.Context, o *KernelBuildOptions) error { build = o; return nil }),
+		"kernel", "build", "--force"); err != nil || build == nil || !build.Force {
+		t.Errorf("kernel build --force: %+v, %v", build, err)
+	}
+	var info *KernelInfoOptions
+	if err := executeSub(t, f, "kernel", newCmdKernelInfo(f, func(_ context.Context, o *KernelInfoOptions) error { info = o; return nil }),
+		"kernel", "info", "--json"); err != nil || info == nil || !info.JSON {
+		t.Errorf("kernel info --json: %+v, %v", info, err)
+	}
+	var shell *KernelShellOptions
+	if err := executeSub(t, f, "kernel", newCmdKernelShell(f, func(_ context.Context, o *KernelShellOptions) error { shell = o; return nil }),
+		"kernel", "shell", "--data", "shop/"); err != nil || shell == nil || shell.Data != "shop/" {
+		t.Errorf("kernel shell --data shop/: %+v, %v", shell, err)
+	}
+	var validate *EvalValidateOptions
+	if err := executeSub(t, f, "eval", newCmdEvalValidate(f, func(_ context.Context, o *EvalValidateOptions) error { validate = o; return nil }),
+		"eval", "validate", "-j", "3", "evals/"); err != nil || validate == nil || *validate != (EvalValidateOptions{Suite: "evals/", Jobs: 3}) {
+		t.Errorf("eval validate -j 3 evals/: %+v, %v", validate, err)
+	}
+	var merge *EvalMergeOptions
+	if err := executeSub(t, f, "eval", newCmdEvalMerge(f, func(_ context.Context, o *EvalMergeOptions) error { merge = o; return nil }),
+		"eval", "merge", "--out", "all", "--min-score", "0.5", "s0", "s1"); err != nil ||
+		!cmp.Equal(merge, &EvalMergeOptions{Out: "all", Shards: []string{"s0", "s1"}, MinScore: 0.5}) {
+		t.Errorf("eval merge: %+v, %v", merge, err)
+	}
+	wantUsage(t, executeSub(t, f, "eval", newCmdEvalMerge(f, func(context.Context, *EvalMergeOptions) error { return nil }),
+		"eval", "merge", "s0"), "--out OUT")
+	var compare *EvalCompareOptions
+	if err := executeSub(t, f, "eval", newCmdEvalCompare(f, func(_ context.Context, o *EvalCompareOptions) error { compare = o; return nil }),
+		"eval", "compare", "--fail-on-regression", "--alpha", "0.01", "a", "b"); err != nil ||
+		*compare != (EvalCompareOptions{A: "a", B: "b", FailOnRegression: true, Alpha: 0.01}) {
+		t.Errorf("eval compare: %+v, %v", compare, err)
+	}
+	wantUsage(t, executeSub(t, f, "eval", newCmdEvalCompare(f, func(context.Context, *EvalCompareOptions) error { return nil }),
+		"eval", "compare", "--alpha", "2", "a", "b"), "--alpha must be between 0 and 1")
+	for name, c := range map[string]*cobra.Command{
+		"config":  newCmdConfig(f, func(context.Context, *ConfigOptions) error { return errSeen }),
+		"doctor":  newCmdDoctor(f, func(context.Context, *DoctorOptions) error { return errSeen }),
+		"version": newCmdVersion(f, func(context.Context, *VersionOptions) error { return errSeen }),
+	} {
+		if err := execute(t, f, func(*Factory) *cobra.Command { return c }, name); err != errSeen {
+			t.Errorf("%s: err = %v, want runF's", name, err)
+		}
+	}
+}
+
+var errSeen = errors.New("runF ran")

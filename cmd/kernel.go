@@ -16,10 +16,10 @@ no capabilities, a read-only root filesystem, the dataset mounted read-only at
 filesystem with pandas, matplotlib, seaborn, plotly, scipy, statsmodels and
 scikit-learn, built locally from Debian's packages.`,
 	}
-	c.AddCommand(newCmdKernelBuild(f))
-	c.AddCommand(newCmdKernelInfo(f))
+	c.AddCommand(newCmdKernelBuild(f, nil))
+	c.AddCommand(newCmdKernelInfo(f, nil))
 	c.AddCommand(newCmdKernelExec(f, nil))
-	c.AddCommand(newCmdKernelShell(f))
+	c.AddCommand(newCmdKernelShell(f, nil))
 	c.AddCommand(newCmdKernelPrune(f))
 	return c
 }

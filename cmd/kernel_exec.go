@@ -88,10 +88,12 @@ pyarrow); they are mounted read-only at /data/NAME.columns.`,
 	c.Flags().StringVarP(&opts.Code, "code", "c", "", "code to run")
 	c.Flags().StringVar(&opts.Data, "data", "", "file or folder to mount read-only at /data")
 	c.Flags().StringVar(&opts.OutDir, "out", "", "folder for charts, and for the files the code writes to /output (in DIR/output)")
-	c.Flags().BoolVar(&opts.Load, "load", false, "read the --data file into df first, as analyst run does")
+	c.Flags().BoolVar(&opts.Load, "load", false, //houserules:literal a flag's name
+		"read the --data file into df first, as analyst run does")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON lines: one per output, one status per cell")
-	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "timeout per cell (default: kernel.cell-timeout)")
+	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, //houserules:literal a flag's name
+		"timeout per cell (default: kernel.cell-timeout)")
 	addKernelFlags(c)
 	return c
 }
@@ -116,14 +118,14 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 			return withCode(ExitBadData, fmt.Errorf("data: %w", err))
 		}
 	}
-	load, conv, err := execSource(opts)
+	load, ds, err := execSource(opts)
 	if err != nil {
 		return err
 	}
-	if conv != nil {
-		defer conv.Remove()
+	if ds != nil {
+		defer ds.Close()
 	}
-	setup, err := f.kernelSetup(ctx)
+	setup, err := f.KernelSetup(ctx)
 	if err != nil {
 		return err
 	}
@@ -132,8 +134,8 @@ func kernelExecRun(ctx context.Context, f *Factory, opts *KernelExecOptions) err
 	if opts.OutDir != "" {
 		kopts.OutputDir = filepath.Join(opts.OutDir, codeFilesFolder)
 	}
-	if conv != nil {
-		kopts.Mounts = append(kopts.Mounts, conv.Mount())
+	if ds != nil {
+		kopts = ds.KernelOptions(kopts, kopts.OutputDir)
 	}
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
@@ -330,8 +332,9 @@ func (p *execPrinter) saveCharts(ex *kernel.Execution, w io.Writer) error {
 }
 
 // execSource checks --load, --sheet and --table against the data file, and
-// converts a Parquet file. load is the loader's cells to run first.
-func execSource(opts *KernelExecOptions) (load []string, conv *pipeline.Converted, err error) {
+// opens it as analyst run does (converting a Parquet file); nil for data
+// mounted as it is. load is the loader's cells to run first.
+func execSource(opts *KernelExecOptions) (load []string, ds *pipeline.Dataset, err error) {
 	if opts.Sheet != "" || opts.Table != "" {
 		opts.Load = true
 	}
@@ -352,25 +355,18 @@ func execSource(opts *KernelExecOptions) (load []string, conv *pipeline.Converte
 	if err != nil {
 		return nil, nil, withCode(ExitBadData, err)
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return nil, nil, withCode(ExitUsage, err)
-	}
-	src := eda.Source{Path: kernel.DataMount + "/" + in.Name, Sheet: opts.Sheet, Table: opts.Table}
-	if in.Format == "parquet" {
-		if conv, err = pipeline.ConvertParquet(in); err != nil {
-			return nil, nil, withCode(ExitBadData, err)
-		}
-		src.Converted, src.Converter = conv.Target, conv.Schema.Converter
+	if ds, err = pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{}); err != nil {
+		return nil, nil, runError(err)
 	}
 	if !opts.Load {
-		return nil, conv, nil
+		return nil, ds, nil
 	}
-	for _, st := range []eda.Stage{eda.Setup(), eda.LoadFrom(src)} {
+	for _, st := range ds.LoadStages(nil)[:2] {
 		for _, c := range st.Cells {
 			if !c.Markdown && (slices.Contains(c.Tags, eda.TagSetup) || slices.Contains(c.Tags, eda.TagLoadData)) {
-				load = append(load, c.Source)
+				load = append(load, c.Code())
 			}
 		}
 	}
-	return load, conv, nil
+	return load, ds, nil
 }

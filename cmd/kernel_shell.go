@@ -11,8 +11,13 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 )
 
-func newCmdKernelShell(f *Factory) *cobra.Command {
-	var data string
+// KernelShellOptions are the inputs of `analyst kernel shell`.
+type KernelShellOptions struct {
+	Data string // file or folder mounted at /data
+}
+
+func newCmdKernelShell(f *Factory, runF func(context.Context, *KernelShellOptions) error) *cobra.Command {
+	opts := &KernelShellOptions{}
 	c := &cobra.Command{
 		Use:   "shell [--data FILE]",
 		Short: "Start an interactive IPython in the sandbox, for debugging",
@@ -22,28 +27,35 @@ nothing written in the sandbox is kept; exit with Ctrl-D.`,
 		Example: "  analyst kernel shell --data sales.csv",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if data != "" {
-				if _, err := os.Stat(data); err != nil {
-					return withCode(ExitBadData, fmt.Errorf("data: %w", err))
-				}
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			setup, err := f.kernelSetup(c.Context())
-			if err != nil {
-				return err
-			}
-			opts := setup.Options
-			opts.Data = data
-			tty := f.IO.IsStdinTTY() && f.IO.IsStdoutTTY()
-			if err := kernel.Shell(c.Context(), opts, tty, f.IO.In, f.IO.Out, f.IO.ErrOut); err != nil {
-				if errors.Is(err, context.Canceled) {
-					return err
-				}
-				return withCode(ExitSandbox, err)
-			}
-			return nil
+			return runKernelShell(c.Context(), f, opts)
 		},
 	}
-	c.Flags().StringVar(&data, "data", "", "file or folder to mount read-only at /data")
+	c.Flags().StringVar(&opts.Data, "data", "", "file or folder to mount read-only at /data")
 	addKernelFlags(c)
 	return c
+}
+
+func runKernelShell(ctx context.Context, f *Factory, opts *KernelShellOptions) error {
+	if opts.Data != "" {
+		if _, err := os.Stat(opts.Data); err != nil {
+			return withCode(ExitBadData, fmt.Errorf("data: %w", err))
+		}
+	}
+	setup, err := f.KernelSetup(ctx)
+	if err != nil {
+		return err
+	}
+	kopts := setup.Options
+	kopts.Data = opts.Data
+	tty := f.IO.IsStdinTTY() && f.IO.IsStdoutTTY()
+	if err := kernel.Shell(ctx, kopts, tty, f.IO.In, f.IO.Out, f.IO.ErrOut); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return withCode(ExitSandbox, err)
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/host"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/report"
 )
 
 // kernelSetup is what starting a kernel needs on this host.
@@ -51,6 +53,13 @@ func (f *Factory) kernelSetupFor(ctx context.Context, cfg *Config, img *image.Im
 		fmt.Fprintf(f.IO.ErrOut, "analyst: warning: removing what killed analyst processes left: %v\n", err)
 	}
 	return &kernelSetup{Image: img, Host: info, Options: f.kernelOptions(cfg, img, info, runtime)}, nil
+}
+
+// apply sets the run's kernel, image and their provenance.
+func (s *kernelSetup) apply(o *pipeline.Options) {
+	o.Kernel, o.Runtime = s.Options, s.Options.Runtime
+	o.ImageID, o.Versions = s.Image.Manifest.ID(), s.versions()
+	o.KaTeXDir = report.KaTeXDirIn(s.Image.RootFS)
 }
 
 // versions are the image's python and library versions, as the model is

@@ -129,7 +129,9 @@ func (p *progress) Event(e pipeline.Event) {
 	case pipeline.EventCell:
 		p.detail = ""
 	case pipeline.EventNotice:
-		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, e.Message))
+		// Whole (a notice is said once, and may carry a server's
+		// reason), but on one line and without control sequences.
+		p.line(fmt.Sprintf("%-14s note: %s", e.Stage, visible(e.Message)))
 	case pipeline.EventStageEnd:
 		var note string
 		if e.Message != "" {
@@ -139,7 +141,7 @@ func (p *progress) Event(e pipeline.Event) {
 		p.stage = ""
 	case pipeline.EventRunEnd:
 		if e.Status != string(report.StatusOK) {
-			p.line(fmt.Sprintf("run failed after %s: %s", e.Duration.Round(10*time.Millisecond), e.Message))
+			p.line(fmt.Sprintf("run failed after %s: %s", e.Duration.Round(10*time.Millisecond), visible(e.Message)))
 		} else {
 			p.line(fmt.Sprintf("run finished in %s", e.Duration.Round(10*time.Millisecond)))
 		}
@@ -188,16 +190,23 @@ const plainProgressEvery = 5 * time.Second
 // printable is s without control characters (the text comes from code in
 // the sandbox and must not move the terminal's cursor), at most 120 runes.
 func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = visible(s)
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:119]) + "…"
+	}
+	return s
+}
+
+// visible is s without the characters a terminal would act on (escape,
+// bell, line breaks): text from a server or the sandbox cannot move the
+// cursor or retitle the window.
+func visible(s string) string {
+	return strings.Map(func(r rune) rune {
 		if !unicode.IsPrint(r) {
 			return -1
 		}
 		return r
 	}, s)
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:119]) + "…"
-	}
-	return s
 }
 
 // retryText is "<sep>N retries" when model requests were retried.

@@ -71,3 +71,24 @@ func showProgress(events []pipeline.Event, tty bool) string {
 	p.Stop()
 	return errOut.String()
 }
+
+// A notice (the switch to code-block mode) is printed whole, with the
+// server's reason, on its own line; a control sequence in the server's
+// words does not reach the terminal.
+func TestProgressNotice(t *testing.T) {
+	reason := "registry.ollama.ai/library/qwen2.5-coder:7b does not support tools\x1b]0;owned\x07 (see `ollama show qwen2.5-coder:7b`, which lists the model's capabilities)"
+	events := []pipeline.Event{
+		{Type: "stage-start", Stage: "question-1"},
+		{Type: "notice", Stage: "question-1", Message: "the model server refuses tool calling; switched to code-block mode (fenced ```python blocks). The server said: HTTP 400: " + reason},
+	}
+	for _, tty := range []bool{false, true} {
+		got := showProgress(events, tty)
+		if strings.Contains(got, "\x1b]") || strings.Contains(got, "\x07") {
+			t.Errorf("tty=%v: a control sequence from the server reached the terminal:\n%q", tty, got)
+		}
+		if want := "question-1     note: the model server refuses tool calling; switched to code-block mode (fenced ```python blocks). " +
+			"The server said: HTTP 400: registry.ollama.ai/library/qwen2.5-coder:7b does not support tools]0;owned (see `ollama show qwen2.5-coder:7b`, which lists the model's capabilities)\n"; !strings.Contains(got, want) {
+			t.Errorf("tty=%v: notice line:\n%q\nwant\n%q", tty, got, want)
+		}
+	}
+}

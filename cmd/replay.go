@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -23,6 +24,7 @@ type ReplayOptions struct {
 	Data string
 	// Model re-asks this model from the first cell that fails on Data.
 	Model string
+	BaselineOptions
 }
 
 // newCmdReplay: runF, when not nil, replaces runReplay (tests see the parsed
@@ -51,6 +53,9 @@ report, run.json "rerun"). The recorded answers were given for the old data:
 a new value is the value at the place the old one showed in the same cell's
 output, and where there is no such place the report says so. A schema
 difference (columns added or removed, a dtype changed) is stated first.
+NEW is a folder when the run's data was one: its tables are matched by
+name, the tables added or removed and each table's column changes are
+stated first, and df stays the recorded run's main table.
 
 The model is asked again only where the recorded run asked it. The checks
 that would send a run's model back to work — an answer's numbers untraced
@@ -64,11 +69,20 @@ repaired silently: the replay stops there, names the cell, the exception and
 the likely cause, writes what it has, and exits 1. With --model M, the model M
 is asked to go on from that cell instead: the conversation up to it is the
 recorded one, the real error its feedback; run.json records which cells were
-replayed and which are the model's.`,
+replayed and which are the model's.
+
+A run that was compared with a baseline (analyst run --baseline) is replayed
+against the same baseline (the copy of its sketch in the run's folder),
+judged by the same rules. --baseline OLD compares with another run instead:
+replaying last week's analysis on this week's file with last week's run as
+its baseline gives this week's report and what changed since, and --fail-on
+and --summary-md gate a CI job on it as in analyst run.`,
 		Example: `  analyst replay out/sales.run.json
   analyst replay --out again out/
   analyst replay --data sales-2024-12.csv --out december out/sales.run.json
-  analyst replay --data renamed.csv --model ollama:qwen2.5-coder:7b out/`,
+  analyst replay --data renamed.csv --model ollama:qwen2.5-coder:7b out/
+  analyst replay --data shop-2024-12/ --out december out/shop.run.json
+  analyst replay --data week-49.csv --baseline week-48/ --fail-on fail --out week-49 week-48/`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("replay takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
@@ -77,6 +91,7 @@ replayed and which are the model's.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.FailOnSet = c.Flags().Changed("fail-on")
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -85,8 +100,9 @@ replayed and which are the model's.`,
 	}
 	c.Flags().StringVarP(&opts.OutDir, "out", "o", "replay", "output folder (not the run's own)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
-	c.Flags().StringVar(&opts.Data, "data", "", "new data of the same schema to run the recorded analysis on (default: the run's own)")
+	c.Flags().StringVar(&opts.Data, "data", "", "new data (a file, or a folder for a folder's run) of the same schema to run the recorded analysis on (default: the run's own)")
 	c.Flags().StringVar(&opts.Model, "model", "", "with --data: the model that goes on from the first recorded cell that fails on the new data, provider:name (default: none; the replay stops there)")
+	addBaselineFlags(c, &opts.BaselineOptions)
 	addKernelFlags(c)
 	addModelFlags(c)
 	return c
@@ -114,7 +130,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	img := setup.Image
 	progress := newProgress(f, opts.JSON)
 	popts := pipeline.Options{
-		Data: rec.Data.Path, OutDir: opts.OutDir, Name: run.Name(),
+		Data: rec.Data.Path, DataPaths: rec.Data.Paths, OutDir: opts.OutDir, Name: run.Name(),
 		Kernel: setup.Options, CellTimeout: cfg.Limits.CellTimeout,
 		AnalystVersion: Version, ImageID: img.Manifest.ID(), Versions: setup.versions(),
 		Runtime: setup.Options.Runtime, KaTeXDir: report.KaTeXDirIn(img.RootFS),
@@ -135,22 +151,56 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 			return err
 		}
 	}
+	if err := replayBaseline(&popts, run, &opts.BaselineOptions, cfg); err != nil {
+		progress.Stop()
+		return err
+	}
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
 	if res != nil && res.Files.Report != "" {
 		printRunFiles(f, opts.JSON, res)
 	}
-	return runError(err)
+	return finishBaseline(&opts.BaselineOptions, cfg, popts.Baseline, popts.Data, res, runError(err))
+}
+
+// replayBaseline sets the baseline a replay compares with: --baseline,
+// judged by the configuration; else the one the run was compared with (its
+// copy of that sketch), judged as the run judged it. The model writes key
+// changes where the run's did (their reply is in the recording, in order).
+func replayBaseline(popts *pipeline.Options, run *audit.Run, opts *BaselineOptions, cfg *Config) error {
+	b, rec, err := baseline.Recorded(run.Manifest)
+	if err != nil {
+		return usageErrorf("the run's baseline: %v", err)
+	}
+	popts.ExplainChanges = rec != nil && rec.Explained
+	popts.Baseline, popts.ChangeRules = b, cfg.ChangeRules
+	if rec != nil && rec.Rules != nil {
+		popts.ChangeRules = *rec.Rules
+	}
+	if opts.Baseline != "" {
+		popts.Baseline, popts.ChangeRules = nil, cfg.ChangeRules
+		if popts.Baseline, err = openBaseline(opts.Baseline); err != nil {
+			return err
+		}
+	}
+	if popts.Baseline == nil {
+		return checkBaselineFlags(opts)
+	}
+	return nil
 }
 
 // replayOnData makes popts a replay of run on opts.Data: the recorded
 // replies through an audit.Rerun, and the live model of --model.
 func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, cfg *Config) error {
-	in, err := pipeline.CheckInput(opts.Data)
+	in, err := pipeline.CheckData(opts.Data, false)
 	if err != nil {
 		return runError(err)
 	}
-	popts.Data, popts.Input = opts.Data, in
+	if folder := run.Record.Data.Format == pipeline.FormatFolder; folder != (in.Folder != nil) {
+		what := map[bool]string{true: "a folder", false: "a file"}
+		return usageErrorf("--data %s is %s, but the recorded run's data is %s: replay it on %s", opts.Data, what[in.Folder != nil], what[folder], what[folder])
+	}
+	popts.Data, popts.DataPaths, popts.Input = opts.Data, nil, in
 	if in.SHA256 == run.Record.Data.SHA256 {
 		return nil // the run's own data: a plain replay
 	}

@@ -90,9 +90,9 @@ ANALYST_KERNEL_CELL_TIMEOUT in the environment.`,
 		_ = pf.SetAnnotation(name, viperKey, []string{name})
 	}
 
-	root.AddCommand(newCmdVersion(f))
-	root.AddCommand(newCmdConfig(f))
-	root.AddCommand(newCmdDoctor(f))
+	root.AddCommand(newCmdVersion(f, nil))
+	root.AddCommand(newCmdConfig(f, nil))
+	root.AddCommand(newCmdDoctor(f, nil))
 	root.AddCommand(newCmdRun(f, nil))
 	root.AddCommand(newCmdKernel(f))
 	root.AddCommand(newCmdEval(f, nil))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,20 +18,24 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
-	"github.com/analyst-cli/analyst/report"
 )
 
 // RunOptions are the inputs of `analyst run`.
 type RunOptions struct {
-	Data      string
-	Questions []string
-	OutDir    string
-	Name      string
-	Force     bool
-	JSON      bool
-	Sheet     string
-	Table     string
-	Sign      string // SSH private key that signs run.json (analyst verify --allowed-signers)
+	Data string // DATA, the first argument; "" with --data
+	// DataPaths are the --data files and folders (repeatable): then every
+	// argument is a question.
+	DataPaths      []string
+	SkipUnreadable bool
+	Questions      []string
+	OutDir         string
+	Name           string
+	Force          bool
+	JSON           bool
+	Sheet          string
+	Table          string
+	Sign           string // SSH private key that signs run.json (analyst verify --allowed-signers)
+	BaselineOptions
 }
 
 // newCmdRun: runF, when not nil, replaces runRun (tests see the parsed
@@ -38,7 +43,7 @@ type RunOptions struct {
 func newCmdRun(f *Factory, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	c := &cobra.Command{
-		Use:   "run DATA [QUESTION...]",
+		Use:   "run DATA [QUESTION...] | run --data PATH [--data PATH...] [QUESTION...]",
 		Short: "Profile a dataset, explore it and answer questions about it with a model, and write a notebook and an HTML report",
 		Long: `Profile a dataset, study its distributions and draw the charts an analyst
 would look at first, all in the sandboxed kernel, and write the run out:
@@ -58,7 +63,7 @@ would look at first, all in the sandboxed kernel, and write the run out:
   NAME.run.json  what ran on what: data sha256, versions, limits, timings,
                  and every file above with its sha256
 
-NAME defaults to the data file's name. Re-running into the same folder
+NAME defaults to the data file's or folder's name. Re-running into the same folder
 replaces the previous run of that name whole — and only a run: where one of
 these outputs exists and NAME.run.json of a previous run does not list it
 with the same sha256 (a file of yours, or one you edited since), the run
@@ -105,6 +110,37 @@ with thousands separators, currency symbols, % or accounting parentheses,
 timestamps with UTC offsets (converted to UTC) and Unix times in columns named
 like times; every conversion is code in the notebook and a note in the report.
 
+With --baseline OLD (an earlier run: its folder or NAME.run.json), the run
+compares its data with what OLD kept (every run keeps a sketch of its data:
+NAME_files/sketch.json; the old rows are not needed) and a What changed
+section opens the report: columns removed, added, renamed or changed in
+type, the rows, and per column the missing share, numeric shifts
+(Wasserstein distance over the baseline's standard deviation, KS, PSI,
+quantile deltas), category shifts, new and vanished values, and gaps in
+dates, each judged info, warn or fail by documented thresholds (config file
+key baseline:, per column too). --fail-on warn|fail exits 8 after writing
+everything when a change at that level or above is found; --summary-md FILE
+writes a Markdown table of the changes for a CI step summary. The comparison
+is computed, not written by a model; with --model, the model then reads the
+changes (never the rows) and writes Key changes at the top of What changed,
+each of its numbers traced to the cell that shows it, or marked untraced.
+
+DATA may be a folder: each table in it (any format above, in subfolders
+too) is loaded into tables["NAME"], NAME its path without its extensions
+(payments.csv is tables["payments"], 2024/orders.json tables["2024/orders"];
+names that would clash keep their extensions), each with its own load and
+profile sections; df is the table with the most rows (the main table), which
+the distributions and charts are of. Its documents (.md, .markdown, .txt,
+.rst) are mounted read-only beside the tables and never pasted whole to the
+model: it is told each one's size and headings, and reads them with
+read_doc("manual.md", "Fees"). Hidden files are left out; other files are
+listed as ignored, with why. A table that cannot be read, or a link that
+leaves the folder, stops the run before any kernel starts (exit 3, naming the
+file); --skip-unreadable leaves unreadable files out instead, and the report
+and run.json list them. At most 1,000 files and 16 GiB of tables and
+documents. Several files or folders: --data PATH, repeated; every argument is
+then a question.
+
 A CSV or TSV file too big for the kernel's memory (--memory) is read out of
 core (--out-of-core, default auto): in chunks, with exact counts, missing
 values, min, max, mean, standard deviation and histograms, approximate (≈)
@@ -116,14 +152,22 @@ says so at the top.`,
   analyst run --sheet Q4 sales.xlsx
   analyst run --table orders shop.sqlite
   analyst run --out reports --name q4 sales.csv.gz
+  analyst run --out week-49 --baseline week-48/ --fail-on fail --summary-md changes.md sales.csv
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
-  analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini`,
+  analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini
+  analyst run shop/ "Which customers ordered in March but not in April?" --model ollama:qwen2.5-coder:7b
+  analyst run --data orders.csv --data customers.json "Who spends most?" --model ollama:qwen2.5-coder:7b`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) < 1 {
-				return usageErrorf("run takes a DATA file, then optional questions")
+			if len(opts.DataPaths) == 0 {
+				if len(args) < 1 {
+					return usageErrorf("run takes DATA (a file or a folder), then optional questions; or the data with --data PATH (repeatable) and questions")
+				}
+				opts.Data, args = args[0], args[1:]
 			}
-			opts.Data = args[0]
-			for _, q := range args[1:] {
+			for _, q := range args {
+				if len(opts.DataPaths) > 0 && namesData(q) {
+					return usageErrorf("%q is a file or folder, but with --data every argument is a question: give all the data with --data (repeatable)", q)
+				}
 				if strings.TrimSpace(q) == "" {
 					return usageErrorf("a question is empty")
 				}
@@ -132,6 +176,7 @@ says so at the top.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.FailOnSet = c.Flags().Changed("fail-on")
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -142,6 +187,8 @@ says so at the top.`,
 	c.Flags().StringVar(&opts.Name, "name", "", "base name of the outputs (default: the data file's name)")
 	c.Flags().BoolVar(&opts.Force, "force", false, "replace NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ even if no previous run wrote them")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print progress events and the result as JSON lines")
+	c.Flags().StringArrayVar(&opts.DataPaths, "data", nil, "a data file or folder, instead of DATA; repeat it for several (each file at its name, each folder's files under its name); every argument is then a question")
+	c.Flags().BoolVar(&opts.SkipUnreadable, "skip-unreadable", false, "in a folder, leave out the tables and documents that cannot be read (the report and run.json list them, with why) instead of stopping")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
 	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
@@ -158,6 +205,7 @@ says so at the top.`,
 	for flag, key := range map[string]string{"model": keyModel, "base-url": keyBaseURL, "max-turns": keyMaxTurns, "reflect-rounds": keyReflectRounds, "explore": keyExplore, "goals": keyGoals, "run-timeout": keyRunTimeout, "na-values": keyNAValues, "out-of-core": keyOutOfCore} {
 		_ = fl.SetAnnotation(flag, viperKey, []string{key})
 	}
+	addBaselineFlags(c, &opts.BaselineOptions)
 	addKernelFlags(c)
 	addModelFlags(c)
 	return c
@@ -170,79 +218,111 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	in, _, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force,
-		Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
+	in, name, err := pipeline.Preflight(pipeline.Options{Data: opts.Data, DataPaths: opts.DataPaths, SkipUnreadable: opts.SkipUnreadable,
+		OutDir: opts.OutDir, Name: opts.Name, Force: opts.Force, Kernel: kernel.Options{Limits: cfg.Limits}, OutOfCore: cfg.OutOfCore})
 	if err != nil {
 		return runError(err)
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return withCode(ExitUsage, err)
+	ds, err := pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
+	if err != nil {
+		return runError(err)
 	}
-	var model llm.Client
-	retries := newRetryCounter()
-	// A model explores the data (unless --explore=false) and answers the
-	// questions; without one the run is the EDA stages only.
-	if len(opts.Questions) > 0 || (cfg.Explore && cfg.Model != "") {
-		if cfg.Model == "" {
-			return usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
-		}
-		mopts := cfg.ModelOptions()
-		mopts.HTTPClient = &http.Client{Transport: retries}
-		if model, err = llm.New(cfg.Model, mopts); err != nil {
-			return usageErrorf("%v", err)
-		}
-		model = audit.NewRecorder(model) // every reply in run.json, for analyst replay
+	defer ds.Close()
+	if err := checkBaselineFlags(&opts.BaselineOptions); err != nil {
+		return err
 	}
-	setup, err := f.kernelSetup(ctx)
+	base, err := openBaseline(opts.Baseline)
 	if err != nil {
 		return err
 	}
-	versions := setup.versions()
-	progress := newProgress(f, opts.JSON)
-	popts := pipeline.Options{
-		Data:           opts.Data,
-		Input:          in,
-		Sheet:          opts.Sheet,
-		Table:          opts.Table,
-		OutDir:         opts.OutDir,
-		Name:           opts.Name,
-		Force:          opts.Force,
-		Kernel:         setup.Options,
-		CellTimeout:    cfg.Limits.CellTimeout,
-		AnalystVersion: Version,
-		ImageID:        setup.Image.Manifest.ID(),
-		Versions:       versions,
-		Runtime:        setup.Options.Runtime,
-		KaTeXDir:       report.KaTeXDirIn(setup.Image.RootFS),
-		Progress:       progress.Event,
-		Questions:      opts.Questions,
-		Model:          model,
-		ModelSpec:      cfg.Model,
-		MaxTurns:       cfg.MaxTurns,
-		ReflectRounds:  &cfg.ReflectRounds,
-		NoExplore:      !cfg.Explore,
-		Goals:          cfg.Goals,
-		RunTimeout:     cfg.RunTimeout,
-		ModelRetries:   retries.Retries,
-		Load:           eda.LoadOptions{NAValues: cfg.NAValues},
-		OutOfCore:      cfg.OutOfCore,
+	model, check, retries, err := f.runModel(ctx, cfg, len(opts.Questions) > 0, base != nil)
+	if err != nil {
+		return err
 	}
+	popts := pipeline.Options{
+		Dataset: ds, OutDir: opts.OutDir, Name: name, Force: opts.Force, CellTimeout: cfg.Limits.CellTimeout,
+		AnalystVersion: Version, Questions: opts.Questions, Model: model, ModelSpec: cfg.Model,
+		MaxTurns: cfg.MaxTurns, ReflectRounds: &cfg.ReflectRounds, NoExplore: !cfg.Explore, Goals: cfg.Goals,
+		RunTimeout: cfg.RunTimeout, ModelRetries: retries.Retries, OutOfCore: cfg.OutOfCore,
+		Baseline: base, ChangeRules: cfg.ChangeRules, ExplainChanges: base != nil,
+	}
+	if check != nil {
+		popts.ModelInfo, popts.ModelErr = check.info, check.err
+	}
+	// A model server that did not answer ends the run before any kernel:
+	// the outputs say so, and the host is not probed.
+	if popts.ModelErr == nil {
+		setup, err := f.KernelSetup(ctx)
+		if err != nil {
+			return err
+		}
+		setup.apply(&popts)
+	}
+	progress := newProgress(f, opts.JSON)
+	popts.Progress = progress.Event
 	res, err := pipeline.Run(ctx, popts)
 	progress.Stop()
 	err = signRun(ctx, opts.Sign, res, err)
 	if res != nil && res.Files.Report != "" {
 		printRunFiles(f, opts.JSON, res)
 	}
+	runErr := runError(err)
 	if err == nil && res != nil {
 		if missing := res.Unanswered(); len(missing) > 0 {
 			var reasons []string
 			for _, u := range missing {
 				reasons = append(reasons, fmt.Sprintf("question %d got no answer: %s", u.Index, u.Reason))
 			}
-			return withCode(ExitNoAnswer, errors.New(strings.Join(reasons, "; ")))
+			runErr = withCode(ExitNoAnswer, errors.New(strings.Join(reasons, "; ")))
 		}
 	}
-	return runError(err)
+	return finishBaseline(&opts.BaselineOptions, cfg, base, opts.Data, res, runErr)
+}
+
+// namesData says whether arg is a path to a file or folder (a question
+// with a space in it is never taken for one).
+func namesData(arg string) bool {
+	if strings.ContainsAny(arg, " \t\n") {
+		return false
+	}
+	_, err := os.Stat(arg)
+	return err == nil
+}
+
+// runModel is the model of a run, asked about itself before anything slow
+// starts, so a server that is not there, a bad key or an unknown model
+// fails in a second; nil without questions and exploration. A model
+// explores the data (unless --explore=false), answers the questions, and
+// with a baseline (compare) writes the key changes.
+func (f *Factory) runModel(ctx context.Context, cfg *Config, questions, compare bool) (llm.Client, *modelCheck, *retryCounter, error) {
+	retries := newRetryCounter()
+	if !questions && !((cfg.Explore || compare) && cfg.Model != "") {
+		return nil, nil, retries, nil
+	}
+	if cfg.Model == "" {
+		return nil, nil, nil, usageErrorf("a question needs a model: set --model, ANALYST_MODEL, or `model:` in the config file (e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini)")
+	}
+	mopts := cfg.ModelOptions()
+	mopts.HTTPClient = &http.Client{Transport: retries}
+	model, err := f.ModelClient(cfg.Model, mopts)
+	if err != nil {
+		return nil, nil, nil, usageErrorf("%v", err)
+	}
+	// Every reply in run.json, the model's info included, for analyst
+	// replay.
+	model = audit.NewRecorder(model)
+	info, err := model.Model(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, nil, runError(ctx.Err())
+	}
+	return model, &modelCheck{info: info, err: err}, retries, nil
+}
+
+// modelCheck is what the model server said when the run asked it first:
+// its model's info, or why it could not answer.
+type modelCheck struct {
+	info *llm.ModelInfo
+	err  error
 }
 
 func quoted(values []string) []string {
@@ -323,10 +403,14 @@ func printRunFiles(f *Factory, asJSON bool, res *pipeline.Result) {
 		if ex := res.Exploration; ex != nil {
 			result["key_findings"] = ex.KeyFindings
 		}
+		if res.Changes != nil {
+			result["changes"] = res.Changes //houserules:literal a JSON key
+		}
 		_ = json.NewEncoder(f.IO.Out).Encode(result)
 		return
 	}
 	printRerun(f, res)
+	printChanges(f.IO.Out, res.Changes)
 	printKeyFindings(f, res)
 	printAnswers(f, res)
 	fmt.Fprintf(f.IO.Out, "report:   %s\n", res.Files.Report)
@@ -351,6 +435,8 @@ func modelMessage(err error) error {
 		what = "rate limited by the model server, retries exhausted (try again later)"
 	case errors.Is(err, llm.ErrTimeout):
 		what = "model request timed out"
+	case errors.Is(err, llm.ErrReplyTooLong):
+		what = "model replies ran on without end"
 	default:
 		what = "model error"
 	}
@@ -394,7 +480,7 @@ func printAnswers(f *Factory, res *pipeline.Result) {
 		}
 	}
 	for i, a := range res.Answers {
-		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", pipeline.StageQuestion(i+1), answerStatus(a), a.Question)
+		fmt.Fprintf(f.IO.Out, "%s %s: %s\n", agent.StageQuestion(i+1), answerStatus(a), a.Question)
 		if !a.Answered {
 			fmt.Fprintf(f.IO.Out, "  reason: %s\n", a.Stop)
 			continue

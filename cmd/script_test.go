@@ -2,6 +2,8 @@ package cmd_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/iostreams"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
 
 func TestMain(m *testing.M) {
@@ -30,7 +33,12 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI end to end: testdata/script/*.txtar. Scripts that
 // start kernels need the image built (make test builds it).
 func TestScripts(t *testing.T) {
-	cacheDir, err := image.DefaultCacheDir()
+	cacheDir, err := kerneltest.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tasks gendabstep writes: the scripted DABstep model knows them.
+	fx, err := dabsteptest.Write(t.TempDir(), dabsteptest.Options{Seed: 1, Payments: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +67,10 @@ func TestScripts(t *testing.T) {
 			})
 			env.Defer(evalModel.Close)
 			env.Setenv("FAKE_EVAL_OLLAMA", evalModel.Listener.Addr().String())
+			dabstepModel := newDABstepModel(fx.Tasks)
+			env.Defer(dabstepModel.Close)
+			env.Setenv("FAKE_DABSTEP_OLLAMA", dabstepModel.Listener.Addr().String())
+			env.Values[dabstepModelKey{}] = dabstepModel
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -97,21 +109,61 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("the model server was asked %d chat requests; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
 				}
 			},
-			// gensales ROWS FILE writes the example sales data as Parquet,
-			// or as CSV when FILE ends in .csv.
+			// modeltold TEXT checks that the system prompt of some chat
+			// request to the script's model server ($FAKE_OLLAMA) holds TEXT.
+			"modeltold": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: modeltold TEXT")
+				}
+				f := ts.Value(fakeOllamaKey{}).(*fakeOllama)
+				f.mu.Lock()
+				systems := append([]string(nil), f.systems...)
+				f.mu.Unlock()
+				told := false
+				for _, s := range systems {
+					told = told || strings.Contains(s, args[0])
+				}
+				if told == neg {
+					last := ""
+					if len(systems) > 0 {
+						last = systems[len(systems)-1]
+					}
+					ts.Fatalf("the model was %stold %q; its last system prompt:\n%s", map[bool]string{true: "", false: "not "}[told], args[0], last)
+				}
+			},
+			// dabsteptold TEXT checks that the system prompt of some chat
+			// request to the scripted DABstep model ($FAKE_DABSTEP_OLLAMA)
+			// holds TEXT.
+			"dabsteptold": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: dabsteptold TEXT")
+				}
+				told := false
+				for _, c := range ts.Value(dabstepModelKey{}).(*evaltest.Model).Chats() {
+					told = told || (len(c.Messages) > 0 && strings.Contains(c.Messages[0].Content, args[0]))
+				}
+				if told == neg {
+					ts.Fatalf("the DABstep model was %stold %q", map[bool]string{true: "", false: "not "}[told], args[0])
+				}
+			},
+			// gensales ROWS FILE [seed=N] [CHANGE...] writes the example sales
+			// data as Parquet, or as CSV when FILE ends in .csv, with the
+			// changes of salesChange (CSV only).
 			"gensales": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 2 {
-					ts.Fatalf("usage: gensales ROWS FILE")
+				if len(args) < 2 {
+					ts.Fatalf("usage: gensales ROWS FILE [seed=N] [CHANGE...]")
 				}
 				rows, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				seed, ch, err := salesChange(args[2:])
 				ts.Check(err)
 				f, err := os.Create(ts.MkAbs(args[1]))
 				ts.Check(err)
 				write := examples.WriteSalesParquet
 				if strings.HasSuffix(args[1], ".csv") {
-					write = examples.WriteSales
+					write = func(w io.Writer, rows int, seed uint64) error { return examples.WriteSalesChanged(w, rows, seed, ch) }
 				}
-				ts.Check(write(f, rows, 1))
+				ts.Check(write(f, rows, seed))
 				ts.Check(f.Close())
 			},
 		},
@@ -134,8 +186,50 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// fakeOllamaKey keys a script's model server in its testscript.Env.Values.
-type fakeOllamaKey struct{}
+// fakeOllamaKey and dabstepModelKey key a script's model servers in its
+// testscript.Env.Values.
+type (
+	fakeOllamaKey   struct{}
+	dabstepModelKey struct{}
+)
+
+// newDABstepModel is a scripted model for gendabstep's tasks
+// (eval_dabstep_run.txtar): it computes two answers in the kernel — task
+// 1's count from tables["payments"], task 6's fee rules from the manual and
+// the list fields of tables["fees"] (json.loads) — gives the gold answer of
+// tasks 2, 5, 7, 9 and 10, a wrong one for tasks 3 and 4, and none for task
+// 8: 7 of 10 right, easy 3 of 5, hard 4 of 5.
+func newDABstepModel(tasks []dabsteptest.Task) *evaltest.Model {
+	answers, codes := map[string]map[string]string{}, map[string]string{}
+	for _, t := range tasks {
+		q := "Here is the question you need to answer: " + t.Question
+		switch t.ID {
+		case "1":
+			codes[q] = fmt.Sprintf("p = tables[\"payments\"]\nprint(f\"ANSWER={int(((p['merchant'] == %q) & p['is_credit']).sum())}\")", t.Params["merchant"])
+			answers[q] = map[string]string{"answer": evaltest.Printed}
+		case "6":
+			codes[q] = fmt.Sprintf(`read_doc("manual.md", "Fee rules")
+def matches(field, value):
+    items = json.loads(field) if isinstance(field, str) else None
+    return not items or value in items
+fees = tables["fees"]
+ids = [str(r.ID) for r in fees.itertuples() if matches(r.account_type, %q) and matches(r.aci, %q)]
+print("ANSWER=" + ", ".join(ids))`, t.Params["account_type"], t.Params["aci"])
+			answers[q] = map[string]string{"answer": evaltest.Printed}
+		case "3": // a country code
+			answers[q] = map[string]string{"answer": "ZZ"}
+		case "4": // merchants (the gold is the empty list)
+			answers[q] = map[string]string{"answer": "Tulip_Bakery"}
+		case "8": // no answer: "" in the submission, which the scorer counts wrong
+			answers[q] = nil
+		default:
+			answers[q] = map[string]string{"answer": t.Answer}
+		}
+	}
+	m := evaltest.New(answers)
+	m.Codes = codes
+	return m
+}
 
 // Run must map errors to the documented exit codes without a process.
 func TestRunExitCodes(t *testing.T) {

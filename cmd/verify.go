@@ -53,7 +53,9 @@ func newCmdVerify(f *Factory, runF func(context.Context, *VerifyOptions) error) 
            enforced (verify with the run's --memory, --pids, ...)
 
 The data is found at the path run.json records, next to run.json, or given
-with --data; it must have the recorded sha256. Exit codes: 0 everything
+with --data; it must have the recorded sha256. A folder's every table and
+document must have the sha256 run.json's inputs record (each one that
+differs or is missing is named), and only those files are mounted. Exit codes: 0 everything
 matches; 1 something differs (each difference is printed); 3 the data is
 missing or is not the run's data; 5 the recorded kernel image is not
 available (rebuild it, or allow this analyst's image with
@@ -73,7 +75,7 @@ signature covers the whole run.`,
 				return usageErrorf("verify takes one RUN: a run's folder, its NAME.run.json or its NAME.ipynb")
 			}
 			opts.Run = args[0]
-			if opts.ImageMismatch != "error" && opts.ImageMismatch != "warn" {
+			if opts.ImageMismatch != "error" && opts.ImageMismatch != "warn" { //houserules:literal the flag's values
 				return usageErrorf("--image-mismatch is error or warn, not %q", opts.ImageMismatch)
 			}
 			return nil
@@ -86,8 +88,9 @@ signature covers the whole run.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Data, "data", "", "the run's dataset (default: the path run.json records)")
-	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", "when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
+	fl.StringVar(&opts.Data, "data", "", "the run's dataset, a file or a folder (default: the path run.json records)")
+	fl.StringVar(&opts.ImageMismatch, "image-mismatch", "error", //houserules:literal the flag's default
+		"when the recorded kernel image is not available: error (exit 5) or warn (re-run in this analyst's image)")
 	fl.StringVar(&opts.AllowedSigners, "allowed-signers", "", "ssh allowed-signers file that must accept run.json's signature (NAME.run.json.sig, from analyst run --sign)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	addKernelFlags(c)

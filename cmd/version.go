@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 
@@ -44,28 +45,39 @@ func commit() string {
 	return "unknown"
 }
 
-func newCmdVersion(f *Factory) *cobra.Command {
+// VersionOptions are the inputs of `analyst version` (none).
+type VersionOptions struct{}
+
+func newCmdVersion(f *Factory, runF func(context.Context, *VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit, kernel driver and image",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			out := f.IO.Out
-			fmt.Fprintf(out, "analyst %s\n", Version)
-			fmt.Fprintf(out, "commit:  %s\n", commit())
-			fmt.Fprintf(out, "driver:  %s\n", kernel.DriverHash())
-			cfg, err := f.Config()
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(c.Context(), opts)
 			}
-			recipe := image.DefaultRecipe()
-			img, err := image.Lookup(cfg.CacheDir, recipe)
-			if err != nil {
-				fmt.Fprintf(out, "image:   %s (not built; run: analyst kernel build)\n", recipe.ID())
-				return nil
-			}
-			fmt.Fprintf(out, "image:   %s (%s)\n", img.Manifest.ID(), img.Dir)
-			return nil
+			return runVersion(f)
 		},
 	}
+}
+
+func runVersion(f *Factory) error {
+	out := f.IO.Out
+	fmt.Fprintf(out, "analyst %s\n", Version)
+	fmt.Fprintf(out, "commit:  %s\n", commit())
+	fmt.Fprintf(out, "driver:  %s\n", kernel.DriverHash())
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	recipe := image.DefaultRecipe()
+	img, err := image.Lookup(cfg.CacheDir, recipe)
+	if err != nil {
+		fmt.Fprintf(out, "image:   %s (not built; run: analyst kernel build)\n", recipe.ID())
+		return nil
+	}
+	fmt.Fprintf(out, "image:   %s (%s)\n", img.Manifest.ID(), img.Dir)
+	return nil
 }

@@ -294,7 +294,7 @@ func distributions(p *Profile, opts Options, code distributionsCode) Stage {
 		"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates); " +
 		"hexagonal bins are counted a block of rows at a time with hexbin's own arithmetic, and boxes get the quartiles and whiskers " +
 		"matplotlib's boxplot_stats gives (the same charts, with less memory and time)."))
-	add(Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"))
+	add(Plumbing(summaryChartHelpers, Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers")))
 
 	// Numeric summary.
 	if len(c.Numeric) > 0 {

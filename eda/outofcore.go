@@ -102,7 +102,7 @@ func LoadOutOfCore(src Source, o OutOfCore) Stage {
 		"{{SAMPLE_ROWS}}", underscored(o.SampleRows), "{{SAMPLE_SEED}}", strconv.Itoa(o.Seed))
 	return Stage{Name: StageLoad, Title: "Load the data (out of core)", Cells: []Cell{
 		Markdown(outOfCoreIntroMd(o) + "\n\n" + st.Cells[0].Source),
-		Code(code, "load-data"),
+		Plumbing(summaryLoad, Code(code, TagLoadData)),
 	}}
 }
 
@@ -152,13 +152,16 @@ func ProfileOutOfCore() Stage {
 			"distinct values (≈ where marked), sample values, and for numeric columns the minimum, maximum, mean, " +
 			"standard deviation and skewness (exact). Duplicate rows are counted from row hashes. The same pass keeps " +
 			"the uniform sample that becomes `df`: each row gets a random key and the rows with the smallest keys stay."),
-		Code(helpers+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview),
-			"{{DISTINCT_K}}", strconv.Itoa(distinctK), "{{VALUE_COUNT_CAP}}", underscored(valueCountCap)), "profile-columns"),
+		Plumbing(summaryProfileColumns, Code(helpers+"\n\n"+sketchParts()+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview),
+			"{{DISTINCT_K}}", strconv.Itoa(distinctK), "{{VALUE_COUNT_CAP}}", underscored(valueCountCap)), "profile-columns")),
 		Markdown(profileAlertsMd + "\n\nOut of core, the alerts use the exact counts above, and the sample `df` " +
 			"where they look at values (≈)."),
-		Code(profileAlerts(), "profile-alerts"),
+		Plumbing(summaryProfileAlerts, Code(profileAlerts(), "profile-alerts")),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Code(profileJSON("\n    \"out_of_core\": out_of_core,"), ProfileTag),
+		Plumbing(summaryProfileJSON, Code(profileJSON("\n    \"out_of_core\": out_of_core,"), ProfileTag)),
+		Markdown(sketchMd + " Out of core, the numeric and date columns' parts were gathered chunk by chunk in " +
+			"the profile's pass (each chunk's quantiles, merged), the value counts are the profile's."),
+		Plumbing(summarySketch, sketchCell("", "", `set(out_of_core["approximate_distinct"])`, "set(sample_counts)")),
 	}}
 }
 

@@ -1,11 +1,15 @@
 package eda
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/analyst-cli/analyst/nbformat"
+)
 
 // ProfileFromData reads the profile from one cell output's mime bundle
 // (nbformat "data"): ok is false when the bundle holds no profile.
 func ProfileFromData(data map[string]json.RawMessage) (p *Profile, ok bool, err error) {
-	return fromData(data, MimeProfile, ParseProfile)
+	return fromData(data, nbformat.MimeProfile, ParseProfile)
 }
 
 // fromData reads the output of type mime from a mime bundle with parse: ok

@@ -10,10 +10,6 @@ import (
 	"fmt"
 )
 
-// MimeProfile is the output mime type of the profile cell: the profile as
-// JSON, which the Go side reads (the report's overview, the model's prompt).
-const MimeProfile = "application/vnd.analyst.profile+json"
-
 // DataErrorName is the Python exception the load cell raises for data it
 // cannot read; its message says what is wrong and what to do.
 const DataErrorName = "AnalystDataError"
@@ -52,6 +48,10 @@ type LoadInfo struct {
 	MissingMarkers map[string][]TopValue `json:"missing_markers"`
 	// ConvertedNumbers are the text columns read as numbers, by name.
 	ConvertedNumbers map[string]NumberConversion `json:"converted_numbers"`
+	// JSONColumns are the columns of a JSON file that held lists or
+	// objects, kept as JSON text: "lists", "objects" or "lists and
+	// objects", by column.
+	JSONColumns map[string]string `json:"json_columns,omitempty"`
 	// Notes are things the reader should know ("duplicate column names
 	// renamed: a, a.1", "3 ragged rows skipped", ...).
 	Notes []string `json:"notes"`

@@ -50,7 +50,13 @@ func TestEveryTemplateRendered(t *testing.T) {
 		LoadFrom(Source{Path: "/data/y.xlsx", Sheet: "S", Table: "t", Converted: "/conv", Converter: "c", LoadOptions: LoadOptions{NAValues: []string{}}}),
 		ProfileStage(), Distributions(wide, Options{}), Distributions(small, Options{}),
 		Visualization(wide, Options{}), Visualization(small, Options{}),
-		LoadOutOfCore(Source{Path: "/data/x.csv"}, OutOfCore{}), ProfileOutOfCore(), Relationships([]string{"a", "b"})}
+		LoadOutOfCore(Source{Path: "/data/x.csv"}, OutOfCore{}), ProfileOutOfCore(), Relationships([]string{"a", "b"}),
+		Changes(CompareInput{Manifest: "old.run.json", Data: "old.csv", SHA256: "ab", Sketch: []byte(`{"version": 1}`),
+			Rules: columnRules()})}
+	folder := Folder{Dir: "/data", Tables: []FolderTable{{Name: "a", Path: "a.csv"}, {Name: "b", Path: "b.parquet", Converted: "/data/b.parquet.columns", Converter: "c"}},
+		Documents: []string{"manual.md"}}
+	stages = append(stages, SetupFolder(folder), LoadFolder(folder), LoadTable(folder.Tables[0]), LoadTable(folder.Tables[1]),
+		ProfileTable("a", true), ProfileTable("b", false), MainTable("a", 10, 2, false))
 	for _, p := range []*Profile{wideProfile(40), wideProfile(6)} {
 		p.OutOfCore = &OutOfCoreInfo{Rows: p.Rows, SampleRows: 10, ChunkRows: 100}
 		stages = append(stages, DistributionsOutOfCore(p, Options{}))
@@ -68,9 +74,18 @@ func TestEveryTemplateRendered(t *testing.T) {
 	}
 	for _, tag := range []string{TagSetup, TagLoadData, "profile-columns", "profile-alerts", ProfileTag, "chart-helpers",
 		"numeric-stats", "histograms", "top-values", "top-value-bars", "correlations", "missingness", "time-series", "second-pass",
-		"relationships-find", RelationshipsTag, RelationshipsChartTag} {
+		"relationships-find", RelationshipsTag, RelationshipsChartTag,
+		SketchTag, "baseline-sketch", "compare-helpers", ChangesTag, "numeric-changes", "category-changes", "time-changes", "overlay-charts"} {
 		if !sections[tag] {
 			t.Errorf("no cell tagged %s: the test no longer renders that template", tag)
 		}
 	}
+}
+
+// columnRules are the default rules with a column's own threshold and level.
+func columnRules() ChangeRules {
+	r := DefaultChangeRules()
+	r.Columns = map[string]ColumnRules{"revenue": {Thresholds: map[string]ChangeRule{CheckNumericShift: {Warn: at(0.3)}},
+		Severities: map[string]string{ChangeRemoved: LevelInfo}}}
+	return r
 }

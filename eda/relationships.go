@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// MimeRelationships is the output mime type of the relationships cell: the
-// relationships between tables as JSON, which the Go side reads (the
-// report's tables section, the model's prompt). It sits beside
-// MimeProfile, which is defined here too.
-const MimeRelationships = "application/vnd.analyst.relationships+json"
+	"github.com/analyst-cli/analyst/nbformat"
+)
 
 // StageRelationships is the stage that profiles the tables together.
 const StageRelationships = "relationships"
@@ -19,7 +15,7 @@ const StageRelationships = "relationships"
 // Tags of the relationships stage's cells other layers look for.
 const (
 	// RelationshipsTag tags the cell whose output holds the relationships
-	// (mime MimeRelationships).
+	// (mime nbformat.MimeRelationships).
 	RelationshipsTag = "relationships-json"
 	// RelationshipsChartTag tags the cell that draws the diagram of the
 	// tables and their relationships.
@@ -140,7 +136,7 @@ type RelationshipRule struct {
 // before), in the order they are shown. It finds each table's keys, the
 // columns whose values are keys of another table (the elements of columns
 // of lists too), their orphan rows, and alerts; prints them, shows them as
-// JSON (mime MimeRelationships, in the cell tagged RelationshipsTag) and
+// JSON (mime nbformat.MimeRelationships, in the cell tagged RelationshipsTag) and
 // draws the diagram (RelationshipsChartTag). Names given twice count once.
 func Relationships(tables []string) Stage {
 	var names []string
@@ -158,7 +154,7 @@ func Relationships(tables []string) Stage {
 		Markdown(relationshipsMd),
 		Code(code, "relationships-find"),
 		Markdown("The relationships as JSON, which analyst reads to write the report and to brief the model."),
-		Code(fill(relationshipsJSONPy, "{{MIME}}", pyString(MimeRelationships)), RelationshipsTag),
+		Code(fill(relationshipsJSONPy, "{{MIME}}", pyString(nbformat.MimeRelationships)), RelationshipsTag),
 		Markdown(relationshipsChartMd),
 		Code(fill(relationshipsChartPy, "{{DIAGRAM_TABLES}}", strconv.Itoa(diagramTables)), RelationshipsChartTag),
 	}}
@@ -201,5 +197,5 @@ func ParseRelationships(raw []byte) (*RelationshipProfile, error) {
 // RelationshipsFromData reads the relationships from one cell output's
 // mime bundle (nbformat "data"): ok is false when the bundle holds none.
 func RelationshipsFromData(data map[string]json.RawMessage) (p *RelationshipProfile, ok bool, err error) {
-	return fromData(data, MimeRelationships, ParseRelationships)
+	return fromData(data, nbformat.MimeRelationships, ParseRelationships)
 }

@@ -5,11 +5,13 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // Tags of the cells other layers look for.
 const (
-	// ProfileTag tags the cell whose output holds the profile (mime MimeProfile).
+	// ProfileTag tags the cell whose output holds the profile (mime nbformat.MimeProfile).
 	ProfileTag = "profile-json"
 	// TagSetup and TagLoadData tag the cells that import the libraries and
 	// load the data (`kernel exec --load` runs them).
@@ -31,10 +33,23 @@ var (
 	// that call it.
 	loadPy           = pyFileWhole("load.py")
 	loadFormatsPy    = pyFileWhole("load_formats.py")
+	loadSourcePy     = pyFile("load_source.py") // where a file's data is: {{SOURCE}}
+	loadCallPy       = pyFile("load_call.py")   // the lines that read it into df: {{CALL}}
 	setupPy          = pyFile("setup.py")
 	profileColumnsPy = pyFileWhole("profile_columns.py")
 	profileAlertsPy  = pyFileWhole("profile_alerts.py")
 	profileJSONPy    = pyFileWhole("profile_json.py")
+)
+
+// The one-line summaries of the plumbing cells (see Plumbing).
+const (
+	summarySetup          = "Setup: the imports and display settings of the cells below."
+	summaryLoad           = "Loader: reads the data file into df as the text above says; load_info records each decision."
+	summaryProfileColumns = "Profile: each column's type, missing and distinct counts, samples and summary numbers."
+	summaryProfileAlerts  = "Profile alerts: the thresholds above, applied to each column."
+	summaryProfileJSON    = "The profile as JSON, which analyst reads for the report and the model."
+	summaryChartHelpers   = "Chart helpers: the drawing code the charts below share."
+	summarySketch         = "The data's sketch as JSON, which run.json keeps to compare a later run with."
 )
 
 // Setup imports what the later stages use and sets display options. The
@@ -45,7 +60,7 @@ func Setup() Stage {
 		Markdown("Imports the libraries the analysis uses and sets how pandas shows tables: floats with six " +
 			"significant digits (the data keeps full precision). Matplotlib keeps its default settings, so charts " +
 			"look the same when this notebook is re-run in Jupyter."),
-		Code(setupPy, TagSetup),
+		Plumbing(summarySetup, Code(setupPy, TagSetup)),
 	}}
 }
 
@@ -117,16 +132,23 @@ func LoadFrom(src Source) Stage {
 	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
-		Code(fill(loadPy, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
-			"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
-			"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted), "{{NA_VALUES}}", pyList(na),
-			"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
-			"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
-			"{{TOTAL_LABELS}}", pyList(totalLabels)), TagLoadData),
+		Plumbing(summaryLoad, Code(loader(fill(loadSourcePy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
+			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted)), loadCallPy, na), TagLoadData)),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
+}
+
+// loader is the load cell's code: the loader's functions between source
+// (where the data is) and call (the lines that read it), with the
+// missing-value markers na.
+func loader(source, call string, na []string) string {
+	return fill(loadPy, "{{SOURCE}}", source, "{{CALL}}", call, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
+		"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
+		"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{NA_VALUES}}", pyList(na),
+		"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
+		"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
+		"{{TOTAL_LABELS}}", pyList(totalLabels))
 }
 
 // pyOptional is a Python string literal, or None for "".
@@ -139,7 +161,7 @@ func pyOptional(s string) string {
 
 // ProfileStage computes the profile of df: per column its type, missing and
 // distinct counts, sample values and summary numbers, then the alerts, and
-// shows it as JSON (mime MimeProfile) in the cell tagged ProfileTag.
+// shows it as JSON (mime nbformat.MimeProfile) in the cell tagged ProfileTag.
 func ProfileStage() Stage {
 	return Stage{Name: StageProfile, Title: "Profile", Cells: []Cell{
 		Markdown("Profiles every column: its pandas type and kind (numeric, categorical, datetime, boolean, " +
@@ -147,18 +169,20 @@ func ProfileStage() Stage {
 			"share is of the non-missing values), a few sample values, and for numeric columns the minimum, " +
 			"maximum, mean, standard deviation and skewness. Exact duplicate rows and the memory the data " +
 			"takes are counted too."),
-		Code(profileColumnsPy, "profile-columns"),
+		Plumbing(summaryProfileColumns, Code(profileColumnsPy, "profile-columns")),
 		Markdown(profileAlertsMd),
-		Code(profileAlerts(), "profile-alerts"),
+		Plumbing(summaryProfileAlerts, Code(profileAlerts(), "profile-alerts")),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Code(profileJSON(""), ProfileTag),
+		Plumbing(summaryProfileJSON, Code(profileJSON(""), ProfileTag)),
+		Markdown(sketchMd),
+		Plumbing(summarySketch, sketchCell(sketchParts(), inMemorySketchFeed, "set()", "set()")),
 	}}
 }
 
 // profileJSON is the cell that shows the profile; extra goes into its
 // dictionary after the alerts (the out-of-core stage's own entry).
 func profileJSON(extra string) string {
-	return fill(profileJSONPy, "{{MIME}}", pyString(MimeProfile), "{{OUT_OF_CORE}}", extra)
+	return fill(profileJSONPy, "{{MIME}}", pyString(nbformat.MimeProfile), "{{OUT_OF_CORE}}", extra)
 }
 
 var profileAlertsMd = fmt.Sprintf(strings.TrimSpace(`

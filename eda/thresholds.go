@@ -39,6 +39,30 @@ const (
 	// Out of core (ooc_profile.py).
 	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)
 	valueCountCap = 100_000 // VALUE_COUNT_CAP: distinct values counted exactly per text column
+
+	// What every run keeps for later comparisons (sketch_parts.py, sketch.py).
+	SketchVersion  = 1    // SKETCH_VERSION: the sketch's layout; a comparison needs a baseline of this version
+	quantilePoints = 1000 // QUANTILE_POINTS: quantiles kept per numeric column past that many distinct values
+	valueCountsCap = 1000 // VALUE_COUNTS_CAP: most frequent values kept per categorical column
+	timePeriods    = 5000 // TIME_PERIODS: periods kept per date column
+
+	// What changed (compare*.py): how changes are judged, besides the
+	// thresholds of DefaultChangeRules.
+	changeSignificance = 0.05 // SIGNIFICANCE: family-wise, split over the tests (Bonferroni)
+	fewValues          = 5    // FEW_VALUES: numeric columns of at most this many values compare as categories (Evidently's rule)
+	renameDistance     = 0.1  // RENAME_DISTANCE: KS D or Jensen–Shannon distance under which two columns are one renamed
+	gapMinRows         = 20   // GAP_MIN_ROWS: rows a period must be expected to have for an empty one to be a gap
+)
+
+// Default thresholds of the checks of what changed: (warn at, fail at) of
+// each check's measure.
+const (
+	rowsWarn, rowsFail                   = 1.5, 3.0  // rows: the larger count over the smaller
+	missingWarn, missingFail             = 0.01, 0.1 // missing: |change of the missing share|
+	numericShiftWarn, numericShiftFail   = 0.1, 0.5  // numeric-shift: Wasserstein distance / the baseline's σ (Evidently: 0.1)
+	categoryShiftWarn, categoryShiftFail = 0.1, 0.3  // category-shift: Jensen–Shannon distance (Evidently: 0.1)
+	categoryShareWarn, categoryShareFail = 0.01, 0.5 // new-category, vanished-category: the value's share of rows
+	gapsWarn                             = 1         // gaps: periods without rows
 )
 
 // Words of the loader's rules, filled into load.py and stated by the

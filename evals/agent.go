@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/analyst-cli/analyst/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/agent"
+
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
-	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -53,41 +53,38 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	a := &Attempt{Record: newCaseRecord(c)}
 	a.Record.Versions = s.Versions
-	k, profile, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
+	cd, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
 	if err != nil {
 		return a, err
 	}
-	defer done()
-	a.Record.Profile = profile
-	name := filepath.Base(c.Dataset)
-	maxTurns := s.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = agent.DefaultMaxTurns
-	}
+	defer cd.done()
+	a.Record.Profile = cd.loaded.Profile
 	// The same prompt and agent as analyst run: the budgets are stated and a
-	// KeyError names the closest real columns.
-	ag := &agent.Agent{
-		Client: s.Client, Info: s.Info, Kernel: k, CellTimeout: s.CellTimeout, MaxTurns: s.MaxTurns, Seed: s.Seed + c.Repeat,
-		Columns: profile.ColumnNames(),
-		System: agent.SystemPrompt(agent.PromptInput{DataName: name, Profile: profile, Versions: s.Versions,
-			Tools: s.Info.Capabilities.Tools, Vision: s.Info.Capabilities.Vision,
-			MaxTurns: maxTurns, MaxRepairs: agent.DefaultMaxRepairs, CellTimeout: s.CellTimeout}),
-	}
-	defer func() { a.Record.Model = s.reportModel(ag, a, maxTurns, c.Repeat) }()
+	// KeyError names the closest real columns; a folder's tables and
+	// documents are told as analyst run tells them.
+	ag := agent.New(agent.Setup{Client: s.Client, Info: s.Info, Kernel: cd.k, DataName: filepath.Base(c.Dataset), Profile: cd.loaded.Profile,
+		Folder: cd.ds.AgentFolder(cd.loaded), Versions: s.Versions, MaxTurns: s.MaxTurns, CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat})
+	defer func() {
+		a.Record.Model = s.reportModel(ag, a, c.Repeat)
+		if c.DABstepID != "" {
+			a.Trace = reasoningTrace(a.Record.Answers)
+		}
+	}()
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
-		phase := pipeline.StageQuestion(i + 1)
+		phase := agent.StageQuestion(i + 1)
 		ans, err := ag.Ask(ctx, phase, q)
 		reflected, before := false, 0
 		if ans != nil && ans.Answered && s.ReflectRounds > 0 && err == nil {
 			reflected, before = true, len(ans.Verdicts)
-			err = ag.Reflect(ctx, pipeline.StageReflection(i+1), ans, s.ReflectRounds)
+			err = ag.Reflect(ctx, agent.StageReflection(i+1), ans, s.ReflectRounds)
 		}
 		if ans != nil {
-			a.Record.addQuestion(i+1, q, ans, reflected, before, questionStatus(ans, err))
+			a.Record.addQuestion(i+1, q, ans, reflected, before, pipeline.StageStatusOf(ans.Answered, err))
 			a.add(ans)
 			if ans.Answered {
 				texts = append(texts, answerText(ans))
+				a.Values = ans.Values
 			} else {
 				a.Stop = ans.Stop
 			}
@@ -100,26 +97,19 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	return a, nil
 }
 
-// questionStatus is a question stage's status in the case report.
-func questionStatus(a *agent.Answer, err error) string {
-	switch {
-	case err != nil:
-		return "error"
-	case !a.Answered:
-		return "no-answer"
+// reportModel is the model as the case report's header shows it, as
+// analyst run's report shows a run's.
+func (s *AgentSolver) reportModel(ag *agent.Agent, a *Attempt, repeat int) *report.ModelInfo {
+	cellTimeout := s.CellTimeout
+	if cellTimeout <= 0 {
+		cellTimeout = kernel.DefaultLimits().CellTimeout
 	}
-	return "ok"
-}
-
-// reportModel is the model as the case report's header shows it.
-func (s *AgentSolver) reportModel(ag *agent.Agent, a *Attempt, maxTurns, repeat int) *report.ModelInfo {
-	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
-	m := &report.ModelInfo{Name: s.Spec, Digest: s.Info.Digest, Mode: ag.Mode(), PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
-		Settings: []report.Setting{set("Seed", s.Seed+repeat), set("Max turns", maxTurns), set("Reflection rounds", s.ReflectRounds)}}
+	m := pipeline.NewManifestModel(s.Spec, s.Info, ag, s.Seed+repeat, s.ReflectRounds, cellTimeout)
+	m.PromptTokens, m.CompletionTokens = a.PromptTokens, a.CompletionTokens
 	for _, ans := range a.Record.Answers {
 		m.Calls += len(ans.Calls)
 	}
-	return m
+	return m.Report()
 }
 
 // caseKernel is how a case's kernel is started.
@@ -130,95 +120,100 @@ type caseKernel struct {
 	noProfile   bool // setup and load only: the oracle needs no prompt
 }
 
-// startCase starts a fresh kernel on the case's data and runs the setup,
-// load and profile stages; done closes it and removes its output folder.
-func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*kernel.Kernel, *eda.Profile, func(), error) {
+// caseData is a case's kernel with its data loaded: the dataset, what its
+// load stages found; done closes the kernel and removes its output folder
+// and anything made for the data.
+type caseData struct {
+	k      *kernel.Kernel
+	ds     *pipeline.Dataset
+	loaded *pipeline.Loaded
+	done   func()
+}
+
+// startCase starts a fresh kernel on the case's data (a file or a folder)
+// and runs the setup, load and profile stages, as analyst run does.
+func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseData, error) {
+	ds, err := openCaseData(c.Dataset)
+	if err != nil {
+		return nil, err
+	}
 	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
 	if err != nil {
-		return nil, nil, nil, &SolveError{ClassSandboxError, err}
+		ds.Close()
+		return nil, &SolveError{ClassSandboxError, err}
 	}
-	kopts := ck.opts
-	kopts.Data, kopts.OutputDir = c.Dataset, out
-	k, err := kernel.Start(ctx, kopts)
+	k, err := kernel.Start(ctx, ds.KernelOptions(ck.opts, out))
 	if err != nil {
+		ds.Close()
 		os.RemoveAll(out)
 		if ctx.Err() != nil {
-			return nil, nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
-		return nil, nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
+		return nil, &SolveError{ClassSandboxError, fmt.Errorf("starting the kernel: %w", err)}
 	}
-	done := func() { k.Close(); os.RemoveAll(out) }
-	profile, err := prepare(ctx, k, ck, c, a)
-	if err != nil {
-		done()
-		return nil, nil, nil, err
+	cd := &caseData{k: k, ds: ds, done: func() { k.Close(); os.RemoveAll(out); ds.Close() }}
+	if cd.loaded, err = prepare(ctx, k, ds, ck, a); err != nil {
+		cd.done()
+		return nil, err
 	}
-	return k, profile, done, nil
+	return cd, nil
 }
 
-// prepare runs the setup, load and profile stages, recording their cells,
-// and returns the profile.
-func prepare(ctx context.Context, k *kernel.Kernel, ck caseKernel, c Case, a *Attempt) (*eda.Profile, error) {
-	dataPath := kernel.DataMount + "/" + filepath.Base(c.Dataset)
-	var profile *eda.Profile
-	stages := []eda.Stage{eda.Setup(), eda.Load(dataPath), eda.ProfileStage()}
-	if ck.noProfile {
-		stages = stages[:2]
-	}
-	for _, st := range stages {
-		p, err := runStage(ctx, k, ck, st, a)
-		status := "ok"
-		if err != nil {
-			status = "error"
-		}
-		a.Record.addStage(st, status)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			profile = p
+// openCaseData checks the case's dataset, a file or a folder, and makes it
+// ready for a kernel (Parquet converted, as analyst run does).
+func openCaseData(path string) (*pipeline.Dataset, error) {
+	in, err := pipeline.CheckData(path, false)
+	if err == nil {
+		var ds *pipeline.Dataset
+		if ds, err = pipeline.OpenDataset(in, "", "", eda.LoadOptions{}); err == nil {
+			return ds, nil
 		}
 	}
-	if profile == nil && !ck.noProfile {
-		return nil, &SolveError{ClassSandboxError, errors.New("the profile stage produced no profile")}
-	}
-	return profile, nil
+	return nil, &SolveError{ClassSandboxError, fmt.Errorf("the case's data: %w", err)}
 }
 
-// runStage runs a stage's cells into the case's notebook, stopping at the
-// first that fails; it returns the profile if one was displayed.
-func runStage(ctx context.Context, k *kernel.Kernel, ck caseKernel, st eda.Stage, a *Attempt) (*eda.Profile, error) {
-	var profile *eda.Profile
-	nb := a.Record.Notebook
-	nb.AddMarkdown("## "+st.Title, nbformat.StageTag(st.Name), nbformat.TagNotebookOnly)
-	for _, cell := range st.Cells {
-		tags := append([]string{nbformat.StageTag(st.Name)}, cell.Tags...)
-		if cell.Markdown {
-			nb.AddMarkdown(cell.Source, tags...)
-			continue
+// prepare runs the setup, load and profile stages with the pipeline's own
+// stage runner, recording their cells, and returns what they found. Without
+// the profile (noProfile), a file's are setup and load only; a folder's
+// tables are profiled all the same (the main table is chosen by rows).
+func prepare(ctx context.Context, k *kernel.Kernel, ds *pipeline.Dataset, ck caseKernel, a *Attempt) (*pipeline.Loaded, error) {
+	run := func(st eda.Stage) (pipeline.StageResult, error) {
+		sr := &pipeline.StageRunner{Kernel: k, Notebook: a.Record.Notebook, Data: ds.StagePath(st), CellTimeout: ck.cellTimeout}
+		res, err := sr.Run(ctx, st)
+		a.KernelMS += ms(res.Kernel)
+		a.Record.addStage(st, res.Info.Status)
+		if err != nil {
+			return res, stageError(ctx, st.Name, err)
 		}
-		ex, err := k.Execute(ctx, cell.Source, kernel.ExecOptions{Timeout: ck.cellTimeout})
-		if ex != nil {
-			a.KernelMS += ms(ex.Duration)
-			nb.AddCode(cell.Source, nbformat.CopyOutputs(ex.Outputs), ex.ExecutionCount, tags...)
-		}
-		if err != nil || ex == nil {
-			return nil, classify(ctx, fmt.Errorf("stage %s: %w", st.Name, err))
-		}
-		if ex.Status != kernel.StatusOK {
-			what := ex.Cause
-			if ex.Error != nil {
-				what = ex.Error.Name + ": " + ex.Error.Value
-			}
-			return nil, &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s", st.Name, what)}
-		}
-		for _, o := range ex.Outputs {
-			if p, ok, err := eda.ProfileFromData(o.Data); ok && err == nil {
-				profile = p
-			}
-		}
+		return res, nil
 	}
-	return profile, nil
+	if ck.noProfile && !ds.IsFolder() {
+		for _, st := range ds.LoadStages(nil)[:2] {
+			if _, err := run(st); err != nil {
+				return nil, err
+			}
+		}
+		return &pipeline.Loaded{}, nil
+	}
+	loaded, err := ds.RunLoad(nil, run)
+	var se *SolveError
+	if err != nil && !errors.As(err, &se) { // a profile that did not come
+		err = stageError(ctx, eda.StageProfile, err)
+	}
+	return loaded, err
+}
+
+// stageError is a stage that failed before the model was asked: a sandbox
+// error of the case, unless ctx ended.
+func stageError(ctx context.Context, stage string, err error) error {
+	var se *pipeline.StageError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &se):
+		return &SolveError{ClassSandboxError, fmt.Errorf("stage %s failed before the model was asked: %s: %s", stage, se.Err.Name, se.Err.Value)}
+	}
+	return classify(ctx, fmt.Errorf("stage %s failed before the model was asked: %w", stage, err))
 }
 
 // answerText is an answer as a DABench response: its named values, then

@@ -45,21 +45,21 @@ func newCaseRecord(c Case) *CaseRecord {
 }
 
 // addStage records a stage the kernel ran before the model was asked.
-func (rec *CaseRecord) addStage(st eda.Stage, status string) {
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StageStatus(status)})
+func (rec *CaseRecord) addStage(st eda.Stage, status report.StageStatus) {
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: status})
 }
 
 // addQuestion records the i-th question (1-based), its answer and its
 // reflection (from the before-th verdict), as analyst run writes them.
-func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected bool, before int, status string) {
-	phase := pipeline.StageQuestion(i)
+func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected bool, before int, status report.StageStatus) {
+	phase := agent.StageQuestion(i)
 	rec.Questions = append(rec.Questions, q)
 	rec.Answers = append(rec.Answers, a)
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: report.StageStatus(status), Lead: true})
+	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: status, Lead: true})
 	pipeline.AddQuestion(rec.Notebook, phase, q, a)
 	if reflected {
-		rphase := pipeline.StageReflection(i)
-		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: report.StageStatus(status), Lead: true})
+		rphase := agent.StageReflection(i)
+		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: status, Lead: true})
 		pipeline.AddReflection(rec.Notebook, rphase, a, before)
 	}
 }
@@ -87,7 +87,8 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 	nb.SetProvenance("image", r.ImageID)
 	nb.SetProvenance("driver", kernel.DriverHash())
 	nb.SetProvenance("eval", map[string]any{"suite": r.Suite, "suite_hash": r.SuiteHash, "case": r.Case, "repeat": r.Repeat,
-		"model": r.Model, "model_digest": r.ModelDigest, "seed": r.Seed, "status": r.Status})
+		"model": r.Model, "model_digest": r.ModelDigest, //houserules:literal provenance keys
+		"seed": r.Seed, "status": r.Status})
 	if err := nbformat.WriteFile(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
 		return fmt.Errorf("writing the notebook of case %s: %w", r.Case, err)
 	}
@@ -128,7 +129,7 @@ func mayHaveMath(in report.Input) bool {
 			texts = append(texts, c.Source)
 		}
 		for _, o := range c.Outputs {
-			for _, mime := range []string{"text/markdown", "text/latex"} {
+			for _, mime := range []string{nbformat.MimeMarkdown, nbformat.MimeLaTeX} {
 				if _, ok := o.Data[mime]; ok {
 					return true
 				}

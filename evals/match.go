@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/evals/dabench"
+	"github.com/analyst-cli/analyst/evals/dabstep"
 )
 
 // Matcher kinds.
@@ -19,6 +20,7 @@ const (
 	MatchNumber   = "number"   // numbers within Abs, Rel, or equal to SigFigs significant figures
 	MatchSet      = "set"      // Sep-separated items, in any order
 	MatchList     = "list"     // Sep-separated items, in order unless Unordered
+	MatchDABstep  = "dabstep"  // DABstep's question_scorer (dabstep.Match)
 )
 
 // Matcher says how a predicted value is compared with the expected one.
@@ -34,19 +36,24 @@ type Matcher struct {
 // Validate reports a matcher that cannot work.
 func (m Matcher) Validate() error {
 	switch m.Kind {
-	case MatchDABench, MatchExact, MatchCaseFold, MatchSet, MatchList:
+	case MatchDABench, MatchExact, MatchCaseFold, MatchSet, MatchList, MatchDABstep:
 	case MatchNumber:
 		if m.Abs < 0 || m.Rel < 0 || m.SigFigs < 0 {
 			return fmt.Errorf("abs, rel and sig_figs cannot be negative")
 		}
 	default:
-		return fmt.Errorf("unknown match %q (use dabench, exact, casefold, number, set or list)", m.Kind)
+		return fmt.Errorf("unknown match %q (use dabench, exact, casefold, number, set, list or dabstep)", m.Kind)
 	}
 	return nil
 }
 
-// Match reports whether pred (present when ok) matches want.
+// Match reports whether pred (present when ok) matches want. A DABstep
+// answer that is not there is "", as the submission file has it (and the
+// leaderboard scores it: an empty list is a gold answer).
 func (m Matcher) Match(pred string, ok bool, want string) bool {
+	if m.Kind == MatchDABstep {
+		return dabstep.Match(pred, want)
+	}
 	if !ok {
 		return false
 	}

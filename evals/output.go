@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/evals/dabench"
+	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 )
 
@@ -42,6 +43,11 @@ type ModelSummary struct {
 	Passed int    `json:"passed"`
 	Failed int    `json:"failed"`
 	Errors int    `json:"errors"`
+	// Unscored counts the cases without a gold answer (StatusUnscored).
+	Unscored int `json:"unscored,omitempty"`
+	// DABstep is the leaderboard's figures of a DABstep suite (nil for
+	// others), and the submission file.
+	DABstep *DABstepSummary `json:"dabstep,omitempty"`
 	// Score is the share of cases entirely right, errors and unanswered
 	// cases counted wrong (the strict ABQ); --min-score compares with it.
 	Score float64 `json:"score"`
@@ -67,6 +73,16 @@ type ModelSummary struct {
 	CompletionTokens int `json:"completion_tokens"`
 	Timing           `json:"timing"`
 	Responses        string `json:"responses"` // the DABench responses file, relative to the folder
+}
+
+// DABstepSummary is a model's DABstep figures as the leaderboard computes
+// them (a task without an answer counts wrong) over the cases with gold
+// answers, with the submission file, relative to the output folder.
+type DABstepSummary struct {
+	Overall    dabench.Accuracy `json:"overall"`
+	Easy       dabench.Accuracy `json:"easy"`
+	Hard       dabench.Accuracy `json:"hard"`
+	Submission string           `json:"submission"`
 }
 
 // ClassCount is how many cases fell into a failure class.
@@ -98,10 +114,34 @@ func Summarize(rs []Result) *Summary {
 
 func summarizeModel(model string, rs []Result) ModelSummary {
 	ms := ModelSummary{Model: model, Responses: filepath.Join(ResponsesDir, Slug(model)+".jsonl")}
-	var qrs []dabench.QuestionResult
-	classes := map[string]int{}
-	levels := map[string]*dabench.Accuracy{}
-	var levelOrder []string
+	ms.addRepeats(rs)
+	t := newTally()
+	for _, r := range rs {
+		if r.Repeat == 0 {
+			ms.add(r)
+			t.add(r)
+		}
+	}
+	sc := dabench.Summarize(t.questions)
+	ms.Official, ms.Strict, ms.Answered = sc.Official, sc.Strict, sc.Answered
+	ms.Concepts, ms.ConceptCounts, ms.TwoOrMore = sc.Concepts, sc.ConceptCounts, sc.TwoOrMore
+	if n := ms.Cases - ms.Unscored; n > 0 {
+		ms.Score = dabench.Round4(float64(ms.Passed) / float64(n))
+	}
+	ms.DABstep = dabstepSummary(model, rs)
+	ms.Levels = t.levelAccuracies()
+	for _, c := range []string{ClassWrongValue, ClassNearMiss, ClassNoAnswer, ClassColumn, ClassDtype, ClassTimeout, ClassModelError, ClassSandboxError} {
+		if t.classes[c] > 0 {
+			ms.Classes = append(ms.Classes, ClassCount{c, t.classes[c]})
+		}
+	}
+	return ms
+}
+
+// addRepeats sets the number of repeats and, with more than one,
+// pass@k (right at least once), pass^k (right every time) and the flaky
+// cases.
+func (ms *ModelSummary) addRepeats(rs []Result) {
 	passes, runs := map[string]int{}, map[string]int{}
 	var order []string
 	for _, r := range rs {
@@ -114,79 +154,94 @@ func summarizeModel(model string, rs []Result) ModelSummary {
 		}
 		ms.Repeats = max(ms.Repeats, r.Repeat+1)
 	}
-	if ms.Repeats > 1 {
-		any, all := 0, 0
-		for _, id := range order {
-			if passes[id] > 0 {
-				any++
-			}
-			if passes[id] == runs[id] {
-				all++
-			} else if passes[id] > 0 {
-				ms.Flaky = append(ms.Flaky, id)
-			}
-		}
-		ms.PassAtK = dabench.Round4(float64(any) / float64(len(order)))
-		ms.PassHatK = dabench.Round4(float64(all) / float64(len(order)))
+	if ms.Repeats <= 1 {
+		return
 	}
-	for _, r := range rs {
-		if r.Repeat != 0 {
-			continue
+	any, all := 0, 0
+	for _, id := range order {
+		if passes[id] > 0 {
+			any++
 		}
-		ms.Digest = r.ModelDigest
-		ms.Cases++
-		switch r.Status {
-		case StatusPass:
-			ms.Passed++
-		case StatusFail:
-			ms.Failed++
-		default:
-			ms.Errors++
+		if passes[id] == runs[id] {
+			all++
+		} else if passes[id] > 0 {
+			ms.Flaky = append(ms.Flaky, id)
 		}
-		if r.Class != "" {
-			classes[r.Class]++
-		}
-		q := dabench.QuestionResult{Answered: r.Response != "", Concepts: r.Concepts, HasConcepts: r.Concepts != nil}
-		for _, a := range r.Answers {
-			q.Correct = append(q.Correct, a.OK)
-		}
-		qrs = append(qrs, q)
-		lv := r.Level
-		if lv == "" {
-			lv = "-"
-		}
-		if levels[lv] == nil {
-			levels[lv] = &dabench.Accuracy{Key: lv}
-			levelOrder = append(levelOrder, lv)
-		}
-		levels[lv].Total++
-		if r.Status == StatusPass {
-			levels[lv].Correct++
-		}
-		ms.PromptTokens += r.PromptTokens
-		ms.CompletionTokens += r.CompletionTokens
-		ms.WallMS += r.WallMS
-		ms.ModelMS += r.ModelMS
-		ms.KernelMS += r.KernelMS
 	}
-	sc := dabench.Summarize(qrs)
-	ms.Official, ms.Strict, ms.Answered = sc.Official, sc.Strict, sc.Answered
-	ms.Concepts, ms.ConceptCounts, ms.TwoOrMore = sc.Concepts, sc.ConceptCounts, sc.TwoOrMore
-	if ms.Cases > 0 {
-		ms.Score = dabench.Round4(float64(ms.Passed) / float64(ms.Cases))
+	ms.PassAtK = dabench.Round4(float64(any) / float64(len(order)))
+	ms.PassHatK = dabench.Round4(float64(all) / float64(len(order)))
+}
+
+// add counts a case's first run: its outcome, tokens and times.
+func (ms *ModelSummary) add(r Result) {
+	ms.Digest = r.ModelDigest
+	ms.Cases++
+	switch r.Status {
+	case StatusPass:
+		ms.Passed++
+	case StatusFail:
+		ms.Failed++
+	case StatusUnscored:
+		ms.Unscored++
+	default:
+		ms.Errors++
 	}
-	sort.SliceStable(levelOrder, func(i, j int) bool { return levelRank(levelOrder[i]) < levelRank(levelOrder[j]) })
-	for _, lv := range levelOrder {
-		a := levels[lv]
+	ms.PromptTokens += r.PromptTokens
+	ms.CompletionTokens += r.CompletionTokens
+	ms.WallMS += r.WallMS
+	ms.ModelMS += r.ModelMS
+	ms.KernelMS += r.KernelMS
+}
+
+// tally collects the cases' first runs by failure class, by level and as
+// DABench question results.
+type tally struct {
+	classes    map[string]int
+	levels     map[string]*dabench.Accuracy
+	levelOrder []string
+	questions  []dabench.QuestionResult
+}
+
+func newTally() *tally {
+	return &tally{classes: map[string]int{}, levels: map[string]*dabench.Accuracy{}}
+}
+
+func (t *tally) add(r Result) {
+	if r.Status == StatusUnscored {
+		return
+	}
+	if r.Class != "" {
+		t.classes[r.Class]++
+	}
+	q := dabench.QuestionResult{Answered: r.Response != "", Concepts: r.Concepts, HasConcepts: r.Concepts != nil}
+	for _, a := range r.Answers {
+		q.Correct = append(q.Correct, a.OK)
+	}
+	t.questions = append(t.questions, q)
+	lv := r.Level
+	if lv == "" {
+		lv = "-"
+	}
+	if t.levels[lv] == nil {
+		t.levels[lv] = &dabench.Accuracy{Key: lv}
+		t.levelOrder = append(t.levelOrder, lv)
+	}
+	t.levels[lv].Total++
+	if r.Status == StatusPass {
+		t.levels[lv].Correct++
+	}
+}
+
+// levelAccuracies are the levels' accuracies, easy to hard.
+func (t *tally) levelAccuracies() []dabench.Accuracy {
+	sort.SliceStable(t.levelOrder, func(i, j int) bool { return levelRank(t.levelOrder[i]) < levelRank(t.levelOrder[j]) })
+	var out []dabench.Accuracy
+	for _, lv := range t.levelOrder {
+		a := t.levels[lv]
 		a.Value = dabench.Round4(float64(a.Correct) / float64(a.Total))
-		ms.Levels = append(ms.Levels, *a)
+		out = append(out, *a)
 	}
-	for _, c := range []string{ClassWrongValue, ClassNearMiss, ClassNoAnswer, ClassColumn, ClassDtype, ClassTimeout, ClassModelError, ClassSandboxError} {
-		if classes[c] > 0 {
-			ms.Classes = append(ms.Classes, ClassCount{c, classes[c]})
-		}
-	}
-	return ms
+	return out
 }
 
 // levelRank orders DABench's levels easy to hard, others after them in
@@ -227,8 +282,23 @@ func WriteOutputs(dir string, rs []Result) (*Summary, error) {
 	}
 	for _, m := range s.Models {
 		errs = append(errs, atomicfile.Write(filepath.Join(dir, m.Responses), func(w io.Writer) error { return writeResponses(w, m.Model, rs) }))
+		if m.DABstep != nil {
+			errs = append(errs, dabstep.WriteSubmission(dabstep.SubmissionFile(dir, Slug(m.Model)), submissionLines(m.Model, rs)))
+		}
 	}
 	return s, errors.Join(errs...)
+}
+
+// submissionLines are a model's DABstep answers, a line per task (its
+// first repeat), in the cases' order: the leaderboard's submission file.
+func submissionLines(model string, rs []Result) []dabstep.Line {
+	var lines []dabstep.Line
+	for _, r := range rs {
+		if r.Model == model && r.Repeat == 0 && r.DABstepID != "" {
+			lines = append(lines, dabstep.NewLine(r.DABstepID, r.AgentAnswer, r.Trace))
+		}
+	}
+	return lines
 }
 
 func writeResultsFile(path string, rs []Result) error {
@@ -303,6 +373,9 @@ func (s *Summary) markdown(rs []Result, allCases bool) string {
 	}
 	b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
 		"score and strict ABQ count those as wrong.\n")
+	for _, m := range s.Models {
+		b.WriteString(dabstepMarkdown(m))
+	}
 	for _, m := range s.Models {
 		if len(m.Levels) > 1 || len(m.Levels) == 1 && m.Levels[0].Key != "-" {
 			fmt.Fprintf(&b, "\n## %s by level\n\nScore: cases entirely right, errors and unanswered cases counted wrong.\n\n", m.Model)

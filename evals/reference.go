@@ -15,6 +15,10 @@ import (
 // code in place of a model.
 const ReferenceModel = "reference"
 
+// StageReference is the stage of a case's notebook that runs the reference
+// code.
+const StageReference = "reference"
+
 // ReferenceSolver answers each case by running its reference code in a
 // fresh kernel after the same setup and load the agent gets; what the code
 // prints is the response. It is the gold-vs-gold self check of a suite.
@@ -33,18 +37,18 @@ func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	if c.Reference == "" {
 		return a, &SolveError{ClassNoAnswer, errors.New("the case has no reference code")}
 	}
-	k, _, done, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir, noProfile: true}, c, a)
+	cd, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir, noProfile: true}, c, a)
 	if err != nil {
 		return a, err
 	}
-	defer done()
-	ex, err := k.Execute(ctx, c.Reference, kernel.ExecOptions{Timeout: s.CellTimeout})
+	defer cd.done()
+	ex, err := cd.k.Execute(ctx, c.Reference, kernel.ExecOptions{Timeout: s.CellTimeout})
 	if ex == nil {
 		return a, classify(ctx, err)
 	}
 	a.KernelMS += ms(ex.Duration)
-	a.Record.Notebook.AddCode(c.Reference, nbformat.CopyOutputs(ex.Outputs), ex.ExecutionCount, nbformat.StageTag("reference"))
-	a.Record.Stages = append(a.Record.Stages, report.StageInfo{Name: "reference", Title: "Reference code", Status: report.StageStatus(ex.Status), Lead: true})
+	a.Record.Notebook.AddCode(c.Reference, nbformat.CopyOutputs(ex.Outputs), ex.ExecutionCount, nbformat.StageTag(StageReference))
+	a.Record.Stages = append(a.Record.Stages, report.StageInfo{Name: StageReference, Title: "Reference code", Status: report.StageStatus(ex.Status), Lead: true})
 	a.Response = ex.Stdout()
 	st := TraceStep{Status: string(ex.Status)}
 	if ex.Error != nil {

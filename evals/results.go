@@ -16,6 +16,10 @@ const (
 	StatusPass  = "pass"  // every expected answer matched
 	StatusFail  = "fail"  // answered, not all right
 	StatusError = "error" // not attempted to the end: model, sandbox, timeout
+	// StatusUnscored: answered or not, a case without a gold answer (a
+	// DABstep split whose answers the leaderboard keeps): its answer goes
+	// to the submission file, and it counts neither passed nor failed.
+	StatusUnscored = "unscored"
 )
 
 // Result is one line of results.jsonl: a case × model × repeat.
@@ -29,6 +33,11 @@ type Result struct {
 	Tags     []string `json:"tags,omitempty"`
 	// DABenchID is the question id for the DABench responses file.
 	DABenchID *int64 `json:"dabench_id,omitempty"`
+	// DABstepID is the task id of a DABstep case; AgentAnswer its answer
+	// and Trace its steps in words, as the submission file has them.
+	DABstepID   string `json:"dabstep_id,omitempty"`
+	AgentAnswer string `json:"agent_answer,omitempty"`
+	Trace       string `json:"trace,omitempty"`
 
 	// Provenance: results that differ in any of these are not mixed.
 	Suite       string `json:"suite"`

@@ -209,7 +209,12 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			}
 		}
 	}
-	results, runErr := o.runJobs(ctx, path, jobs, len(cases)*len(o.Solvers)*repeats-len(jobs))
+	subs, err := o.openSubmissions(cases)
+	if err != nil {
+		return nil, err
+	}
+	results, runErr := o.runJobs(ctx, path, jobs, len(cases)*len(o.Solvers)*repeats-len(jobs), subs)
+	runErr = errors.Join(runErr, subs.close())
 	all := append(kept, results...)
 	SortResults(all)
 	if err := writeResultsFile(path, all); err != nil {
@@ -242,7 +247,7 @@ func short(s string) string {
 	return s
 }
 
-func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped int) ([]Result, error) {
+func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped int, subs submissions) ([]Result, error) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -284,6 +289,9 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 				}
 				if _, err := f.Write(append(line, '\n')); err != nil && writeErr == nil {
 					writeErr = fmt.Errorf("appending to %s: %w", path, err)
+				}
+				if err := subs.add(r); err != nil && writeErr == nil {
+					writeErr = err
 				}
 				results = append(results, r)
 				prog.Done++

@@ -12,15 +12,25 @@ import (
 // scoreCase turns what the solver did into a result (provenance aside).
 func scoreCase(c Case, a *Attempt, solveErr error) Result {
 	r := Result{Case: c.ID, Index: c.Index, Concepts: c.Concepts, Level: c.Level, Tags: c.Tags, DABenchID: c.DABenchID,
-		Total: len(c.Expect)}
+		DABstepID: c.DABstepID, Total: len(c.Expect)}
 	if a != nil {
 		r.Response = a.Response
 		r.PromptTokens, r.CompletionTokens = a.PromptTokens, a.CompletionTokens
 		r.ModelMS, r.KernelMS = a.ModelMS, a.KernelMS
 	}
 	// Extraction is the official one for every suite: the last duplicate
-	// wins, values are taken as written.
+	// wins, values are taken as written. A DABstep answer is the model's
+	// named value as it gave it (a list in brackets stays whole).
 	pred := dabench.Extract(r.Response)
+	if c.DABstepID != "" {
+		pred = map[string]string{}
+		if a != nil {
+			r.Trace = a.Trace
+			if v, ok := dabstepAnswer(a.Values); ok {
+				pred[DABstepAnswer], r.AgentAnswer = v, v
+			}
+		}
+	}
 	for _, e := range c.Expect {
 		got, has := pred[e.Name]
 		ok := e.Match.Match(got, has, e.Value)
@@ -38,6 +48,10 @@ func scoreCase(c Case, a *Attempt, solveErr error) Result {
 	}
 	if solveErr != nil {
 		r.Status, r.Error, r.Class = StatusError, solveErr.Error(), errorClass(solveErr)
+		return r
+	}
+	if c.DABstepID != "" && len(c.Expect) == 0 {
+		r.Status = StatusUnscored
 		return r
 	}
 	if r.Correct == r.Total && chartsOK {

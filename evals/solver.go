@@ -3,6 +3,8 @@ package evals
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/analyst-cli/analyst/agent"
 )
 
 // Solver answers a case: the real agent in a fresh kernel, or a fake in
@@ -36,6 +38,11 @@ type Attempt struct {
 	KernelMS         float64           `json:"kernel_ms"`
 	// Stop says why there is no answer, when there is none.
 	Stop string `json:"stop,omitempty"`
+	// Values are the named values of the last answer, as the model gave
+	// them (a DABstep answer is taken from them, not from Response).
+	Values []agent.NamedValue `json:"-"`
+	// Trace is the run's steps in words, for a DABstep submission.
+	Trace string `json:"-"`
 	// Record, if set, is written as the case's notebook and HTML report.
 	Record *CaseRecord `json:"-"`
 }

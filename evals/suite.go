@@ -19,7 +19,7 @@ import (
 type Suite struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
-	Kind string `json:"kind"` // "dabench" or "yaml"
+	Kind string `json:"kind"` // "dabench", "yaml" or KindDABstep
 	// Hash covers the suite's files and every dataset's bytes: results
 	// made with another hash are stale.
 	Hash  string `json:"hash"`
@@ -41,7 +41,11 @@ type Case struct {
 	Tags      []string `json:"tags,omitempty"`
 	// DABenchID is the question's id in a DABench suite (the "id" of its
 	// responses file line).
-	DABenchID *int64        `json:"dabench_id,omitempty"`
+	DABenchID *int64 `json:"dabench_id,omitempty"`
+	// DABstepID is the task's id in a DABstep suite: its answer is the named
+	// value answer, scored by DABstep's scorer, and written to the
+	// submission file.
+	DABstepID string        `json:"dabstep_id,omitempty"`
 	Reference string        `json:"reference,omitempty"`
 	Charts    []ChartExpect `json:"charts,omitempty"`
 	// Repeat is which repeat of the case a solver is asked (0-based); a

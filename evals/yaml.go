@@ -129,92 +129,109 @@ func parseSuiteFile(file string, data []byte, ids map[string]string, index int) 
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return "", nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	dir := filepath.Dir(file)
-	var errs []error
-	fail := func(line int, field, format string, args ...any) {
-		errs = append(errs, &SuiteError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
+	p := &suiteParser{file: file, dir: filepath.Dir(file), ids: ids, datasets: map[string]string{}}
 	if len(doc.Cases) == 0 {
-		fail(1, "cases", "the suite has no cases")
+		p.fail(1, "cases", "the suite has no cases")
 	}
-	datasets := map[string]string{}
-	var hashFiles []string
-	for i := 0; i+1 < len(doc.Datasets.Content); i += 2 {
-		name, dn := doc.Datasets.Content[i].Value, doc.Datasets.Content[i+1]
+	p.readDatasets(doc.Datasets)
+	var cases []Case
+	for i := range doc.Cases {
+		if c, ok := p.readCase(&doc.Cases[i], i, index+len(cases)); ok {
+			cases = append(cases, c)
+		}
+	}
+	return doc.Name, cases, p.hashFiles, errors.Join(p.errs...)
+}
+
+// suiteParser reads one suite file, collecting every mistake in it (each
+// with its line and field) rather than stopping at the first.
+type suiteParser struct {
+	file, dir string
+	ids       map[string]string // case ids seen so far (in every file of the suite), with where
+	datasets  map[string]string // name → path
+	hashFiles []string
+	errs      []error
+}
+
+func (p *suiteParser) fail(line int, field, format string, args ...any) {
+	p.errs = append(p.errs, &SuiteError{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// readDatasets reads the datasets mapping, checking each file's sha256.
+func (p *suiteParser) readDatasets(node yaml.Node) {
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		name, dn := node.Content[i].Value, node.Content[i+1]
 		var d yamlDataset
 		if err := dn.Decode(&d); err != nil {
-			fail(dn.Line, "datasets."+name, "%v", err)
+			p.fail(dn.Line, "datasets."+name, "%v", err)
 			continue
 		}
-		p := filepath.Join(dir, d.Path)
+		path := filepath.Join(p.dir, d.Path)
 		if d.Path == "" {
-			fail(dn.Line, "datasets."+name+".path", "missing")
+			p.fail(dn.Line, "datasets."+name+".path", "missing")
 			continue
 		}
-		sum, err := filehash.SHA256(p)
+		sum, err := filehash.SHA256(path)
 		if err != nil {
-			fail(fieldLine(dn, "path"), "datasets."+name+".path", "%v", err)
+			p.fail(fieldLine(dn, "path"), "datasets."+name+".path", "%v", err)
 			continue
 		}
 		if d.SHA256 != "" && !strings.EqualFold(strings.TrimPrefix(d.SHA256, "sha256:"), sum) {
-			fail(fieldLine(dn, "sha256"), "datasets."+name+".sha256", "%s has sha256 %s, not %s: the data changed (regenerate it, or update the suite)", d.Path, sum, d.SHA256)
+			p.fail(fieldLine(dn, "sha256"), "datasets."+name+".sha256", "%s has sha256 %s, not %s: the data changed (regenerate it, or update the suite)", d.Path, sum, d.SHA256)
 			continue
 		}
-		datasets[name] = p
-		hashFiles = append(hashFiles, p)
+		p.datasets[name] = path
+		p.hashFiles = append(p.hashFiles, path)
 	}
-	var cases []Case
-	for i := range doc.Cases {
-		n := &doc.Cases[i]
-		var yc yamlCase
-		if err := n.Decode(&yc); err != nil {
-			fail(n.Line, fmt.Sprintf("cases[%d]", i), "%v", err)
-			continue
-		}
-		at := func(field string) int { return fieldLine(n, field) }
-		where := fmt.Sprintf("cases[%d]", i)
-		if yc.ID == "" {
-			fail(n.Line, where+".id", "missing")
-			continue
-		}
-		where = "case " + yc.ID
-		if prev, dup := ids[yc.ID]; dup {
-			fail(at("id"), where+".id", "duplicate id (also at %s)", prev)
-		}
-		ids[yc.ID] = fmt.Sprintf("%s:%d", file, at("id"))
-		data, ok := datasets[yc.Dataset]
-		if !ok {
-			fail(at("dataset"), where+".dataset", "%q is not one of the suite's datasets", yc.Dataset)
-		}
-		if strings.TrimSpace(yc.Question) == "" {
-			fail(at("question"), where+".question", "missing")
-		}
-		if len(yc.Expect) == 0 && len(yc.Charts) == 0 {
-			fail(n.Line, where+".expect", "a case needs expected answers or chart expectations")
-		}
-		c := Case{ID: yc.ID, Index: index + len(cases), Dataset: data, FollowUps: yc.FollowUps, Concepts: yc.Concepts,
-			Level: yc.Level, Tags: yc.Tags, Reference: yc.Reference, Charts: yc.Charts}
-		var names []string
-		for j, e := range yc.Expect {
-			if e.Kind == "" {
-				e.Kind = MatchExact
-			}
-			if e.Name == "" || !answerName.MatchString(e.Name) {
-				fail(at("expect"), fmt.Sprintf("%s.expect[%d].name", where, j), "%q is not a name (letters, digits, _)", e.Name)
-			}
-			if err := e.Matcher.Validate(); err != nil {
-				fail(at("expect"), fmt.Sprintf("%s.expect[%d].match", where, j), "%v", err)
-			}
-			c.Expect = append(c.Expect, Expect{Name: e.Name, Value: e.Value, Match: e.Matcher})
-			names = append(names, "@"+e.Name+"[value]")
-		}
-		c.Prompt = yc.Question
-		if len(names) > 0 {
-			c.Prompt += "\n\nState the answer as " + strings.Join(names, " ") + "."
-		}
-		cases = append(cases, c)
+}
+
+// readCase reads the i-th case, the index-th of the suite.
+func (p *suiteParser) readCase(n *yaml.Node, i, index int) (Case, bool) {
+	var yc yamlCase
+	if err := n.Decode(&yc); err != nil {
+		p.fail(n.Line, fmt.Sprintf("cases[%d]", i), "%v", err)
+		return Case{}, false
 	}
-	return doc.Name, cases, hashFiles, errors.Join(errs...)
+	at := func(field string) int { return fieldLine(n, field) }
+	if yc.ID == "" {
+		p.fail(n.Line, fmt.Sprintf("cases[%d].id", i), "missing")
+		return Case{}, false
+	}
+	where := "case " + yc.ID
+	if prev, dup := p.ids[yc.ID]; dup {
+		p.fail(at("id"), where+".id", "duplicate id (also at %s)", prev)
+	}
+	p.ids[yc.ID] = fmt.Sprintf("%s:%d", p.file, at("id"))
+	data, ok := p.datasets[yc.Dataset]
+	if !ok {
+		p.fail(at("dataset"), where+".dataset", "%q is not one of the suite's datasets", yc.Dataset)
+	}
+	if strings.TrimSpace(yc.Question) == "" {
+		p.fail(at("question"), where+".question", "missing")
+	}
+	if len(yc.Expect) == 0 && len(yc.Charts) == 0 {
+		p.fail(n.Line, where+".expect", "a case needs expected answers or chart expectations")
+	}
+	c := Case{ID: yc.ID, Index: index, Dataset: data, FollowUps: yc.FollowUps, Concepts: yc.Concepts,
+		Level: yc.Level, Tags: yc.Tags, Reference: yc.Reference, Charts: yc.Charts, Prompt: yc.Question}
+	var names []string
+	for j, e := range yc.Expect {
+		if e.Kind == "" {
+			e.Kind = MatchExact
+		}
+		if e.Name == "" || !answerName.MatchString(e.Name) {
+			p.fail(at("expect"), fmt.Sprintf("%s.expect[%d].name", where, j), "%q is not a name (letters, digits, _)", e.Name)
+		}
+		if err := e.Matcher.Validate(); err != nil {
+			p.fail(at("expect"), fmt.Sprintf("%s.expect[%d].match", where, j), "%v", err)
+		}
+		c.Expect = append(c.Expect, Expect{Name: e.Name, Value: e.Value, Match: e.Matcher})
+		names = append(names, "@"+e.Name+"[value]")
+	}
+	if len(names) > 0 {
+		c.Prompt += "\n\nState the answer as " + strings.Join(names, " ") + "."
+	}
+	return c, true
 }
 
 // fieldLine is the line of key in a mapping node, else the node's line.

@@ -346,7 +346,7 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 			}
 		case <-clock.timer.C:
 			if clock.interrupt(StatusTimeout) {
-				_ = k.send(interruptRequest{Type: reqInterrupt, Reason: "timeout"})
+				_ = k.send(interruptRequest{Type: reqInterrupt, Reason: string(StatusTimeout)})
 			}
 		case <-clock.ctxDone:
 			if clock.cancel() {

@@ -21,6 +21,10 @@ type Options struct {
 	// Data is a file or folder mounted read-only at /data. A file keeps its
 	// name: /data/NAME.
 	Data string
+	// DataFiles, set instead of Data, make /data a folder of these files
+	// only, each at its Path (a folder dataset: its tables and documents, not
+	// what else its folder holds). Each is staged as Data's files are.
+	DataFiles []DataFile
 	// Mounts are more folders or files mounted read-only (a converted
 	// Parquet file next to it at /data/NAME.columns).
 	Mounts []Mount
@@ -55,6 +59,12 @@ type Options struct {
 	NoPreload bool
 	// Podman is the podman binary; empty means "podman".
 	Podman string
+}
+
+// DataFile is a file of the data: Source on the host, seen at
+// /data/Path in the kernel (Path relative, with '/').
+type DataFile struct {
+	Path, Source string
 }
 
 // Mount is a host path mounted read-only at Target in the kernel.

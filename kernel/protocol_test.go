@@ -35,6 +35,7 @@ func TestDriverMimeTypesAreNbformats(t *testing.T) {
 		"MIME_MARKDOWN": nbformat.MimeMarkdown,
 		"MIME_LATEX":    nbformat.MimeLaTeX,
 		"MIME_PNG":      nbformat.MimePNG,
+		"MIME_JPEG":     nbformat.MimeJPEG,
 		"MIME_SVG":      nbformat.MimeSVG,
 		"MIME_JSON":     nbformat.MimeJSON,
 		"MIME_PLOTLY":   nbformat.MimePlotly,

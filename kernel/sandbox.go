@@ -130,13 +130,19 @@ func (k *Kernel) prepareMounts() error {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
-	if k.opts.Data != "" {
-		staged, err := stageData(k.opts.Data, filepath.Join(dir, "data"))
-		if err != nil {
-			return fmt.Errorf("starting kernel: data: %w", err)
-		}
-		k.stagedData = staged
+	var data *staged
+	switch {
+	case k.opts.Data != "" && len(k.opts.DataFiles) > 0:
+		return fmt.Errorf("starting kernel: give Data or DataFiles, not both")
+	case k.opts.Data != "":
+		data, err = stageData(k.opts.Data, filepath.Join(dir, "data"))
+	case len(k.opts.DataFiles) > 0:
+		data, err = stageFiles(k.opts.DataFiles, filepath.Join(dir, "data"))
 	}
+	if err != nil {
+		return fmt.Errorf("starting kernel: data: %w", err)
+	}
+	k.stagedData = data
 	return nil
 }
 

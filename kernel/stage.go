@@ -82,6 +82,38 @@ func stageData(src, dst string) (*staged, error) {
 	return s, err
 }
 
+// stageFiles makes a folder of files at dst/data, each at its path.
+func stageFiles(files []DataFile, dst string) (*staged, error) {
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return nil, err
+	}
+	s := &staged{path: filepath.Join(dst, "data"), dir: true}
+	if err := os.Mkdir(s.path, 0o755); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		rel := filepath.FromSlash(f.Path)
+		if !filepath.IsLocal(rel) {
+			return nil, fmt.Errorf("data file %q: not a relative path inside the data folder", f.Path)
+		}
+		fi, err := os.Stat(f.Source)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file", f.Source)
+		}
+		to := filepath.Join(s.path, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return nil, err
+		}
+		if err := s.linkOrCopy(f.Source, to, fi); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
 func (s *staged) linkOrCopy(src, dst string, fi fs.FileInfo) error {
 	if err := os.Link(src, dst); err == nil {
 		return nil

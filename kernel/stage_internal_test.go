@@ -3,6 +3,7 @@ package kernel
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -50,5 +51,34 @@ func TestStageDataFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(s.path, "stage", "data")); !os.IsNotExist(err) {
 		t.Errorf("the staging folder was staged into itself: %v", err)
+	}
+}
+
+// A folder dataset's files are staged alone, each at its path and linked
+// (its other files, hidden ones included, are not there); a path that
+// would leave the folder is refused.
+func TestStageFiles(t *testing.T) {
+	src := t.TempDir()
+	os.MkdirAll(filepath.Join(src, "2024"), 0o755)
+	os.WriteFile(filepath.Join(src, "2024", "orders.csv"), []byte("x\n1\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "manual.md"), []byte("# M\n"), 0o644)
+	os.WriteFile(filepath.Join(src, ".env"), []byte("SECRET=1\n"), 0o600)
+	s, err := stageFiles([]DataFile{{"2024/orders.csv", filepath.Join(src, "2024", "orders.csv")}, {"manual.md", filepath.Join(src, "manual.md")}},
+		filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.dir || inode(t, filepath.Join(s.path, "2024", "orders.csv")) != inode(t, filepath.Join(src, "2024", "orders.csv")) {
+		t.Errorf("2024/orders.csv not linked at its path: %+v", s)
+	}
+	entries, _ := os.ReadDir(s.path)
+	if len(entries) != 2 {
+		t.Errorf("staged %v; want 2024/ and manual.md only", entries)
+	}
+	for _, bad := range []string{"../escape.csv", "/etc/passwd", "a/../../b.csv"} {
+		_, err := stageFiles([]DataFile{{bad, filepath.Join(src, "manual.md")}}, filepath.Join(t.TempDir(), "data"))
+		if err == nil || !strings.Contains(err.Error(), "not a relative path inside the data folder") {
+			t.Errorf("stageFiles(%q): %v; want a refusal", bad, err)
+		}
 	}
 }

@@ -12,9 +12,13 @@
 // Both providers share one retry policy (retry.go): exponential backoff with
 // jitter on 429, 408, 5xx and dropped connections, honouring Retry-After;
 // and two time limits per request, first-token and idle, that cancel a
-// reply that does not come. Failures are *[Error] values whose Kind is one
-// of [ErrUnreachable], [ErrUnauthorized], [ErrUnknownModel],
-// [ErrRateLimited], [ErrToolsUnsupported] or [ErrTimeout], for errors.Is,
-// and whose message carries the server's own reason whatever the shape of
-// its error body.
+// reply that does not come. Every request carries a completion limit
+// ([Options].MaxReplyTokens), and a reply that runs past its size bound
+// without ending (the server ignores the limit) is cut there, the
+// connection closed (bound.go): memory stays bounded whatever the server
+// streams. Failures are *[Error] values whose Kind is one of
+// [ErrUnreachable], [ErrUnauthorized], [ErrUnknownModel],
+// [ErrRateLimited], [ErrToolsUnsupported], [ErrTimeout] or
+// [ErrReplyTooLong], for errors.Is, and whose message carries the server's
+// own reason whatever the shape of its error body.
 package llm

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"unicode"
 )
 
 // The kinds of failure a caller may act on (exit codes, advice). Test with
@@ -29,6 +30,10 @@ var (
 	// its value and the setting that changes it. A deadline of the caller's
 	// own context is not this kind.
 	ErrTimeout = errors.New("the model server did not answer in time")
+	// ErrReplyTooLong: a reply ran past the client's size bound without
+	// ending (Response.Overrun); the message names the completion limit
+	// and the setting that changes it.
+	ErrReplyTooLong = errors.New("the model's reply ran past its size bound")
 )
 
 // Error is a failed Chat or Model call.
@@ -100,12 +105,31 @@ func networkFailure(err error) (failed, retry bool) {
 	switch {
 	case errors.As(err, &dns):
 		return true, dns.IsTimeout || dns.IsTemporary
+	case errors.Is(err, syscall.ECONNREFUSED) && refusedLocally(err):
+		// Nothing listens on that port of this machine: the seconds the
+		// retries take will not change it, and the user hears at once.
+		return true, false
 	case errors.Is(err, errDropped), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.As(err, &op):
 		return true, true
 	}
 	return false, false
+}
+
+// refusedLocally says whether a refused connection was to a loopback
+// address.
+func refusedLocally(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Addr == nil {
+		return false
+	}
+	host, _, splitErr := net.SplitHostPort(op.Addr.String())
+	if splitErr != nil {
+		host = op.Addr.String()
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // statusKind maps an HTTP error status to a kind and says whether it is
@@ -192,9 +216,16 @@ func htmlReason(page string) string {
 	return html.UnescapeString(htmlTag.ReplaceAllString(htmlCode.ReplaceAllString(page, " "), " "))
 }
 
-// clip puts s on one line and cuts it at maxReason runes.
+// clip puts s on one line, without control characters (it is shown on
+// terminals), and cuts it at maxReason runes.
 func clip(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
 	if r := []rune(s); len(r) > maxReason {
 		return string(r[:maxReason]) + "…"
 	}
@@ -212,4 +243,16 @@ func refusesTools(reason string) bool {
 		strings.Contains(r, "enable-auto-tool-choice") ||
 		strings.Contains(r, "tools param requires") ||
 		(strings.Contains(r, "tool") && (strings.Contains(r, "not supported") || strings.Contains(r, "unsupported")))
+}
+
+// refusesLimit reports whether a 400's reason is about the completion
+// limit: too large for the model ("max_tokens is too large: 8192. This
+// model supports at most 4096 completion tokens") or, with the prompt, over
+// its window (vLLM: "This model's maximum context length is 8192 tokens.
+// However, you requested 9000 tokens (4904 in the messages, 4096 in the
+// completion)").
+func refusesLimit(reason string) bool {
+	r := strings.ToLower(reason)
+	return strings.Contains(r, "max_tokens") || strings.Contains(r, "max_completion_tokens") ||
+		strings.Contains(r, "completion tokens") || strings.Contains(r, "in the completion")
 }

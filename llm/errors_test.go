@@ -82,6 +82,11 @@ func TestServerReasonClip(t *testing.T) {
 	if n := len([]rune(got)); n > maxReason+1 || !strings.HasSuffix(got, "…") {
 		t.Errorf("clipped to %d runes: %q", n, got)
 	}
+	// The reason is shown on terminals: a server's control sequences are
+	// not passed on.
+	if got := serverReason("{\"error\":\"model \\u001b]0;pwned\\u0007not found\\u001b[2J\"}"); got != "model ]0;pwnednot found[2J" {
+		t.Errorf("reason with control characters: %q", got)
+	}
 }
 
 // A server that refuses tool calling is ErrToolsUnsupported, not retried,

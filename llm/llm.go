@@ -65,7 +65,9 @@ type Request struct {
 	// Temperature and Seed are sent only when set.
 	Temperature *float64
 	Seed        *int
-	// MaxTokens bounds the reply; 0 leaves it to the server.
+	// MaxTokens, when > 0, bounds the reply below the client's completion
+	// limit (Options.MaxReplyTokens), which every request carries: 0 is
+	// that limit.
 	MaxTokens int
 	// ContextWindow, when > 0, is the context window in tokens the server
 	// should give the conversation: Ollama gets it as options.num_ctx (its
@@ -88,6 +90,14 @@ type Response struct {
 	// (Ollama done_reason: "stop", "length"; OpenAI finish_reason: "stop",
 	// "tool_calls", "length", "content_filter").
 	FinishReason string
+	// Overrun is set when the client stopped reading the reply because it
+	// ran past its size bound (twice the completion limit in chunks, or
+	// its size in bytes) without ending: the server ignored the limit, or
+	// streams without end. The connection is closed, the reply is cut
+	// (FinishReason "length", no tool calls), and Overrun is the error
+	// (kind ErrReplyTooLong, naming the limit and its setting) for a
+	// caller that gives up on the model.
+	Overrun error
 }
 
 // Truncated reports whether the reply was cut by the token limit (OpenAI
@@ -126,6 +136,9 @@ type ModelInfo struct {
 	// Options.ContextLength. 0 means unknown. Options.ContextLength, when
 	// set, overrides what the server says on both.
 	ContextLength int
+	// MaxReplyTokens is the completion limit the client sends with every
+	// request (Options.MaxReplyTokens, default applied).
+	MaxReplyTokens int
 }
 
 // Client talks to one model on one server.
@@ -185,6 +198,15 @@ type Options struct {
 	// overriding what the server reports (ModelInfo.ContextLength); for
 	// OpenAI-compatible servers, which report none, it is the only source.
 	ContextLength int
+
+	// MaxReplyTokens is the completion limit every request carries (OpenAI
+	// max_tokens, or max_completion_tokens on api.openai.com; Ollama
+	// num_predict), unless the Request asks for less. 0 means
+	// DefaultMaxReplyTokens. The client also stops reading a reply that
+	// runs past it without ending (Response.Overrun).
+	// MaxReplyTokensSetting names it for the user, as TimeoutSetting does.
+	MaxReplyTokens        int
+	MaxReplyTokensSetting string
 }
 
 // The defaults of Options.FirstTokenTimeout and Options.Timeout.
@@ -192,6 +214,14 @@ const (
 	DefaultFirstTokenTimeout = 10 * time.Minute
 	DefaultIdleTimeout       = 2 * time.Minute
 )
+
+// DefaultMaxReplyTokens is the default completion limit. An agent's reply
+// is a code cell or a short answer, rarely over 1,500 tokens; some hosted
+// models (gpt-4-turbo, gpt-3.5-turbo) refuse a max_tokens over 4096; and a
+// local model that loops at 20-50 tokens a second is stopped within a few
+// minutes. Reasoning models count their hidden reasoning in it and need
+// more (16384 or over).
+const DefaultMaxReplyTokens = 4096
 
 // providers maps a spec's provider to its constructor.
 var providers = map[string]func(model string, opts Options) (Client, error){

@@ -48,6 +48,7 @@ func newOllama(name string, opts Options) (Client, error) {
 			unknownModel:     fmt.Sprintf("run `ollama pull %s` (and check that OLLAMA_HOST is an Ollama server)", name),
 			rateLimited:      "the server kept refusing for load; wait and run again",
 			toolsUnsupported: "the model does not do tool calling (`ollama show " + name + "` lists its capabilities)",
+			limitRefused:     newReplyLimit(opts).hint(),
 		}},
 	}, nil
 }
@@ -91,6 +92,7 @@ func ollamaHost(s string) (*url.URL, error) {
 }
 
 func (c *ollamaClient) Chat(ctx context.Context, req Request, onDelta func(string)) (*Response, error) {
+	req.MaxTokens = c.policy.reply.of(req)
 	creq, err := c.chatRequest(req)
 	if err != nil {
 		return nil, &Error{Provider: c.target.provider, Op: "chat", Model: c.model, Host: c.target.host, Err: err}
@@ -108,7 +110,7 @@ func (c *ollamaClient) Chat(ctx context.Context, req Request, onDelta func(strin
 	var resp *Response
 	err = c.policy.run(ctx, c.target, "chat", func(ctx context.Context) error {
 		var err error
-		resp, err = c.chatOnce(ctx, creq, turn, onDelta)
+		resp, err = c.chatOnce(ctx, creq, req.MaxTokens, turn, onDelta)
 		return err
 	}, c.classify)
 	if err != nil {
@@ -118,8 +120,9 @@ func (c *ollamaClient) Chat(ctx context.Context, req Request, onDelta func(strin
 	return resp, nil
 }
 
-// chatOnce makes one streamed /api/chat request.
-func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn int, onDelta func(string)) (*Response, error) {
+// chatOnce makes one streamed /api/chat request, sent with a completion
+// limit of tokens; a reply that runs past its bound is cut there.
+func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, tokens, turn int, onDelta func(string)) (*Response, error) {
 	var content strings.Builder
 	var calls []ToolCall
 	var final *api.ChatResponse
@@ -127,7 +130,11 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 	if rec, ok := ctx.Value(recordKey{}).(*record); ok {
 		rec.tap = raw
 	}
+	bound := c.policy.reply.bound(ctx, tokens)
 	err := c.api.Chat(ctx, creq, func(r api.ChatResponse) error {
+		if !bound.chunk() {
+			return errReplyBound
+		}
 		if r.Message.Content != "" {
 			content.WriteString(r.Message.Content)
 			if onDelta != nil {
@@ -150,6 +157,9 @@ func (c *ollamaClient) chatOnce(ctx context.Context, creq *api.ChatRequest, turn
 		}
 		return nil
 	})
+	if bound.over() {
+		return bound.cut(c.target, c.model, content.String()), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +254,7 @@ func (c *ollamaClient) Model(ctx context.Context) (*ModelInfo, error) {
 	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{
 		Tools:  slices.Contains(show.Capabilities, model.CapabilityTools),
 		Vision: slices.Contains(show.Capabilities, model.CapabilityVision),
-	}, ContextLength: c.contextLength}
+	}, ContextLength: c.contextLength, MaxReplyTokens: c.policy.reply.tokens}
 	if info.ContextLength == 0 {
 		info.ContextLength = showContextLength(show)
 	}

@@ -173,16 +173,16 @@ func TestOllamaModel(t *testing.T) {
 		want       ModelInfo
 	}{
 		{model: "qwen2.5-coder:7b", caps: `["completion","tools"]`, modelInfo: qwenInfo,
-			want: ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}, ContextLength: 32768}},
+			want: ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}, ContextLength: 32768, MaxReplyTokens: DefaultMaxReplyTokens}},
 		// A num_ctx the model was created with is the window it runs in.
 		{model: "llama3", caps: `["completion","tools","vision"]`, modelInfo: `{"general.architecture":"llama","llama.context_length":8192}`,
 			parameters: `num_ctx                        4096\nstop                           \"<|eot_id|>\"`,
-			want:       ModelInfo{Provider: "ollama", Name: "llama3", Digest: "sha256:aaa", Capabilities: Capabilities{Tools: true, Vision: true}, ContextLength: 4096}},
+			want:       ModelInfo{Provider: "ollama", Name: "llama3", Digest: "sha256:aaa", Capabilities: Capabilities{Tools: true, Vision: true}, ContextLength: 4096, MaxReplyTokens: DefaultMaxReplyTokens}},
 		{model: "gpt-oss:120b-cloud", caps: `["completion"]`, modelInfo: `{}`,
-			want: ModelInfo{Provider: "ollama", Name: "gpt-oss:120b-cloud"}},
+			want: ModelInfo{Provider: "ollama", Name: "gpt-oss:120b-cloud", MaxReplyTokens: DefaultMaxReplyTokens}},
 		// The user's setting wins over what the server says.
 		{model: "qwen2.5-coder:7b", caps: `["completion","tools"]`, modelInfo: qwenInfo, opts: Options{ContextLength: 16384},
-			want: ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}, ContextLength: 16384}},
+			want: ModelInfo{Provider: "ollama", Name: "qwen2.5-coder:7b", Digest: "sha256:bbb", Capabilities: Capabilities{Tools: true}, ContextLength: 16384, MaxReplyTokens: DefaultMaxReplyTokens}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {

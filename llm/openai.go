@@ -78,11 +78,13 @@ func newOpenAI(name string, opts Options) (Client, error) {
 			unknownModel:     fmt.Sprintf("the server does not serve %q (GET %s/models lists what it does), or the base URL is not an OpenAI-compatible API root (it usually ends in /v1)", name, strings.TrimSuffix(base, "/")),
 			rateLimited:      "the server kept answering 429; wait, or lower the request rate",
 			toolsUnsupported: "the model or server does not do tool calling (vLLM needs --enable-auto-tool-choice and --tool-call-parser, llama.cpp --jinja)",
+			limitRefused:     newReplyLimit(opts).hint(),
 		}},
 	}, nil
 }
 
 func (c *openaiClient) Chat(ctx context.Context, req Request, onDelta func(string)) (*Response, error) {
+	req.MaxTokens = c.policy.reply.of(req)
 	params, err := c.params(req)
 	if err != nil {
 		return nil, &Error{Provider: c.target.provider, Op: "chat", Model: c.model, Host: c.target.host, Err: err}
@@ -91,7 +93,7 @@ func (c *openaiClient) Chat(ctx context.Context, req Request, onDelta func(strin
 	var resp *Response
 	err = c.policy.run(ctx, c.target, "chat", func(ctx context.Context) error {
 		var err error
-		resp, err = c.chatOnce(ctx, params, onDelta)
+		resp, err = c.chatOnce(ctx, params, req.MaxTokens, onDelta)
 		return err
 	}, c.classify)
 	if err != nil {
@@ -101,12 +103,18 @@ func (c *openaiClient) Chat(ctx context.Context, req Request, onDelta func(strin
 	return resp, nil
 }
 
-// chatOnce makes one streamed /chat/completions request.
-func (c *openaiClient) chatOnce(ctx context.Context, params openai.ChatCompletionNewParams, onDelta func(string)) (*Response, error) {
+// chatOnce makes one streamed /chat/completions request, sent with a
+// completion limit of tokens; a reply that runs past its bound is cut
+// there.
+func (c *openaiClient) chatOnce(ctx context.Context, params openai.ChatCompletionNewParams, tokens int, onDelta func(string)) (*Response, error) {
+	bound := c.policy.reply.bound(ctx, tokens)
 	stream := c.chat.Completions.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
 	for stream.Next() {
+		if !bound.chunk() {
+			break
+		}
 		chunk := stream.Current()
 		if !acc.AddChunk(chunk) {
 			return nil, fmt.Errorf("the server sent a chunk that does not continue the reply: %s", chunk.RawJSON())
@@ -116,6 +124,13 @@ func (c *openaiClient) chatOnce(ctx context.Context, params openai.ChatCompletio
 				onDelta(ch.Delta.Content)
 			}
 		}
+	}
+	if bound.over() {
+		var text string
+		if len(acc.Choices) > 0 {
+			text = acc.Choices[0].Message.Content
+		}
+		return bound.cut(c.target, c.model, text), nil
 	}
 	if err := stream.Err(); err != nil {
 		return nil, err
@@ -224,7 +239,8 @@ func (c *openaiClient) params(req Request) (openai.ChatCompletionNewParams, erro
 // them answers in text, which the pipeline handles), Vision from
 // openaiVision, and ContextLength from Options (no server reports it).
 func (c *openaiClient) Model(ctx context.Context) (*ModelInfo, error) {
-	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{Tools: true, Vision: c.openaiVision()}, ContextLength: c.ctxLen}
+	info := &ModelInfo{Provider: c.target.provider, Name: c.model, Capabilities: Capabilities{Tools: true, Vision: c.openaiVision()},
+		ContextLength: c.ctxLen, MaxReplyTokens: c.policy.reply.tokens}
 	var m *openai.Model
 	err := c.policy.run(ctx, c.target, "model info", func(ctx context.Context) error {
 		var err error

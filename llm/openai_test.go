@@ -126,6 +126,7 @@ func TestOpenAIChatRequest(t *testing.T) {
 		"stream_options": {"include_usage": true},
 		"temperature": 0,
 		"seed": 7,
+		"max_tokens": 4096,
 		"messages": [
 			{"role": "system", "content": "You are a data analyst."},
 			{"role": "user", "content": "Plot revenue by month."},
@@ -164,14 +165,14 @@ func TestOpenAIModel(t *testing.T) {
 		name:      "found; vision is not guessed off api.openai.com",
 		model:     "gpt-4o-mini",
 		routes:    map[string]http.HandlerFunc{"/v1/models/gpt-4o-mini": reply(200, model)},
-		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true}},
+		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true}, MaxReplyTokens: DefaultMaxReplyTokens},
 		wantPaths: []string{"/v1/models/gpt-4o-mini"},
 	}, {
 		name:      "vision set by option",
 		model:     "gpt-4o-mini",
 		routes:    map[string]http.HandlerFunc{"/v1/models/gpt-4o-mini": reply(200, model)},
 		opts:      Options{Vision: &yes},
-		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true, Vision: true}},
+		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true, Vision: true}, MaxReplyTokens: DefaultMaxReplyTokens},
 		wantPaths: []string{"/v1/models/gpt-4o-mini"},
 	}, {
 		// No OpenAI-compatible server reports the window: only the option.
@@ -179,7 +180,7 @@ func TestOpenAIModel(t *testing.T) {
 		model:     "gpt-4o-mini",
 		routes:    map[string]http.HandlerFunc{"/v1/models/gpt-4o-mini": reply(200, model)},
 		opts:      Options{ContextLength: 32768},
-		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true}, ContextLength: 32768},
+		want:      &ModelInfo{Provider: "openai", Name: "gpt-4o-mini", Capabilities: Capabilities{Tools: true}, ContextLength: 32768, MaxReplyTokens: DefaultMaxReplyTokens},
 		wantPaths: []string{"/v1/models/gpt-4o-mini"},
 	}, {
 		name:  "unknown model",
@@ -194,7 +195,7 @@ func TestOpenAIModel(t *testing.T) {
 		name:      "server without /models/{id} that lists the model (llama.cpp)",
 		model:     "qwen2.5-coder-7b",
 		routes:    map[string]http.HandlerFunc{"/v1/models": reply(200, list)},
-		want:      &ModelInfo{Provider: "openai", Name: "qwen2.5-coder-7b", Capabilities: Capabilities{Tools: true}},
+		want:      &ModelInfo{Provider: "openai", Name: "qwen2.5-coder-7b", Capabilities: Capabilities{Tools: true}, MaxReplyTokens: DefaultMaxReplyTokens},
 		wantPaths: []string{"/v1/models/qwen2.5-coder-7b", "/v1/models"},
 	}}
 	for _, tt := range tests {

@@ -27,12 +27,19 @@ type policy struct {
 	baseDelay  time.Duration
 	firstToken limit // from sending a request to the first byte of its reply
 	idle       limit // between two reads of a reply
+	reply      replyLimit
 }
 
 // limit is a timeout as the user knows it: its name, value and setting.
 type limit struct {
 	name, setting string
 	d             time.Duration // ≤ 0: none
+}
+
+// hint is what to do when a server refuses the completion limit.
+func (l replyLimit) hint() string {
+	return fmt.Sprintf("the completion limit (%d tokens) and the conversation must fit the model: lower the limit with %s, "+
+		"or give the model's context length so that the limit is kept within it", l.tokens, l.setting)
 }
 
 func newPolicy(opts Options) policy {
@@ -50,6 +57,7 @@ func newPolicy(opts Options) policy {
 		baseDelay:  opts.RetryBaseDelay,
 		firstToken: bound(opts.FirstTokenTimeout, DefaultFirstTokenTimeout, "first-token timeout", opts.FirstTokenTimeoutSetting, "FirstTokenTimeout"),
 		idle:       bound(opts.Timeout, DefaultIdleTimeout, "idle timeout", opts.TimeoutSetting, "Timeout"),
+		reply:      newReplyLimit(opts),
 	}
 }
 
@@ -62,6 +70,7 @@ type target struct {
 // hints are what to tell the user for each kind of failure.
 type hints struct {
 	unreachable, unauthorized, unknownModel, rateLimited, toolsUnsupported string
+	limitRefused                                                           string
 }
 
 // classifier turns the error of a failed attempt, and what the transport
@@ -192,6 +201,9 @@ func (h hints) classify(err error, status int) (*Error, bool) {
 	if (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && refusesTools(err.Error()) {
 		return &Error{Kind: ErrToolsUnsupported, StatusCode: status, Err: err, Hint: h.toolsUnsupported}, false
 	}
+	if status == http.StatusBadRequest && refusesLimit(err.Error()) {
+		return &Error{StatusCode: status, Err: err, Hint: h.limitRefused}, false
+	}
 	if status >= 400 {
 		kind, retry := statusKind(status)
 		e := &Error{Kind: kind, StatusCode: status, Err: err}
@@ -221,7 +233,8 @@ type record struct {
 	hasRetryAfter bool
 	errorBody     string // the start of an error response's body
 	watch         *watchdog
-	tap           io.Writer // if set, gets a copy of a successful response's body
+	tap           io.Writer   // if set, gets a copy of a successful response's body
+	bound         *replyBound // if set, ends the body at its bytes
 }
 
 // maxErrorBody is how much of an error response's body a record keeps.
@@ -236,6 +249,9 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if rec, ok := req.Context().Value(recordKey{}).(*record); ok && resp != nil {
 		if rec.watch != nil {
 			resp.Body = watchedBody{resp.Body, rec.watch}
+		}
+		if rec.bound != nil {
+			resp.Body = boundedBody{resp.Body, rec.bound}
 		}
 		rec.status = resp.StatusCode
 		rec.retryAfter, rec.hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())

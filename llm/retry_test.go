@@ -5,6 +5,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -114,8 +118,17 @@ func TestRetries(t *testing.T) {
 	}
 }
 
-// A closed port is ErrUnreachable, quickly, after the retries, naming the
-// host and what to do.
+// countingTransport counts the connections a client tried.
+type countingTransport struct{ n atomic.Int32 }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A closed port on this machine is ErrUnreachable at the first attempt
+// (nothing listens there; retrying would only make the user wait), naming
+// the host and what to do.
 func TestUnreachable(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -128,23 +141,44 @@ func TestUnreachable(t *testing.T) {
 		{"openai:gpt-4o-mini", "OPENAI_BASE_URL"},
 	} {
 		t.Run(tt.spec, func(t *testing.T) {
-			c, err := New(tt.spec, Options{OllamaHost: addr, BaseURL: "http://" + addr + "/v1", APIKey: "k", RetryBaseDelay: time.Millisecond, MaxRetries: 3})
+			tr := &countingTransport{}
+			c, err := New(tt.spec, Options{OllamaHost: addr, BaseURL: "http://" + addr + "/v1", APIKey: "k",
+				RetryBaseDelay: time.Millisecond, MaxRetries: 3, HTTPClient: &http.Client{Transport: tr}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
 			_, err = c.Chat(context.Background(), hello(), nil)
 			if !errors.Is(err, ErrUnreachable) {
 				t.Fatalf("err = %v, want ErrUnreachable", err)
 			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("took %v", d)
+			if n := tr.n.Load(); n != 1 {
+				t.Errorf("tried %d times, want 1: a refused local port is not retried", n)
 			}
-			mustContain(t, err.Error(), addr, "after 4 attempts", "connection refused", tt.hint)
+			mustContain(t, err.Error(), addr, "connection refused", tt.hint)
 			if _, err := c.Model(context.Background()); !errors.Is(err, ErrUnreachable) {
 				t.Errorf("Model: err = %v, want ErrUnreachable", err)
 			}
 		})
+	}
+}
+
+// A connection refused elsewhere (a server restarting behind a proxy, a
+// load balancer between instances) is retried; one refused on this
+// machine is not.
+func TestRefusedRetried(t *testing.T) {
+	refused := func(addr string) error {
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &url.Error{Op: "Post", URL: "http://" + addr, Err: &net.OpError{Op: "dial", Net: "tcp", Addr: a,
+			Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}
+	}
+	for addr, wantRetry := range map[string]bool{"127.0.0.1:11434": false, "[::1]:11434": false, "10.1.2.3:11434": true, "192.0.2.7:8000": true} {
+		failed, retry := networkFailure(refused(addr))
+		if !failed || retry != wantRetry {
+			t.Errorf("%s: failed, retry = %v, %v; want true, %v", addr, failed, retry, wantRetry)
+		}
 	}
 }
 

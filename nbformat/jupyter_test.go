@@ -148,31 +148,7 @@ func TestJupyterReexecutes(t *testing.T) {
 	}
 	validateInSandbox(t, k, "/tmp/x.ipynb")
 
-	// Jupyter's inline backend is chosen by ipykernel only when MPLBACKEND
-	// is unset; make sure it is (the kernel's environment does not set it).
-	ex := mustRun(t, k, `
-import os, subprocess
-env = dict(os.environ)
-env.pop("MPLBACKEND", None)
-r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
-                    "--ExecutePreprocessor.timeout=120", "--output-dir", "/output",
-                    "--output", "out", "/tmp/x.ipynb"],
-                   env=env, capture_output=True, text=True, timeout=150)
-print("exit", r.returncode)
-if r.returncode:
-    print(r.stdout[-4000:], r.stderr[-4000:])
-`, 3*time.Minute)
-	if !strings.HasPrefix(ex.Stdout(), "exit 0") {
-		t.Fatalf("nbconvert --execute failed:\n%s", ex.Stdout())
-	}
-	jupyterBytes, err := os.ReadFile(filepath.Join(outDir, "out.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := nbformat.Read(bytes.NewReader(jupyterBytes))
-	if err != nil {
-		t.Fatalf("reading nbconvert's notebook: %v", err)
-	}
+	jupyterBytes, again := rerunInJupyter(t, k, "/tmp/x.ipynb", outDir)
 	// A notebook Jupyter wrote reads and writes back to the same bytes, but
 	// for one deliberate difference: IPython 8.5 ends base64 images with a
 	// newline (binascii.b2a_base64), which we strip.
@@ -202,4 +178,37 @@ if r.returncode:
 			t.Errorf("cell %d: Jupyter's re-run differs: %s", i, d)
 		}
 	}
+}
+
+// rerunInJupyter has Jupyter (nbconvert --execute, ipykernel) run the
+// notebook at path in the sandbox, writing out.ipynb into /output (outDir on
+// the host), and returns its bytes and the notebook read back.
+func rerunInJupyter(t *testing.T, k *kernel.Kernel, path, outDir string) ([]byte, *nbformat.Notebook) {
+	t.Helper()
+	// Jupyter's inline backend is chosen by ipykernel only when MPLBACKEND
+	// is unset; make sure it is (the kernel's environment does not set it).
+	ex := mustRun(t, k, fmt.Sprintf(`
+import os, subprocess
+env = dict(os.environ)
+env.pop("MPLBACKEND", None)
+r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
+                    "--ExecutePreprocessor.timeout=120", "--output-dir", "/output",
+                    "--output", "out", %q],
+                   env=env, capture_output=True, text=True, timeout=150)
+print("exit", r.returncode)
+if r.returncode:
+    print(r.stdout[-4000:], r.stderr[-4000:])
+`, path), 3*time.Minute)
+	if !strings.HasPrefix(ex.Stdout(), "exit 0") {
+		t.Fatalf("nbconvert --execute failed:\n%s", ex.Stdout())
+	}
+	raw, err := os.ReadFile(filepath.Join(outDir, "out.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err := nbformat.Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("reading nbconvert's notebook: %v", err)
+	}
+	return raw, nb
 }

@@ -21,4 +21,11 @@ const (
 	// MimeChart is analyst's description of a chart (kind, title, axes,
 	// series with their data), beside its PNG.
 	MimeChart = "application/vnd.analyst.chart+json"
+	// MimeProfile is the profile cell's output: the profile as JSON, read
+	// back by the run (eda.ProfileFromData).
+	MimeProfile = "application/vnd.analyst.profile+json"
+	// MimeRelationships is the relationships cell's output: the tables
+	// together (keys, relationships, orphans), read back by the run
+	// (eda.RelationshipsFromData).
+	MimeRelationships = "application/vnd.analyst.relationships+json"
 )

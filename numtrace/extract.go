@@ -187,9 +187,44 @@ func scan(s string, prose bool) []Number {
 // scanning goes on, and ok false for a number that is not one (inside a
 // word, a date, a version, an ordinal).
 func number(s string, i int, prose bool) (Number, int, bool) {
-	start := i
-	// What comes before the digits: a decimal point, a currency, a sign.
-	lead := start
+	lead, signed, ok := numberLead(s, i)
+	if !ok {
+		return Number{}, skipWord(s, i), false
+	}
+	j, decimals, skip, ok := mantissaEnd(s, i, prose)
+	if !ok {
+		return Number{}, skip, false
+	}
+	mant := strings.TrimLeft(s[lead:j], currencies+"-−")
+	if strings.ContainsAny(mant, ", \u00a0\u202f\u2009") {
+		mant = groupSeps.Replace(mant)
+	}
+	v, err := strconv.ParseFloat(mant, 64)
+	if err != nil {
+		return Number{}, j, false
+	}
+	scale, j := exponent(s, j)
+	percent, scale, j := numberSuffix(s, j, scale, prose)
+	if scale == 1 && !percent {
+		if end, word := wordSuffix(s, j); word {
+			return Number{}, end, false
+		}
+	}
+	if signed {
+		v = -v
+	}
+	return Number{
+		Text: s[lead:j], Value: v * scale, Decimals: decimals, Scale: scale,
+		Percent: percent, Signed: signed, Start: lead, End: j,
+	}, j, true
+}
+
+// numberLead is where the number whose first digit is at i starts, with
+// what comes before its digits (a decimal point, a currency, a sign), and
+// whether it is signed; ok is false when the digits are part of a word
+// (x5, COVID-19).
+func numberLead(s string, i int) (lead int, signed, ok bool) {
+	lead = i
 	if lead > 0 && s[lead-1] == '.' && (lead < 2 || !isDigit(s[lead-2])) {
 		lead--
 	}
@@ -198,7 +233,6 @@ func number(s string, i int, prose bool) (Number, int, bool) {
 		lead -= w
 		currency = true
 	}
-	signed := false
 	if r, w := lastRune(s[:lead]); r == '-' || r == '−' {
 		if p, _ := lastRune(s[:lead-w]); !isWordRune(p) && !isDigitRune(p) {
 			lead -= w
@@ -209,15 +243,21 @@ func number(s string, i int, prose bool) (Number, int, bool) {
 		lead -= w
 	}
 	if p, w := lastRune(s[:lead]); isWordRune(p) {
-		return Number{}, skipWord(s, i), false
+		return 0, false, false
 	} else if p == '-' || p == '−' { // COVID-19, x-5
 		if q, _ := lastRune(s[:lead-w]); isWordRune(q) {
-			return Number{}, skipWord(s, i), false
+			return 0, false, false
 		}
 	}
+	return lead, signed, true
+}
 
-	// The integer part, with thousands groups of exactly three digits.
-	j := digits(s, i)
+// mantissaEnd is the end of the digits starting at i: the integer part
+// with thousands groups of exactly three digits, then the decimals. ok is
+// false for a date, a time or a version, and skip is where scanning goes
+// on then.
+func mantissaEnd(s string, i int, prose bool) (j, decimals, skip int, ok bool) {
+	j = digits(s, i)
 	if j-i <= 3 {
 		for {
 			sep, w := sepAt(s, j, prose)
@@ -229,89 +269,91 @@ func number(s string, i int, prose bool) (Number, int, bool) {
 	}
 	// Dates and times: 2024-03-01, 2024/03, 03/01/2024, 12:30.
 	if j-i <= 4 && j+1 < len(s) && isDigit(s[j+1]) && (s[j] == '/' || s[j] == ':' || (s[j] == '-' && j-i == 4)) {
-		return Number{}, skipDate(s, j), false
+		return 0, 0, skipDate(s, j), false
 	}
-	decimals := 0
 	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
 		k := digits(s, j+1)
 		decimals = k - j - 1
 		j = k
 		if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) { // 3.11.2
-			return Number{}, skipDate(s, j), false
+			return 0, 0, skipDate(s, j), false
 		}
 	}
-	mant := strings.TrimLeft(s[lead:j], currencies+"-−")
-	if strings.ContainsAny(mant, ", \u00a0\u202f\u2009") {
-		mant = groupSeps.Replace(mant)
+	return j, decimals, 0, true
+}
+
+// exponent reads an exponent at j (1.2e-5, 3E+06): the scale it gives
+// (1 for none) and where the number goes on.
+func exponent(s string, j int) (float64, int) {
+	if j >= len(s) || (s[j] != 'e' && s[j] != 'E') {
+		return 1, j
 	}
-	v, err := strconv.ParseFloat(mant, 64)
-	if err != nil {
-		return Number{}, j, false
+	k := j + 1
+	if k < len(s) && (s[k] == '-' || s[k] == '+') {
+		k++
 	}
-	scale := 1.0
-	// Exponent: 1.2e-5, 3E+06.
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := j + 1
-		if k < len(s) && (s[k] == '-' || s[k] == '+') {
-			k++
-		}
-		if e := digits(s, k); e > k {
-			if exp, err := strconv.Atoi(strings.TrimPrefix(s[j+1:e], "+")); err == nil {
-				scale = math.Pow(10, float64(exp))
-				j = e
-			}
+	if e := digits(s, k); e > k {
+		if exp, err := strconv.Atoi(strings.TrimPrefix(s[j+1:e], "+")); err == nil {
+			return math.Pow(10, float64(exp)), e
 		}
 	}
-	// Suffixes: percent, scale, ordinals, units.
-	percent := false
+	return 1, j
+}
+
+// numberSuffix reads a percent sign or word, or (in prose) a scale word
+// such as "million", at j.
+func numberSuffix(s string, j int, scale float64, prose bool) (percent bool, _ float64, _ int) {
 	if rest := s[j:]; strings.HasPrefix(rest, "%") {
-		percent, j = true, j+1
+		return true, scale, j + 1
 	} else if strings.HasPrefix(rest, " %") {
-		percent, j = true, j+2
+		return true, scale, j + 2
 	} else if prose {
 		if w := wordAt(rest, " "); w == "percent" || w == "per cent" {
-			percent, j = true, j+1+len(w)
+			return true, scale, j + 1 + len(w)
 		} else if strings.HasPrefix(rest, " per cent") && !isWordByte(rest, 9) {
-			percent, j = true, j+9
+			return true, scale, j + 9
 		}
 	}
-	if !percent && scale == 1 && prose {
-		for _, sw := range scaleWords {
-			sep := ""
-			if sw.space {
-				sep = " "
-			}
-			rest := s[j:]
-			if strings.HasPrefix(rest, sep) && strings.HasPrefix(rest[len(sep):], sw.word) && !isWordByte(rest, len(sep)+len(sw.word)) {
-				scale, j = sw.scale, j+len(sep)+len(sw.word)
-				break
-			}
+	if scale != 1 || !prose {
+		return false, scale, j
+	}
+	for _, sw := range scaleWords {
+		sep := ""
+		if sw.space {
+			sep = " "
+		}
+		rest := s[j:]
+		if strings.HasPrefix(rest, sep) && strings.HasPrefix(rest[len(sep):], sw.word) && !isWordByte(rest, len(sep)+len(sw.word)) {
+			return false, sw.scale, j + len(sep) + len(sw.word)
 		}
 	}
-	if scale == 1 && !percent && j < len(s) {
-		r, _ := utf8.DecodeRuneInString(s[j:])
-		if r == '_' {
-			return Number{}, skipWord(s, j), false
-		}
-		if unicode.IsLetter(r) {
-			w := j
-			for w < len(s) && (s[w] >= 'a' && s[w] <= 'z' || s[w] >= 'A' && s[w] <= 'Z') {
-				w++
-			}
-			suffix := strings.ToLower(s[j:w])
-			if suffix == "st" || suffix == "nd" || suffix == "rd" || suffix == "th" ||
-				w < len(s) && (isDigit(s[w]) || s[w] == '_') {
-				return Number{}, skipWord(s, w), false
-			}
-		}
+	return false, scale, j
+}
+
+// wordSuffix says whether the letters at j make the number part of a word
+// (an ordinal, 5th; an identifier, 3d_model, 2x4b), and where scanning
+// goes on then.
+func wordSuffix(s string, j int) (int, bool) {
+	if j >= len(s) {
+		return j, false
 	}
-	if signed {
-		v = -v
+	r, _ := utf8.DecodeRuneInString(s[j:])
+	if r == '_' {
+		return skipWord(s, j), true
 	}
-	return Number{
-		Text: s[lead:j], Value: v * scale, Decimals: decimals, Scale: scale,
-		Percent: percent, Signed: signed, Start: lead, End: j,
-	}, j, true
+	if !unicode.IsLetter(r) {
+		return j, false
+	}
+	w := j
+	for w < len(s) && (s[w] >= 'a' && s[w] <= 'z' || s[w] >= 'A' && s[w] <= 'Z') {
+		w++
+	}
+	suffix := strings.ToLower(s[j:w])
+	if suffix == "st" || suffix == "nd" || suffix == "rd" || suffix == "th" ||
+		w < len(s) && (isDigit(s[w]) || s[w] == '_') {
+		return skipWord(s, w), true
+	}
+	return j, false
 }
 
 // joinRanges gives the first number of "10–20%" or "1.2 to 3.4 million"

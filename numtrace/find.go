@@ -246,10 +246,13 @@ func OutputTexts(outputs []nbformat.Output) []string {
 		if o.Text != "" {
 			out = append(out, o.Text)
 		}
-		for _, m := range []string{nbformat.MimePlain, nbformat.MimeMarkdown} {
+		for _, m := range []string{nbformat.MimePlain, nbformat.MimeMarkdown, nbformat.MimeLaTeX} {
 			if s, ok := o.DataString(m); ok {
 				out = append(out, s)
 			}
+		}
+		if raw, ok := o.Data[nbformat.MimeJSON]; ok { // shown as text in the report
+			out = append(out, string(raw))
 		}
 		if s, ok := o.DataString(nbformat.MimeHTML); ok {
 			out = append(out, html.UnescapeString(tagRe.ReplaceAllString(s, " ")))

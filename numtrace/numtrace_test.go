@@ -242,12 +242,20 @@ func TestOutputTexts(t *testing.T) {
 			"application/vnd.analyst.chart+json": json.RawMessage(`{"kind":"bar","series":[{"y":[15.25]}]}`),
 		}},
 		{OutputType: nbformat.OutputError, EName: "ValueError", EValue: "bad 16", Traceback: []string{"line 16"}},
+		// Displayed Markdown, LaTeX and JSON, which the report shows.
+		{OutputType: nbformat.OutputDisplayData, Data: nbformat.MimeBundle{
+			"text/markdown":    str("**West** leads with 17.5"),
+			"text/latex":       str(`$\bar{x} = 18.25$`),
+			"application/json": json.RawMessage(`{"rows": 19}`),
+			"text/plain":       str("<IPython.core.display.JSON object>"),
+		}},
 	}
 	ix := NewIndex([]Source{{ID: "x", Texts: OutputTexts(outs)}})
 	for _, c := range []struct {
 		stated string
 		want   bool
-	}{{"11", true}, {"12", true}, {"1,234", true}, {"13.5", true}, {"15.25", true}, {"14", false}, {"16", false}} {
+	}{{"11", true}, {"12", true}, {"1,234", true}, {"13.5", true}, {"15.25", true}, {"14", false}, {"16", false},
+		{"17.5", true}, {"18.25", true}, {"19", true}} {
 		if got := ix.Find(Extract(c.stated))[0].Found; got != c.want {
 			t.Errorf("%s: found %v, want %v", c.stated, got, c.want)
 		}

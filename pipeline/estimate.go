@@ -57,6 +57,8 @@ type MemoryError struct {
 	// Delimited says the file is CSV or TSV, which the run could read out
 	// of core (it was told not to: --out-of-core=false).
 	Delimited bool
+	// Folder says the data is a folder, whose tables are loaded together.
+	Folder bool
 }
 
 func (e *MemoryError) Error() string {
@@ -65,13 +67,18 @@ func (e *MemoryError) Error() string {
 		raise = fmt.Sprintf("this host has %s of RAM, too little to hold it", units.Bytes(in.Total))
 	}
 	outOfCore := "analyse it out of core with --out-of-core (the statistics computed in chunks, the model working on a sample)"
-	if !e.Delimited {
+	what := "the file is " + units.Bytes(e.Bytes)
+	switch {
+	case e.Folder:
+		what = "its tables and documents are " + units.Bytes(e.Bytes) + " (its tables are loaded together, whole)"
+		outOfCore = "analyse its big tables one at a time (analyst run FOLDER/TABLE.csv reads a CSV file out of core when it will not fit)"
+	case !e.Delimited:
 		outOfCore = "export it as CSV, which analyst analyses out of core when it will not fit (the statistics computed in chunks, the model working on a sample)"
 	}
-	return fmt.Sprintf("%s: the data will not fit in the kernel's memory: the file is %s; as a pandas DataFrame it would take about %s "+
+	return fmt.Sprintf("%s: the data will not fit in the kernel's memory: %s; as a pandas DataFrame it would take about %s "+
 		"(estimated from %s), and loading and profiling it about %s, more than the kernel's memory limit of %s. "+
 		"Either %s, or %s",
-		e.Path, units.Bytes(e.Bytes), units.Bytes(e.Estimate.Bytes), e.Estimate.Method, units.Bytes(e.Estimate.PeakBytes()),
+		e.Path, what, units.Bytes(e.Estimate.Bytes), e.Estimate.Method, units.Bytes(e.Estimate.PeakBytes()),
 		units.Bytes(e.Limit), raise, outOfCore)
 }
 

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/analyst-cli/analyst/nbformat"
 	"strings"
+
+	"github.com/analyst-cli/analyst/nbformat"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
@@ -110,13 +111,13 @@ func (r *runner) explore(ctx context.Context) error {
 		ex.Proposal = set
 		r.nb.AddMarkdown(goalsMarkdown(set, ex.GoalsAsked), tag, "goals")
 		if err != nil {
-			return stageStatus(false, err), err
+			return StageStatusOf(false, err), err
 		}
 		for i, g := range set.Goals {
 			eg, err := r.exploreGoal(ctx, ag, i+1, g)
 			ex.Goals = append(ex.Goals, eg)
 			if err != nil {
-				return stageStatus(true, err), err
+				return StageStatusOf(true, err), err
 			}
 		}
 		var texts []string
@@ -128,7 +129,7 @@ func (r *runner) explore(ctx context.Context) error {
 			}
 		}
 		if len(texts) == 0 {
-			return "ok", nil
+			return report.StatusOK, nil
 		}
 		rank, err := ag.RankFindings(ctx, PhaseKeyFindings, texts)
 		ex.Ranking = rank
@@ -136,7 +137,7 @@ func (r *runner) explore(ctx context.Context) error {
 			eg := ex.Goals[from[k]]
 			ex.KeyFindings = append(ex.KeyFindings, KeyFinding{Goal: from[k] + 1, Finding: eg.Finding, Cell: eg.Cell, Chart: eg.Chart})
 		}
-		return stageStatus(true, err), err
+		return StageStatusOf(true, err), err
 	})
 }
 
@@ -157,7 +158,7 @@ func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agen
 			cells[k] = c
 		}
 		for _, v := range ans.Verdicts[before:] {
-			r.nb.AddMarkdown(verdictText(v), tag, rphase, "reflection")
+			r.nb.AddMarkdown(verdictText(v), tag, rphase, nbformat.TagReflection)
 		}
 	}
 	// The chart of the goal is the last one its successful cells drew.

@@ -38,11 +38,29 @@ type Input struct {
 	// id is the file as it was hashed: a run checks that the file it read
 	// is still that one (see unchanged).
 	id fileID
+	// Folder is set when the dataset is a folder (Format FormatFolder): its
+	// files, each checked and hashed. Path, Name, Bytes and SHA256 are then
+	// the folder's (see Folder.Digest).
+	Folder *Folder
 }
 
 // CheckInput makes sure path is a dataset the kernel can read, before any
 // container starts, and hashes it for the run manifest.
 func CheckInput(path string) (*Input, error) {
+	in, err := checkFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(in.Path, ",:") {
+		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
+	}
+	return in, nil
+}
+
+// checkFile checks and hashes one data file: CheckInput's work but for
+// the place it is mounted from (a folder's files are staged under plain
+// names).
+func checkFile(path string) (*Input, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &InputError{path, err.Error()}
@@ -92,9 +110,6 @@ func CheckInput(path string) (*Input, error) {
 	}
 	if why := idOf(before).changed(idOf(after), true); why != "" {
 		return nil, &InputError{path, "the file changed while analyst read it (" + why + "); run again once whatever writes it has finished"}
-	}
-	if strings.ContainsAny(abs, ",:") {
-		return nil, &InputError{path, "the path contains ',' or ':', which podman cannot mount; copy or link the file to a plain path"}
 	}
 	in := &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format, id: idOf(after)}
 	// An estimate that fails leaves the memory check to the kernel.
@@ -359,10 +374,10 @@ func checkText(head []byte) error {
 // CheckSource checks that --sheet and --table fit the file's format.
 func (in *Input) CheckSource(sheet, table string) error {
 	if sheet != "" && !slices.Contains(sheetFormats, in.Format) {
-		return &InputError{in.Path, fmt.Sprintf("--sheet is for spreadsheets (.xlsx, .xls, .ods), but this file is %s", in.Format)}
+		return &UsageError{fmt.Errorf("%s: --sheet is for spreadsheets (.xlsx, .xls, .ods), but this file is %s", in.Path, in.Format)}
 	}
 	if table != "" && !slices.Contains(tableFormats, in.Format) {
-		return &InputError{in.Path, fmt.Sprintf("--table is for SQLite databases, but this file is %s", in.Format)}
+		return &UsageError{fmt.Errorf("%s: --table is for SQLite databases, but this file is %s", in.Path, in.Format)}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bytes"
+
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/parquetnpy"
 	"github.com/analyst-cli/analyst/kernel"

@@ -65,6 +65,9 @@ func readsOutOfCore(in *Input, mode string, limit int64) (bool, error) {
 	if limit == 0 {
 		limit = kernel.DefaultMemoryBytes()
 	}
+	if in.Folder != nil {
+		return false, folderFits(in, mode, limit)
+	}
 	delimited := in.Format == "csv"
 	if mode == OutOfCoreOn {
 		if !delimited {
@@ -81,6 +84,20 @@ func readsOutOfCore(in *Input, mode string, limit int64) (bool, error) {
 		return true, nil
 	}
 	return false, &MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Delimited: delimited}
+}
+
+// folderFits: a folder's tables are loaded whole, together; --out-of-core
+// is a *UsageError, tables that will not fit a *MemoryError.
+func folderFits(in *Input, mode string, limit int64) error {
+	if mode == OutOfCoreOn {
+		return &UsageError{Err: fmt.Errorf("%s: --out-of-core reads one CSV or TSV file, and this is a folder, whose tables are loaded whole; "+
+			"analyse its big table alone out of core (analyst run FOLDER/TABLE.csv --out-of-core)", in.Path)}
+	}
+	est := in.frameEstimate()
+	if est.Fits(limit) {
+		return nil
+	}
+	return &MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Folder: true}
 }
 
 // outOfCore says whether this run reads the data out of core, and how.

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -30,14 +30,25 @@ import (
 
 // Options configure a run.
 type Options struct {
-	Data string // the dataset on the host
+	Data string // the dataset on the host: a file or a folder
+	// DataPaths, if set, are the files and folders of the dataset given one
+	// by one (seen as one folder: CheckDataSet); Data is then unused.
+	DataPaths []string
 	// Input is Data as Preflight checked and hashed it; nil: Run checks
 	// Data itself. Passing it spares a second read of the whole file.
-	Input  *Input
-	Sheet  string // spreadsheets: the sheet, by name or number from 1; "": the first
-	Table  string // SQLite: the table; "": the only one
-	OutDir string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
-	Name   string // output base name; default: the data file's name without extensions
+	Input *Input
+	// Dataset, if set, is the dataset already checked by Preflight (with
+	// Name the name it returned) and opened: Run checks nothing again and
+	// leaves it open. Data, Input, Sheet, Table and Load are then unused.
+	Dataset *Dataset
+	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
+	Table   string // SQLite: the table; "": the only one
+	// SkipUnreadable leaves out a folder's tables and documents that cannot
+	// be read (listed in the report and run.json as skipped, with why)
+	// instead of refusing the folder.
+	SkipUnreadable bool
+	OutDir         string // where NAME.ipynb, NAME.html, NAME.run.json and NAME_files/ go
+	Name           string // output base name; default: the data file's name without extensions
 	// Force replaces NAME.ipynb, NAME.html, NAME.run.json and the whole
 	// NAME_files folder even where no previous run's manifest lists them
 	// unchanged (see CheckOutputs).
@@ -71,6 +82,12 @@ type Options struct {
 	// Model answers the questions and explores the data; required when
 	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client
+	// ModelInfo is what the model server said of Model, if the caller asked
+	// already (before starting anything slow); nil: Run asks. ModelErr is
+	// why it could not answer, when the caller asked and it failed: Run
+	// then writes the failed run without starting a kernel.
+	ModelInfo *llm.ModelInfo
+	ModelErr  error
 	// NoExplore skips the exploration stage, which runs by default when
 	// there is a model (before the questions): goals from the profile, a
 	// chart and a finding per goal, the key findings first in the report.
@@ -100,6 +117,12 @@ type Options struct {
 	// far (the client retries 429, 5xx and dropped connections by itself);
 	// shown on the progress line and counted in run.json.
 	ModelRetries func() int
+	// Baseline, if set, is a run to compare the data with (What changed,
+	// see baseline.go), judged by ChangeRules.
+	Baseline    *baseline.Baseline
+	ChangeRules eda.ChangeRules
+	// ExplainChanges: the model writes the key changes (see keychanges.go).
+	ExplainChanges bool
 }
 
 // Event is a step of a run, for progress displays.
@@ -151,6 +174,9 @@ type Result struct {
 	// Exploration is what the model's exploration found; nil when it did
 	// not run.
 	Exploration *Exploration
+	// Changes are what changed since Options.Baseline; nil without one, or
+	// when the run stopped before the comparison.
+	Changes *baseline.Changes
 }
 
 // Unanswered returns the questions (1-based) asked that got no answer,
@@ -215,24 +241,17 @@ func (e *StageError) Error() string {
 // failed (an *InputError, *DataError, *SandboxError, *StageError, or the
 // context's error); the Result is non-nil whenever outputs were written.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	in, name, err := Preflight(opts)
+	ds, name, err := openDataset(opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := in.CheckSource(opts.Sheet, opts.Table); err != nil {
-		return nil, err
-	}
-	var conv *Converted
-	if in.Format == "parquet" {
-		// Before anything is written: a bad Parquet file is bad input.
-		if conv, err = ConvertParquet(in); err != nil {
-			return nil, err
-		}
-		defer conv.Remove()
+	if opts.Dataset == nil {
+		defer ds.Close()
 	}
 	if err := removeLeftovers(opts); err != nil {
 		return nil, err
 	}
+	in := ds.In
 	out, err := newStaging(opts.OutDir, name)
 	if err != nil {
 		return nil, err
@@ -247,7 +266,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.RunTimeout)
 		defer cancel()
 	}
-	r := &runner{opts: opts, in: in, conv: conv, name: name, out: out, started: time.Now()}
+	r := &runner{opts: opts, in: in, ds: ds, name: name, out: out, started: time.Now()}
 	runErr := r.run(ctx)
 	if ctx.Err() == nil {
 		// The kernel is gone: nothing reads the file any more.
@@ -275,6 +294,21 @@ func removeLeftovers(opts Options) error {
 	return err
 }
 
+// openDataset is opts.Dataset with opts.Name, or else the dataset
+// Preflight checks, opened (before anything is written: a bad sheet, table
+// or Parquet file is bad input), and the outputs' name.
+func openDataset(opts Options) (*Dataset, string, error) {
+	if opts.Dataset != nil {
+		return opts.Dataset, opts.Name, nil
+	}
+	in, name, err := Preflight(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	ds, err := OpenDataset(in, opts.Sheet, opts.Table, opts.Load)
+	return ds, name, err
+}
+
 // Preflight checks what a run can check before anything slow starts: the
 // dataset (an *InputError), the outputs' name, that the outputs would
 // replace nothing but a previous run (an *OutputConflictError, unless
@@ -287,7 +321,11 @@ func Preflight(opts Options) (*Input, string, error) {
 	in := opts.Input
 	if in == nil {
 		var err error
-		if in, err = CheckInput(opts.Data); err != nil {
+		paths := opts.DataPaths
+		if len(paths) == 0 {
+			paths = []string{opts.Data}
+		}
+		if in, err = CheckDataSet(paths, opts.SkipUnreadable); err != nil {
 			return nil, "", err
 		}
 	}
@@ -295,7 +333,7 @@ func Preflight(opts Options) (*Input, string, error) {
 	if name == "" {
 		name = defaultName(in.Name)
 	} else if !validName.MatchString(name) {
-		return nil, "", fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)
+		return nil, "", &UsageError{fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)}
 	}
 	if !opts.Force {
 		if err := CheckOutputs(opts.OutDir, name); err != nil {
@@ -332,14 +370,15 @@ func defaultName(file string) string {
 type runner struct {
 	opts    Options
 	in      *Input
-	conv    *Converted // a Parquet file's columns, or nil
+	ds      *Dataset
 	name    string
 	out     *staging
 	started time.Time
 
 	k       *kernel.Kernel
 	nb      *nbformat.Notebook
-	profile *eda.Profile
+	profile *eda.Profile   // the main table's (a file's only one)
+	loaded  *Loaded        // what the load stages found: a folder's tables
 	ooc     *eda.OutOfCore // the data is read out of core
 	stages  []report.StageInfo
 	failure string
@@ -351,6 +390,10 @@ type runner struct {
 	agent     *agent.Agent
 
 	exploration *Exploration
+
+	changes    *baseline.Changes   // what changed since the baseline
+	keyChanges *KeyChanges         // the model's account of them
+	sketch     *baseline.SketchRef // the sketch this run kept
 }
 
 func (r *runner) retries() int {
@@ -393,16 +436,16 @@ func (r *runner) run(ctx context.Context) error {
 	r.nb.SetProvenance("analyst_version", r.opts.AnalystVersion)
 	r.nb.SetProvenance("driver", kernel.DriverHash())
 	r.nb.SetProvenance("image", r.opts.ImageID)
-	r.nb.SetProvenance("data", map[string]any{"name": r.in.Name, "sha256": r.in.SHA256, "bytes": r.in.Bytes})
-	r.nb.AddMarkdown(fmt.Sprintf("# Exploratory analysis of `%s`\n\n"+
-		"Written by analyst %s. Every number and chart below comes from the code cells in this notebook; "+
-		"to re-run it elsewhere, point `DATA_PATH` in the load cell at the file "+
-		"(sha256 `%s`).", r.in.Name, r.opts.AnalystVersion, r.in.SHA256), nbformat.TagNotebookOnly)
+	r.nb.SetProvenance("data", r.notebookData())
+	r.nb.AddMarkdown(r.notebookTitle(), nbformat.TagNotebookOnly)
 
-	if len(r.opts.Questions) > 0 || r.exploring() {
+	if len(r.opts.Questions) > 0 || r.exploring() || r.explainsChanges() {
 		// Ask the model server first: a bad key or a typo fails in a second,
 		// before the kernel starts.
-		info, err := r.opts.Model.Model(ctx)
+		info, err := r.opts.ModelInfo, r.opts.ModelErr
+		if info == nil && err == nil {
+			info, err = r.opts.Model.Model(ctx)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -412,14 +455,7 @@ func (r *runner) run(ctx context.Context) error {
 		r.modelInfo = info
 	}
 
-	kopts := r.opts.Kernel
-	kopts.Data = r.in.Path
-	kopts.OutputDir = r.out.filesDir()
-	src := eda.Source{Path: kernel.DataMount + "/" + r.in.Name, Sheet: r.opts.Sheet, Table: r.opts.Table, LoadOptions: r.opts.Load}
-	if r.conv != nil {
-		kopts.Mounts = append(kopts.Mounts, r.conv.Mount())
-		src.Converted, src.Converter = r.conv.Target, r.conv.Schema.Converter
-	}
+	kopts := r.ds.KernelOptions(r.opts.Kernel, r.out.filesDir())
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -430,29 +466,29 @@ func (r *runner) run(ctx context.Context) error {
 	r.k = k
 	defer k.Close()
 
-	stages := []eda.Stage{eda.Setup(), eda.LoadFrom(src), eda.ProfileStage()}
-	ooc, outOfCore := r.outOfCore()
-	if outOfCore {
+	if ooc, outOfCore := r.outOfCore(); outOfCore {
 		r.ooc = &ooc
-		stages = []eda.Stage{eda.Setup(), eda.LoadOutOfCore(src, ooc), eda.ProfileOutOfCore()}
 	}
-	for _, st := range stages {
-		if err := r.runStage(ctx, st); err != nil {
-			return err
-		}
+	if r.opts.Rerun != nil {
+		r.ds.Main = r.opts.Rerun.Recorded().Record.Data.MainTable // the recorded code's df
 	}
-	if r.profile == nil {
-		return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
+	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
+	r.loaded, r.profile = loaded, loaded.Profile
+	if err != nil {
+		return err
 	}
 	if r.opts.Rerun != nil {
 		r.compareSchema()
+	}
+	if err := r.compareWithBaseline(ctx); err != nil {
+		return err
 	}
 	dist := eda.Distributions(r.profile, r.opts.EDA)
 	if r.ooc != nil {
 		dist = eda.DistributionsOutOfCore(r.profile, r.opts.EDA)
 	}
 	for _, st := range []eda.Stage{dist, eda.OnSample(eda.Visualization(r.profile, r.opts.EDA), r.profile)} {
-		if err := r.runStage(ctx, st); err != nil {
+		if _, err := r.runStage(ctx, st); err != nil {
 			return err
 		}
 	}
@@ -462,63 +498,25 @@ func (r *runner) run(ctx context.Context) error {
 	return r.ask(ctx)
 }
 
-// runStage runs a stage's cells in order and stops at the first failure.
-func (r *runner) runStage(ctx context.Context, st eda.Stage) error {
-	start := time.Now()
-	info := report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StatusOK}
-	r.emit(Event{Type: EventStageStart, Stage: st.Name, Message: st.Title})
-	defer func() {
-		info.Duration = time.Since(start)
-		r.stages = append(r.stages, info)
-		var rate string
-		if st.Name == eda.StageLoad && info.Status == report.StatusOK {
-			rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.in.Bytes, info.Duration))
-		}
-		r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(info.Status), Duration: info.Duration, Message: rate})
-	}()
-	stageTag := nbformat.StageTag(st.Name)
-	r.nb.AddMarkdown("## "+st.Title, stageTag, nbformat.TagNotebookOnly)
-	for i, c := range st.Cells {
-		tags := append([]string{stageTag}, c.Tags...)
-		if c.Markdown {
-			r.nb.AddMarkdown(c.Source, tags...)
-			continue
-		}
-		ex, err := r.k.Execute(ctx, c.Source, kernel.ExecOptions{Timeout: r.stageCellTimeout(), Progress: func(p kernel.Progress) {
-			r.emit(Event{Type: EventProgress, Stage: st.Name, Cell: i + 1, Message: p.Message, Done: p.Done, Total: p.Total, Unit: p.Unit})
-		}})
-		if ex == nil {
-			// The kernel cannot run cells any more.
-			info.Status = report.StatusError
-			r.nb.AddCode(c.Source, nil, 0, append(tags, nbformat.TagNotRun)...)
-			return &SandboxError{Err: err}
-		}
-		cell := ex.AddToNotebook(r.nb, tags...)
-		r.emit(Event{Type: EventCell, Stage: st.Name, Cell: i + 1, Status: string(ex.Status), Duration: ex.Duration})
-		if err != nil { // ctx ended mid-cell
-			info.Status = report.StatusInterrupted
-			cell.AddTags(nbformat.TagInterrupted)
-			return err
-		}
-		if ex.Status != kernel.StatusOK {
-			info.Status = report.StatusError
-			cell.AddTags(nbformat.TagError)
-			return cellError(st.Name, r.opts.Data, ex)
-		}
-		if cell.HasTag(eda.ProfileTag) {
-			if err := r.readProfile(ex); err != nil {
-				info.Status = report.StatusError
-				return err
-			}
+// runStage runs a stage's cells in order and stops at the first failure;
+// its result has the profile a cell displayed, if one did.
+func (r *runner) runStage(ctx context.Context, st eda.Stage) (StageResult, error) {
+	sr := &StageRunner{Kernel: r.k, Notebook: r.nb, Data: r.ds.StagePath(st), CellTimeout: r.stageCellTimeout(), Progress: r.opts.Progress}
+	res, err := sr.Run(ctx, st)
+	if err == nil {
+		// A file rewritten while the stage read it stops the run here; Run
+		// compares its bytes once the kernel is gone.
+		if err = r.in.unchanged(false); err != nil {
+			res.Info.Status = report.StatusError
 		}
 	}
-	// A file rewritten while the stage read it stops the run here; Run
-	// compares its bytes once the kernel is gone.
-	if err := r.in.unchanged(false); err != nil {
-		info.Status = report.StatusError
-		return err
+	r.stages = append(r.stages, res.Info)
+	var rate string
+	if ReadsData(st) && res.Info.Status == report.StatusOK {
+		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.ds.StageBytes(st), res.Info.Duration))
 	}
-	return nil
+	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})
+	return res, err
 }
 
 // pythonPermissionError is the exception Python raises when the file
@@ -546,19 +544,6 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 	}
 }
 
-func (r *runner) readProfile(ex *kernel.Execution) error {
-	for _, o := range ex.Outputs {
-		if p, ok, err := eda.ProfileFromData(o.Data); ok {
-			if err != nil {
-				return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "BadProfile", Value: err.Error()}}
-			}
-			r.profile = p
-			return nil
-		}
-	}
-	return &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell displayed no " + eda.MimeProfile}}
-}
-
 // finish writes what the run has, whatever happened, and commits it.
 func (r *runner) finish(runErr error) (*Result, error) {
 	if runErr != nil {
@@ -571,7 +556,7 @@ func (r *runner) finish(runErr error) (*Result, error) {
 		return nil, nil
 	}
 	res := &Result{Name: r.name, Notebook: r.nb, Profile: r.profile, Stages: r.stages, Failure: r.failure, Answers: r.answers,
-		Exploration: r.exploration}
+		Exploration: r.exploration, Changes: r.changes}
 	if err := r.write(res); err != nil {
 		return res, fmt.Errorf("writing the run's outputs: %w", err)
 	}
@@ -588,6 +573,10 @@ type Manifest struct {
 	Rootless       bool              `json:"rootless"`
 	Versions       map[string]string `json:"versions"`
 	Data           ManifestData      `json:"data"`
+	// Inputs are the dataset's files: a file, or every file of a folder
+	// with its kind (table, document, ignored, skipped), format, bytes and
+	// sha256 (data.sha256 of a folder is their Folder.Digest).
+	Inputs []InputFile `json:"inputs"`
 	// Occasion holds all that differs between two runs of the same data:
 	// when it ran and how long it took. Nothing else in run.json, and
 	// nothing in the notebook, report or charts, depends on the occasion.
@@ -614,6 +603,11 @@ type Manifest struct {
 	Rerun *audit.RerunRecord `json:"rerun,omitempty"`
 	// Exploration is there when the model explored the data.
 	Exploration *Exploration `json:"exploration,omitempty"`
+	// Sketch is the file that keeps what a later comparison needs;
+	// Baseline is there when the run was compared with one.
+	Sketch     *baseline.SketchRef `json:"sketch,omitempty"`
+	Baseline   *baseline.Record    `json:"baseline,omitempty"`
+	KeyChanges *KeyChanges         `json:"key_changes,omitempty"`
 }
 
 // ManifestData identifies the dataset.
@@ -625,6 +619,13 @@ type ManifestData struct {
 	Rows    int    `json:"rows"`
 	Columns int    `json:"columns"`
 	Format  string `json:"format,omitempty"`
+	// Paths are the files and folders of a set given one by one (--data
+	// A --data B); Path is then "".
+	Paths []string `json:"paths,omitempty"`
+	// MainTable is a folder's main table, bound to df (Rows and Columns
+	// are its); Tables each table's name, file and shape.
+	MainTable string          `json:"main_table,omitempty"`
+	Tables    []ManifestTable `json:"tables,omitempty"`
 	// OutOfCore is set when the data was read out of core.
 	OutOfCore *eda.OutOfCoreInfo `json:"out_of_core,omitempty"`
 	// MemoryEstimate and MemoryLimit say why it was: its estimated size in
@@ -632,6 +633,15 @@ type ManifestData struct {
 	// asked for it).
 	MemoryEstimate int64 `json:"memory_estimate,omitempty"`
 	MemoryLimit    int64 `json:"memory_limit,omitempty"`
+}
+
+// ManifestTable is a folder's table as loaded.
+type ManifestTable struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Rows    int    `json:"rows"`
+	Columns int    `json:"columns"`
+	Format  string `json:"format"`
 }
 
 // ManifestStage is one stage's outcome (its time is the occasion's).
@@ -675,6 +685,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		Outputs: ManifestOutputs{Notebook: r.name + ".ipynb", Report: r.name + ".html", Charts: charts,
 			CodeFiles: r.outputFiles()},
 	}
+	m.Inputs = r.ds.Inputs()
 	if r.profile != nil {
 		m.Data.Rows, m.Data.Columns, m.Data.Format = r.profile.Rows, r.profile.Columns, r.profile.Load.Format
 		m.Data.OutOfCore = r.profile.OutOfCore
@@ -682,13 +693,13 @@ func (r *runner) manifest(charts []string) *Manifest {
 	if r.ooc != nil && r.ooc.Estimate > 0 {
 		m.Data.MemoryEstimate, m.Data.MemoryLimit = r.ooc.Estimate, r.ooc.Limit
 	}
+	r.manifestTables(&m.Data)
 	for _, s := range r.stages {
 		m.Stages = append(m.Stages, ManifestStage{Name: s.Name, Title: s.Title, Status: s.Status, Lead: s.Lead})
 		m.Occasion.StagesMS[s.Name] = units.Millis(s.Duration)
-		if s.Name == eda.StageLoad && s.Status == report.StatusOK {
-			rate := math.Round(mbPerS(r.in.Bytes, s.Duration)*1000) / 1000
-			m.Occasion.LoadMBPerS = &rate
-		}
+	}
+	if rate, ok := r.loadRate(); ok {
+		m.Occasion.LoadMBPerS = &rate
 	}
 	m.Model = r.manifestModel()
 	m.Asked, m.Questions = r.opts.Questions, r.answers
@@ -697,6 +708,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Rerun = r.opts.Rerun.Record()
 	}
 	m.Exploration = r.exploration
+	m.Sketch, m.Baseline, m.KeyChanges = r.sketch, r.baselineRecord(), r.keyChanges
 	m.Replies = recordedReplies(r.opts.Model)
 	return m
 }
@@ -723,6 +735,9 @@ func mbPerS(bytes int64, d time.Duration) float64 {
 }
 
 func (r *runner) write(res *Result) error {
+	if err := r.keepSketches(); err != nil {
+		return err
+	}
 	nbPath := r.out.path(r.name + ".ipynb")
 	if err := nbformat.WriteFile(nbPath, r.nb); err != nil {
 		return err

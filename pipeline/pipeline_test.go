@@ -127,6 +127,7 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 			t.Errorf("no cells for stage %s (have %v)", s, stages)
 		}
 	}
+	checkOpensOnResults(t, nb, res.Files.Notebook)
 	if res.Profile == nil || res.Profile.Rows != 3000 || res.Profile.Columns != 10 {
 		t.Fatalf("profile: %+v", res.Profile)
 	}
@@ -279,7 +280,7 @@ func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "nosuch.csv"), "no such file"},
-		{"directory", dir, "is a folder"},
+		{"directory of unreadable tables", dir, "files cannot be read (pass --skip-unreadable to analyse the folder without them)"},
 		{"empty", write("empty.csv", nil, 0o644), "the file is empty"},
 		{"blank", write("blank.csv", []byte("\n  \r\n\t\n"), 0o644), "only blank space"},
 		{"binary", write("garbage.csv", garbage, 0o644), "looks binary (NUL bytes"},
@@ -418,3 +419,61 @@ func TestInterruptedRunWritesWhatItHas(t *testing.T) {
 }
 
 func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
+
+// checkOpensOnResults checks that the notebook opens on results in
+// JupyterLab: the plumbing cells (setup, loader, the profile's
+// computation, chart helpers) have their code folded and a first line
+// saying what they do; every other code cell shows its code.
+func checkOpensOnResults(t *testing.T, nb *nbformat.Notebook, file string) {
+	t.Helper()
+	plumbing := []string{eda.TagSetup, eda.TagLoadData, "profile-columns", "profile-alerts", eda.ProfileTag, "chart-helpers"}
+	seen := map[string]bool{}
+	for _, c := range nb.Cells {
+		if c.CellType != nbformat.Code {
+			continue
+		}
+		isPlumbing := false
+		for _, tag := range plumbing {
+			if c.HasTag(tag) {
+				isPlumbing, seen[tag] = true, true
+			}
+		}
+		first, _, _ := strings.Cut(c.Source, "\n")
+		switch {
+		case isPlumbing && (!c.Metadata.SourceHidden || !strings.HasPrefix(first, "# ") || len(first) < 20):
+			t.Errorf("plumbing cell %v: source_hidden %v, first line %q; want folded, with a comment saying what it does", c.Metadata.Tags, c.Metadata.SourceHidden, first)
+		case !isPlumbing && c.Metadata.SourceHidden:
+			t.Errorf("cell %v is folded: only plumbing is", c.Metadata.Tags)
+		}
+	}
+	for _, tag := range plumbing {
+		if !seen[tag] {
+			t.Errorf("no %s cell", tag)
+		}
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk struct {
+		Cells []struct {
+			Metadata struct {
+				Jupyter struct {
+					SourceHidden bool `json:"source_hidden"`
+				} `json:"jupyter"`
+			} `json:"metadata"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(raw, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range onDisk.Cells {
+		if c.Metadata.Jupyter.SourceHidden {
+			n++
+		}
+	}
+	if n != len(plumbing) {
+		t.Errorf("%d cells carry metadata.jupyter.source_hidden = true, want %d", n, len(plumbing))
+	}
+}

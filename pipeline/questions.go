@@ -16,11 +16,6 @@ import (
 	"github.com/analyst-cli/analyst/report"
 )
 
-// Stage names of the model stages: StageQuestion(i) then StageReflection(i)
-// for the i-th question (1-based).
-func StageQuestion(i int) string   { return fmt.Sprintf("question-%d", i) }
-func StageReflection(i int) string { return fmt.Sprintf("reflection-%d", i) }
-
 // ManifestModel is the model of a run and what it cost.
 type ManifestModel struct {
 	Spec     string `json:"spec"`
@@ -32,8 +27,10 @@ type ManifestModel struct {
 	Mode     string `json:"mode"` // tools or code-blocks
 	// ToolsRefused is the server's refusal of tool calling that switched
 	// the run to code-block mode ("" if none).
-	ToolsRefused     string  `json:"tools_refused,omitempty"`
-	ContextLength    int     `json:"context_length,omitempty"` // the model's window, as the server said`
+	ToolsRefused  string `json:"tools_refused,omitempty"`
+	ContextLength int    `json:"context_length,omitempty"` // the model's window, as the server said`
+	// MaxReplyTokens is the completion limit every request carried.
+	MaxReplyTokens   int     `json:"max_reply_tokens,omitempty"`
 	Temperature      float64 `json:"temperature"`
 	Seed             int     `json:"seed"`
 	MaxTurns         int     `json:"max_turns"`
@@ -87,14 +84,14 @@ func (r *runner) ask(ctx context.Context) error {
 	}
 	ag := r.newAgent()
 	for i, q := range r.opts.Questions {
-		phase := StageQuestion(i + 1)
+		phase := agent.StageQuestion(i + 1)
 		var ans *agent.Answer
 		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (report.StageStatus, error) {
 			a, err := ag.Ask(ctx, phase, q)
 			ans = a
 			r.answers = append(r.answers, a)
 			addQuestion(r.nb, phase, q, a, func() string { return r.answerBlock(i+1, a) })
-			return stageStatus(a.Answered, err), err
+			return StageStatusOf(a.Answered, err), err
 		})
 		if err != nil {
 			return err
@@ -102,12 +99,12 @@ func (r *runner) ask(ctx context.Context) error {
 		if !ans.Answered || r.reflectRounds() == 0 {
 			continue
 		}
-		rphase := StageReflection(i + 1)
+		rphase := agent.StageReflection(i + 1)
 		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (report.StageStatus, error) {
 			before := len(ans.Verdicts)
 			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
 			addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(i+1, ans) })
-			return stageStatus(true, err), err
+			return StageStatusOf(true, err), err
 		})
 		if err != nil {
 			return err
@@ -116,42 +113,42 @@ func (r *runner) ask(ctx context.Context) error {
 	return nil
 }
 
+// onTurn tells the progress display of the agent's model calls, cells and
+// notices.
+func (r *runner) onTurn(e agent.TurnEvent) {
+	switch {
+	case e.Notice != "":
+		r.emit(Event{Type: EventNotice, Stage: e.Phase, Message: e.Notice})
+	case e.Cell:
+		r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
+	default:
+		r.tokens += e.Tokens
+		r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
+	}
+}
+
 // newAgent is the run's agent, made once: the exploration and the questions
 // share its conversation and the kernel's state.
 func (r *runner) newAgent() *agent.Agent {
 	if r.agent != nil {
 		return r.agent
 	}
-	ag := &agent.Agent{
-		Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(), Columns: r.profile.ColumnNames(),
-		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.opts.CellTimeout, Seed: r.seed(),
-		Trace: r.untraced,
-		OnTurn: func(e agent.TurnEvent) {
-			if e.Notice != "" {
-				r.emit(Event{Type: EventNotice, Stage: e.Phase, Message: e.Notice})
-				return
-			}
-			if e.Cell {
-				r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
-				return
-			}
-			r.tokens += e.Tokens
-			r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
-		},
-	}
+	ag := agent.New(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
+		DataName: r.in.Name, Profile: r.profile, Folder: r.ds.AgentFolder(r.loaded), Versions: r.opts.Versions,
+		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()})
+	ag.Trace = r.untraced
+	ag.OnTurn = r.onTurn
 	if r.opts.Rerun != nil {
 		ag.Replay = r.opts.Rerun
 	}
-	turns, repairs := ag.Budgets()
-	r.system = agent.SystemPrompt(agent.PromptInput{DataName: r.in.Name, Profile: r.profile, Versions: r.opts.Versions,
-		Tools: r.modelInfo.Capabilities.Tools, Vision: r.modelInfo.Capabilities.Vision,
-		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout()})
-	ag.System = r.system
+	r.system = ag.System
 	r.agent = ag
 	return ag
 }
 
-func stageStatus(answered bool, err error) report.StageStatus {
+// StageStatusOf is a model stage's status: interrupted, an error, no
+// answer, or ok.
+func StageStatusOf(answered bool, err error) report.StageStatus {
 	switch {
 	case err != nil && ctxErr(err):
 		return report.StatusInterrupted
@@ -197,7 +194,7 @@ func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer)
 func addQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer, block func() string) {
 	nb.AddMarkdown("**Question:** "+question, nbformat.StageTag(phase))
 	addSteps(nb, phase, phase, a)
-	nb.AddMarkdown(block(), nbformat.StageTag(phase), "answer")
+	nb.AddMarkdown(block(), nbformat.StageTag(phase), nbformat.TagAnswer)
 }
 
 // AddReflection appends the cells of the reflection phase on answer a: the
@@ -209,10 +206,10 @@ func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before 
 func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int, block func() string) {
 	addSteps(nb, phase, phase, a)
 	for _, v := range a.Verdicts[before:] {
-		nb.AddMarkdown(verdictText(v), nbformat.StageTag(phase), "reflection")
+		nb.AddMarkdown(verdictText(v), nbformat.StageTag(phase), nbformat.TagReflection)
 	}
 	if a.Revised {
-		nb.AddMarkdown("Revised "+block(), nbformat.StageTag(phase), "answer")
+		nb.AddMarkdown("Revised "+block(), nbformat.StageTag(phase), nbformat.TagAnswer)
 	}
 }
 
@@ -275,11 +272,24 @@ func verdictText(v agent.Verdict) string {
 	if v.Charts != "" {
 		s += " Charts checked: " + mdEscape(v.Charts) + "."
 	}
-	if v.Note != "" {
-		s += "\n\n> " + strings.ReplaceAll(strings.TrimSpace(v.Note), "\n", "\n> ")
+	if q := verdictQuote(v); q != "" {
+		s += "\n\n> " + strings.ReplaceAll(q, "\n", "\n> ")
 	}
 	return s
 }
+
+// verdictQuote is what a verdict's cell quotes: the model's reason for
+// revising, when it gave one, then the note.
+func verdictQuote(v agent.Verdict) string {
+	note := strings.TrimSpace(v.Note)
+	if v.Reason == "" {
+		return note
+	}
+	return reasonLabel + " " + mdEscape(v.Reason) + "\n\n" + note
+}
+
+// reasonLabel introduces the model's reason for a revision.
+const reasonLabel = "**The model's reason:**"
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ").Replace(s)
@@ -360,7 +370,11 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 		}
 		switch {
 		case a.Revised:
-			b.WriteString("\n*Revised after the model checked its charts.*\n")
+			b.WriteString("\n*Revised after the model checked its charts.*")
+			if r := revisionReason(a); r != "" {
+				b.WriteString(" " + reasonLabel + " " + mdEscape(r))
+			}
+			b.WriteString("\n")
 		case len(a.Verdicts) > 0 && a.Verdicts[len(a.Verdicts)-1].Accepted:
 			b.WriteString("\n*The model checked its charts and kept the answer.*\n")
 		case len(a.Verdicts) > 0:
@@ -374,22 +388,27 @@ func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][
 	return strings.TrimSpace(b.String()), marks
 }
 
+// revisionReason is the model's reason for the last revision of a, if it
+// gave one.
+func revisionReason(a *agent.Answer) string {
+	for i := len(a.Verdicts) - 1; i >= 0; i-- {
+		if a.Verdicts[i].Revised {
+			return a.Verdicts[i].Reason
+		}
+	}
+	return ""
+}
+
 func (r *runner) manifestModel() *ManifestModel {
 	if r.modelInfo == nil {
 		return nil
 	}
-	i := r.modelInfo
-	turns, repairs := (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
-	m := &ManifestModel{Spec: r.opts.ModelSpec, Provider: i.Provider, Name: i.Name, Digest: i.Digest,
-		Tools: i.Capabilities.Tools, Vision: i.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: r.seed(),
-		MaxTurns: turns, MaxRepairs: repairs, CellTimeout: r.cellTimeout().String(),
-		ReflectRounds: r.reflectRounds(), SystemPrompt: r.system, ContextLength: i.ContextLength, Retries: r.retries()}
-	switch {
-	case r.agent != nil:
-		m.Mode, m.ToolsRefused = r.agent.Mode(), r.agent.ToolsRefused
-	case i.Capabilities.Tools:
-		m.Mode = agent.ModeTools
+	m := NewManifestModel(r.opts.ModelSpec, r.modelInfo, r.agent, r.seed(), r.reflectRounds(), r.cellTimeout())
+	if r.agent == nil {
+		// Not asked yet: the budgets as they would have been.
+		m.MaxTurns, m.MaxRepairs = (&agent.Agent{MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs}).Budgets()
 	}
+	m.SystemPrompt, m.Retries = r.system, r.retries()
 	if r.exploration != nil {
 		m.Explore, m.Goals = true, r.exploration.GoalsAsked
 	}
@@ -420,7 +439,7 @@ func (r *runner) manifestModel() *ManifestModel {
 			m.Unanswered++
 		}
 	}
-	for _, c := range r.explorationCalls() {
+	for _, c := range append(r.explorationCalls(), r.keyChangesCalls()...) {
 		m.Calls++
 		m.PromptTokens += c.PromptTokens
 		m.CompletionTokens += c.CompletionTokens
@@ -428,9 +447,31 @@ func (r *runner) manifestModel() *ManifestModel {
 	return m
 }
 
+// NewManifestModel is the model of info, as spec named it, driven by ag
+// (nil: no agent made yet) with seed and reflectRounds, its cells given
+// cellTimeout; the counts are left for the caller to add.
+func NewManifestModel(spec string, info *llm.ModelInfo, ag *agent.Agent, seed, reflectRounds int, cellTimeout time.Duration) *ManifestModel {
+	m := &ManifestModel{Spec: spec, Provider: info.Provider, Name: info.Name, Digest: info.Digest,
+		Tools: info.Capabilities.Tools, Vision: info.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: seed,
+		ReflectRounds: reflectRounds, ContextLength: info.ContextLength, MaxReplyTokens: info.MaxReplyTokens,
+		CellTimeout: cellTimeout.String()}
+	switch {
+	case ag != nil:
+		m.Mode, m.ToolsRefused = ag.Mode(), ag.ToolsRefused
+		m.MaxTurns, m.MaxRepairs = ag.Budgets()
+	case info.Capabilities.Tools:
+		m.Mode = agent.ModeTools
+	}
+	return m
+}
+
 // reportModel is the model m (run.json's "model") as the report's header
 // and "About this run" show it.
-func reportModel(m *ManifestModel) *report.ModelInfo {
+func reportModel(m *ManifestModel) *report.ModelInfo { return m.Report() }
+
+// Report is the model as a report's header and "About this run" show it,
+// nil for no model.
+func (m *ManifestModel) Report() *report.ModelInfo {
 	if m == nil {
 		return nil
 	}
@@ -443,6 +484,9 @@ func reportModel(m *ManifestModel) *report.ModelInfo {
 		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", m.CellTimeout)}
 	if m.ContextLength > 0 {
 		settings = append(settings, set("Context length", m.ContextLength))
+	}
+	if m.MaxReplyTokens > 0 {
+		settings = append(settings, set("Reply limit (tokens)", m.MaxReplyTokens))
 	}
 	mode := m.Mode
 	if m.ToolsRefused != "" {

@@ -127,20 +127,17 @@ func TestRunInterruptedMidQuestion(t *testing.T) {
 	opts.NoExplore = true
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// The stop is timed from the cancel, not from the start: the EDA stages
-	// before the question take what the machine's load makes them take.
-	cancelled := make(chan time.Time, 1)
+	// Cancelled once the model's cell is running. That the cell was stopped
+	// (not waited out) is what the interrupted tag on its sleep(60) below
+	// shows, whatever the machine's load.
 	opts.Progress = func(e pipeline.Event) {
-		if e.Type == "model-turn" {
-			time.AfterFunc(time.Second, func() { cancelled <- time.Now(); cancel() })
+		if e.Type == pipeline.EventModelTurn {
+			time.AfterFunc(time.Second, cancel)
 		}
 	}
 	res, err := pipeline.Run(ctx, opts)
 	if !errors.Is(err, context.Canceled) || res == nil {
 		t.Fatalf("Run: %v", err)
-	}
-	if took := time.Since(<-cancelled); took > 45*time.Second {
-		t.Errorf("stopping took %s", took)
 	}
 	nb, err := nbformat.ReadFile(res.Files.Notebook)
 	if err != nil {

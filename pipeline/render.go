@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
@@ -49,12 +50,13 @@ func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Inp
 	keyFindings, keyNumbers, findingNumbers := keyFindingsMarkdown(m.Exploration, trace, nb, goalValues)
 	cellNumbers := traceVerdicts(nb, modelAnswers(m.Exploration, m.Questions), trace)
 	maps.Copy(cellNumbers, findingNumbers)
+	maps.Copy(cellNumbers, keyChangesMarks(m.KeyChanges, nb, trace))
 	stages := make([]report.StageInfo, len(m.Stages))
 	for i, s := range m.Stages {
 		stages[i] = report.StageInfo{Name: s.Name, Title: s.Title, Status: s.Status, Lead: s.Lead}
 	}
 	return report.Input{
-		Title:    "Analysis of " + m.Data.Name,
+		Title:    dataTitle(m),
 		Question: strings.Join(m.Asked, " · "),
 		Answer:   answer,
 		Numbers:  numbers,
@@ -65,6 +67,8 @@ func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Inp
 		CellNumbers:       cellNumbers,
 		Notebook:          nb,
 		Profile:           profile,
+		Inputs:            reportInputs(m),
+		Relationships:     notebookRelationships(nb),
 		KaTeXDir:          katexDir,
 		Run: report.RunInfo{
 			DataName: m.Data.Name, DataSHA256: m.Data.SHA256, DataBytes: m.Data.Bytes,
@@ -160,4 +164,19 @@ func reportOutputFiles(files []ManifestCodeFile) []report.OutputFile {
 		out = append(out, report.OutputFile{Name: f.Name, Bytes: f.Bytes})
 	}
 	return out
+}
+
+// notebookRelationships are the relationships between the tables that the
+// relationships cell of nb displayed; nil without one (a file, one table,
+// a stage that did not finish).
+func notebookRelationships(nb *nbformat.Notebook) *eda.RelationshipProfile {
+	raw, ok := cellOutput(nb, eda.RelationshipsTag, nbformat.MimeRelationships)
+	if !ok {
+		return nil
+	}
+	p, ok, err := eda.RelationshipsFromData(map[string]json.RawMessage{nbformat.MimeRelationships: raw})
+	if !ok || err != nil {
+		return nil
+	}
+	return p
 }

@@ -3,12 +3,13 @@ package pipeline_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/analyst-cli/analyst/llm/llmtest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/analyst-cli/analyst/llm/llmtest"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"

@@ -20,7 +20,16 @@ import (
 // compareSchema states the schema changes of a replay on new data, on the
 // progress display and in the notebook, before any model cell runs.
 func (r *runner) compareSchema() {
-	changes := r.opts.Rerun.Compare(r.profile)
+	var changes []audit.SchemaChange
+	if r.loaded != nil && r.in.Folder != nil {
+		var tables []audit.TableProfile
+		for _, t := range r.loaded.Tables {
+			tables = append(tables, audit.TableProfile{Name: t.Name, Profile: t.Profile})
+		}
+		changes = r.opts.Rerun.CompareTables(tables)
+	} else {
+		changes = r.opts.Rerun.Compare(r.profile)
+	}
 	for _, c := range changes {
 		r.emit(Event{Type: EventNotice, Stage: eda.StageProfile, Message: "schema changed since the recorded run: " + c.String()})
 	}

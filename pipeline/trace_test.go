@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/analyst-cli/analyst/llm/llmtest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/analyst-cli/analyst/llm/llmtest"
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/nbformat"

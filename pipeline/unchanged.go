@@ -61,6 +61,18 @@ func (id fileID) changed(now fileID, ctime bool) string {
 // a stat, and with rehash also by its sha256. The error is a *DataError
 // that names what changed.
 func (in *Input) unchanged(rehash bool) error {
+	if in.Folder != nil {
+		// A folder: each of its tables and documents, as a file of its own.
+		for _, f := range in.Folder.Files {
+			if f.In == nil || (f.Kind != InputTable && f.Kind != InputDocument) {
+				continue
+			}
+			if err := f.In.unchanged(rehash); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	fi, err := os.Stat(in.Path)
 	if err != nil {
 		return in.unreadable(err)

@@ -10,14 +10,14 @@ import (
 )
 
 // traceVerdicts traces the numbers of every reflection verdict of answers
-// in the model's words (its reason for accepting, its revised answer),
-// records them on the verdict (run.json), and returns the marks of nb's
-// reflection cells that show those notes, by cell ID. Notes in the tool's
+// in the model's words (its reason for accepting, its reason for revising
+// and revised answer), records them on the verdict (run.json), and returns
+// the marks of nb's reflection cells that show those notes, by cell ID. Notes in the tool's
 // words (why a round ended) state no claim and are left alone.
 func traceVerdicts(nb *nbformat.Notebook, answers []*agent.Answer, trace traceFunc) map[string][]report.NumberMark {
 	var cells []*nbformat.Cell
 	for _, c := range nb.Cells {
-		if c.CellType == nbformat.Markdown && c.HasTag("reflection") {
+		if c.CellType == nbformat.Markdown && c.HasTag(nbformat.TagReflection) {
 			cells = append(cells, c)
 		}
 	}
@@ -29,7 +29,7 @@ func traceVerdicts(nb *nbformat.Notebook, answers []*agent.Answer, trace traceFu
 			if !v.ModelWords() {
 				continue
 			}
-			note := strings.TrimSpace(v.Note)
+			note := verdictQuote(*v)
 			_, prose := trace(a.Question, nil, note)
 			v.Numbers = numtrace.NewRecord(prose)
 			text := verdictText(*v)

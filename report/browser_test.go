@@ -45,7 +45,7 @@ func needs(t *testing.T, format string, args ...any) {
 // imageKaTeXDir is KaTeX inside the kernel image this host has built.
 func imageKaTeXDir(t *testing.T) string {
 	t.Helper()
-	cacheDir, err := kimage.DefaultCacheDir()
+	cacheDir, err := kerneltest.CacheDir()
 	if err != nil {
 		needs(t, "needs the kernel image for KaTeX: %v", err)
 	}
@@ -96,6 +96,32 @@ df`},
          '<script>window.__pwned=3</script><a href="javascript:window.__pwned=4">click</a>'
          '<img src="http://192.0.2.1/beacon.png"><iframe src="http://192.0.2.1/"></iframe>'
          '<div style="background:url(http://192.0.2.1/bg.png)">styled</div>'}, raw=True)`},
+		// Rich objects displayed through IPython, as model code does: a
+		// real matplotlib SVG and a hostile one, Markdown and HTML with
+		// scripts, PNG, JPEG, JSON and LaTeX.
+		{stage: "load", code: `import io
+from IPython.display import display, HTML, Markdown, SVG, Image, JSON, Latex
+buf = io.BytesIO()
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([1, 2, 3], [2, 1, 3])
+ax.set_title("an SVG chart")
+fig.savefig(buf, format="svg")
+plt.close(fig)
+display(SVG(buf.getvalue()))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" onload="window.__pwned=13">'
+            '<script>window.__pwned=14</script><foreignObject width="9" height="9"><body xmlns="http://www.w3.org/1999/xhtml">'
+            '<script>window.__pwned=15</script><img src="http://192.0.2.1/f.png"/></body></foreignObject>'
+            '<image href="http://192.0.2.1/i.png" width="5" height="5"/><rect width="40" height="20" fill="teal"/></svg>'))
+display(Markdown("### A markdown note\n\n**bold** <img src=x onerror='window.__pwned=16'> [x](javascript:window.__pwned=17)"))
+display(HTML("<p>html <b>shown</b></p><script>window.__pwned=18</script>"))
+pixels = np.linspace(0, 1, 48).reshape(4, 4, 3)
+png, jpg = io.BytesIO(), io.BytesIO()
+plt.imsave(png, pixels, format="png")
+plt.imsave(jpg, pixels, format="jpeg")
+display(Image(png.getvalue(), width=120))
+display(Image(jpg.getvalue()))
+display(JSON({"rows": 4, "regions": ["north", "south"]}))
+display(Latex(r"$\sigma^2 = \frac{1}{n}\sum (x_i - \bar{x})^2$"))`},
 		{stage: "load", code: `wide = pd.DataFrame(np.arange(3 * 40).reshape(3, 40) * 1234.5678, columns=[f"a_rather_long_column_name_{i}" for i in range(40)])
 wide  # a table far wider than the page: it scrolls inside its box`},
 		{stage: "load", code: `print("rows:", len(df))
@@ -104,7 +130,7 @@ print("a warning on stderr", file=sys.stderr)`},
 	md := "## Mean and spread\n\nThe sample mean is\n\n$$\\bar{x} = \\frac{1}{n}\\sum_{i=1}^{n} x_i$$\n\n" +
 		"and the sample standard deviation is $s_{x} = \\sqrt{\\frac{1}{n-1}\\sum_{i}(x_i-\\bar{x})^2}$; " +
 		"the skewness $g_1$ tells how lopsided the distribution is."
-	formulas += 3
+	formulas += 3 + 1 // and the displayed LaTeX
 	run := func(cs []kernelCell) {
 		for _, c := range cs {
 			ex, err := k.Execute(ctx, c.code, kernel.ExecOptions{})
@@ -193,6 +219,11 @@ type pageState struct {
 	TracedLinks   int      `json:"tracedLinks"`
 	TracedTargets int      `json:"tracedTargets"`
 	UntracedMarks []string `json:"untracedMarks"`
+	// Displayed rich objects: images (decoded), Markdown, HTML, JSON.
+	RichImages   []box    `json:"richImages"`
+	RichMarkdown []string `json:"richMarkdown"`
+	RichJSON     []string `json:"richJSON"`
+	RichHTML     bool     `json:"richHTML"`
 }
 
 type box struct {
@@ -231,6 +262,13 @@ const pageStateJS = `(async () => {
     viewWidth: document.documentElement.clientWidth,
     tracedLinks: document.querySelectorAll("#answer a.traced").length,
     tracedTargets: Array.from(document.querySelectorAll("#answer a.traced")).filter(a => document.getElementById(a.getAttribute("href").slice(1))).length,
+    richImages: Array.from(document.querySelectorAll("figure.output-image img")).map(img => {
+      const b = img.getBoundingClientRect();
+      return {naturalWidth: img.naturalWidth, x: b.left + window.scrollX, y: b.top + window.scrollY, width: b.width, height: b.height};
+    }),
+    richMarkdown: Array.from(document.querySelectorAll(".output-markdown h5")).map(h => h.innerText),
+    richJSON: Array.from(document.querySelectorAll("pre.output-json")).map(p => p.innerText),
+    richHTML: Array.from(document.querySelectorAll(".output-html b")).some(b => b.innerText === "shown"),
     untracedMarks: Array.from(document.querySelectorAll("#answer .untraced")).filter(el => {
       const m = el.querySelector(".untraced-mark");
       const b = m && m.getBoundingClientRect();
@@ -333,6 +371,21 @@ func TestBrowser(t *testing.T) {
 		if b.NaturalWidth <= 0 || b.Width <= 100 || b.Height <= 100 {
 			t.Errorf("chart %d: naturalWidth %d, box %.0f×%.0f; want a decoded image over 100×100", i, b.NaturalWidth, b.Width, b.Height)
 		}
+	}
+	// Displayed rich objects render: both SVGs (the hostile one cleaned),
+	// the PNG and the JPEG as decoded images, the Markdown, the HTML, the
+	// JSON as text.
+	if len(st.RichImages) != 4 {
+		t.Errorf("%d displayed images, want 4 (two SVGs, a PNG, a JPEG)", len(st.RichImages))
+	}
+	for i, b := range st.RichImages {
+		if b.NaturalWidth <= 0 || b.Width <= 0 || b.Height <= 0 {
+			t.Errorf("displayed image %d: naturalWidth %d, box %.0f×%.0f; want it decoded and shown", i, b.NaturalWidth, b.Width, b.Height)
+		}
+	}
+	if strings.Join(st.RichMarkdown, "|") != "A markdown note" || !st.RichHTML ||
+		len(st.RichJSON) != 1 || !strings.Contains(st.RichJSON[0], `"regions": ["north", "south"]`) {
+		t.Errorf("displayed Markdown headings %q, HTML shown %v, JSON %q", st.RichMarkdown, st.RichHTML, st.RichJSON)
 	}
 	// Formulas typeset by KaTeX with its inlined fonts.
 	if st.Math != formulas || st.MathRendered != formulas || st.KaTeXErrors != 0 {

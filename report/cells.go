@@ -133,9 +133,9 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 	}
 	failed, collapsed := c.HasTag(nbformat.TagFailedAttempt), c.HasTag(nbformat.TagCollapsed)
 	if failed || collapsed {
-		class, label := "collapsed-cell", "collapsed"
+		class, label := "collapsed-cell", "collapsed" //houserules:literal a CSS class and a label
 		if failed {
-			class, label = "failed-attempt", "failed attempt"
+			class, label = "failed-attempt", "failed attempt" //houserules:literal a CSS class and a label
 		}
 		fmt.Fprintf(&b, `<details class="cell code-cell %s"%s>`+"\n", class, id)
 		fmt.Fprintf(&b, `<summary><span class="badge badge-%s">%s</span> `, class, label)
@@ -269,20 +269,18 @@ func (r *cellRenderer) output(o nbformat.Output) (string, error) {
 
 // richOutput renders a display_data or execute_result: the richest
 // representation the page can show safely, a chart's description beside
-// its image.
+// its image. Nothing of it runs: HTML is sanitised, Markdown and LaTeX are
+// rendered as the notebook's own Markdown is (raw HTML left out), an SVG is
+// cleaned and shown as an image, JSON as text.
 func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 	desc, isChart := o.Data[nbformat.MimeChart]
-	for _, mime := range []string{nbformat.MimePNG, nbformat.MimeJPEG, nbformat.MimeGIF, nbformat.MimeSVG} {
-		s, ok := o.DataString(mime)
-		if !ok {
-			continue
-		}
-		img, ok := imageTag(mime, s, chartAlt(desc))
-		if !ok {
-			continue
-		}
+	alt, class := "Image", "output-image"
+	if isChart {
+		alt, class = chartAlt(desc), "chart"
+	}
+	if img, ok := outputImage(o, alt); ok {
 		var b strings.Builder
-		b.WriteString(`<figure class="chart">` + img)
+		b.WriteString(`<figure class="` + class + `">` + img)
 		if isChart {
 			b.WriteString(`<details class="chart-data"><summary>Chart data</summary><pre>` +
 				html.EscapeString(capText(prettyJSON(desc), maxJSONOutput)) + "</pre></details>")
@@ -301,6 +299,9 @@ func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 			}
 			return `<div class="output-markdown">` + body + "</div>\n", nil
 		}
+	}
+	if raw, ok := o.Data[nbformat.MimeJSON]; ok && !isChart {
+		return `<pre class="output-json">` + html.EscapeString(capText(prettyJSON(raw), maxJSONOutput)) + "</pre>\n", nil
 	}
 	var b strings.Builder
 	if isChart {
@@ -323,23 +324,35 @@ func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 	return b.String(), nil
 }
 
-// imageTag is an <img> for base64 image data, with its pixel size when it
-// can be read; false when the data is not base64.
+// outputImage is the first image of o the page can show: PNG, JPEG or GIF
+// (base64), or an SVG (text, as Jupyter stores it), cleaned.
+func outputImage(o nbformat.Output, alt string) (string, bool) {
+	for _, mime := range []string{nbformat.MimePNG, nbformat.MimeJPEG, nbformat.MimeGIF} {
+		if s, ok := o.DataString(mime); ok {
+			if img, ok := imageTag(mime, s, alt); ok {
+				return img, true
+			}
+		}
+	}
+	if s, ok := o.DataString(nbformat.MimeSVG); ok {
+		return svgImage(s, alt)
+	}
+	return "", false
+}
+
+// imageTag is an <img> for base64 raster image data, with its pixel size;
+// false when the data is not a decodable image.
 func imageTag(mime, b64, alt string) (string, bool) {
 	b64 = stripSpace(b64)
 	raw, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil || len(raw) == 0 {
 		return "", false
 	}
-	size := ""
-	if mime != nbformat.MimeSVG {
-		cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
-		if err != nil {
-			return "", false
-		}
-		size = fmt.Sprintf(` width="%d" height="%d"`, cfg.Width, cfg.Height)
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		return "", false
 	}
-	return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="%s"%s>`, mime, b64, html.EscapeString(alt), size), true
+	return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="%s" width="%d" height="%d">`, mime, b64, html.EscapeString(alt), cfg.Width, cfg.Height), true
 }
 
 // chartAlt describes a chart in a few words from its description: "Bar

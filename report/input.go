@@ -41,7 +41,10 @@ type Input struct {
 	// shown as "Tables and relationships" with the diagram of the cell tagged
 	// eda.RelationshipsChartTag; nil for a single table or when it did not finish.
 	Relationships *eda.RelationshipProfile
-	Run           RunInfo
+	// Inputs are a folder dataset's files, shown first in the Data
+	// section (Profile is then its main table's); nil for a file.
+	Inputs *Inputs
+	Run    RunInfo
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.
@@ -50,6 +53,27 @@ type Input struct {
 	// point into. "" means the folder above usr/share/javascript/katex when
 	// KaTeXDir ends so (the kernel image's rootfs: see KaTeXDirIn), else /.
 	KaTeXRoot string
+}
+
+// Inputs are a folder dataset's files: each table with its name in the
+// kernel and its shape, each document, the files ignored or skipped with
+// why.
+type Inputs struct {
+	Folder string // its name
+	Digest string // its sha256 (the sha256 of its files' sorted sha256sum listing)
+	Main   string // the main table, bound to df
+	Files  []InputFile
+}
+
+// InputFile is a file of a folder dataset.
+type InputFile struct {
+	Path, Kind, Format string
+	Bytes              int64
+	SHA256             string
+	Table              string // a table's name in tables[...]
+	Rows, Columns      int    // a table's shape, once profiled
+	Headings           int    // a Markdown document's headings
+	Reason             string // why a file is ignored or skipped
 }
 
 // StageStatus is how a stage ended, as the report, the progress display and
@@ -65,6 +89,9 @@ const (
 	StatusNoAnswer StageStatus = "no-answer"
 	// StatusFailed is the run's status (run-end events) when it stopped early.
 	StatusFailed StageStatus = "failed"
+	// StatusNotReached is what the report shows for the stages a failed run
+	// never reached.
+	StatusNotReached StageStatus = "not reached"
 )
 
 // RunInfo is the context of a run.

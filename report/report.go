@@ -67,9 +67,11 @@ type page struct {
 	NoProfile   bool
 	// Relationships is the profile of the tables together; nil for one table.
 	Relationships *relationshipsView
-	LeadStages    []*stageView
-	Stages        []*stageView
-	About         []fact
+	// Inputs are a folder dataset's files; nil for a file.
+	Inputs     *inputsView
+	LeadStages []*stageView
+	Stages     []*stageView
+	About      []fact
 	// OutputFiles are the files the code wrote, in OutputFolder.
 	OutputFiles  []fact
 	OutputFolder string
@@ -174,6 +176,7 @@ func buildPage(in Input) (*page, error) {
 		}
 		p.KeyFindings = template.HTML(k)
 	}
+	p.Inputs = buildInputs(in.Inputs)
 	if in.Profile != nil {
 		p.Overview = buildOverview(in.Profile)
 	} else {
@@ -196,7 +199,7 @@ func buildPage(in Input) (*page, error) {
 		p.TOC = append(p.TOC, tocEntry{ID: "key-findings", Title: "Key findings"})
 	}
 	if p.Answer != "" {
-		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"})
+		p.TOC = append(p.TOC, tocEntry{ID: "answer", Title: "Answer"}) //houserules:literal the page's anchor
 	}
 	entry := func(s *stageView) tocEntry {
 		return tocEntry{ID: s.ID, Title: s.Title, Status: s.Status, StatusClass: s.StatusClass}
@@ -207,7 +210,7 @@ func buildPage(in Input) (*page, error) {
 	p.TOC = append(p.TOC, tocEntry{ID: "overview", Title: "Data"})
 	if p.Relationships = buildRelationships(in.Relationships, in.Notebook); p.Relationships != nil {
 		p.Relationships.StageID = stageID(stages, eda.StageRelationships)
-		p.TOC = append(p.TOC, tocEntry{ID: "relationships", Title: "Tables and relationships"})
+		p.TOC = append(p.TOC, tocEntry{ID: "relationships", Title: "Tables and relationships"}) //houserules:literal the page's anchor
 	}
 	for _, s := range p.Stages {
 		p.TOC = append(p.TOC, entry(s))
@@ -507,7 +510,7 @@ func buildStages(in Input, cr *cellRenderer) ([]*stageView, error) {
 		switch {
 		case si.Status == "" || (in.Run.Failure != "" && failedAt >= 0 && i > failedAt && si.Status == StatusSkipped):
 			s.notReached = true
-			s.Status, s.StatusClass = "not reached", "not-reached"
+			s.Status, s.StatusClass = string(StatusNotReached), "not-reached"
 			s.Note = "Not reached: the run stopped before this stage."
 		default:
 			s.Status, s.StatusClass = string(si.Status), statusClass(si.Status)
@@ -593,7 +596,7 @@ func statusClass(status StageStatus) string {
 	case StatusOK, StatusSkipped:
 		return string(status)
 	}
-	return "error"
+	return string(StatusError)
 }
 
 func buildFailure(r RunInfo, stages []*stageView) *failure {
@@ -602,7 +605,7 @@ func buildFailure(r RunInfo, stages []*stageView) *failure {
 	}
 	f := &failure{Message: r.Failure}
 	for _, s := range stages {
-		if f.StageID == "" && isFailure(StageStatus(s.Status)) && s.StatusClass == "error" {
+		if f.StageID == "" && isFailure(StageStatus(s.Status)) && s.StatusClass == string(StatusError) {
 			f.StageID, f.StageTitle = s.ID, s.Title
 		}
 		if s.notReached {

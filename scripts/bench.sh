@@ -3,15 +3,16 @@
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
 # audit/bench_test.go, eda/relationships_bench_test.go, and the bigdata
 # function below). Figures go in docs/benchmarks.md together with this
-# command. Targets: kernel, fork, pipeline, eval, audit, relationships,
-# bigdata, ooc (default: all but fork, which kernel includes), e.g.
+# command. Targets: kernel, fork, pipeline, eval, audit, relationships, loader,
+# bigdata, ooc, baseline (default: all but fork, which kernel includes), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/kernel-usage.sh
 count=${BENCH_COUNT:-20}
 pipeline_count=${BENCH_PIPELINE_COUNT:-3}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit relationships bigdata ooc)
+[ ${#targets[@]} -gt 0 ] || targets=(kernel pipeline eval audit relationships loader bigdata ooc baseline)
 mkdir -p out
 
 # bigdata: `analyst run` at default settings on the generated sales CSV at
@@ -34,26 +35,9 @@ bigdata() {
 		local start=$(date +%s.%N)
 		# shellcheck disable=SC2086 # the flags are words
 		"$analyst" run --force --out "$dir/out_$n" ${BENCH_BIGDATA_FLAGS:-} "$csv" > "$dir/out_$n.log" 2>&1 &
-		local pid=$! peak=0 cpu=0
-		while kill -0 "$pid" 2>/dev/null; do
-			for id in $(podman ps -q --no-trunc --filter "label=io.analyst.owner-pid=$pid" 2>/dev/null); do
-				# cgroup v1 (rootful podman: libpod_parent, or machine.slice with systemd), then v2.
-				for f in /sys/fs/cgroup/memory/libpod_parent/libpod-$id/memory.max_usage_in_bytes \
-					/sys/fs/cgroup/memory/machine.slice/libpod-$id.scope/memory.max_usage_in_bytes \
-					/sys/fs/cgroup/machine.slice/libpod-$id.scope/memory.peak; do
-					if [ -r "$f" ]; then
-						local v=$(cat "$f")
-						[ "$v" -gt "$peak" ] && peak=$v
-					fi
-				done
-				# The kernel's CPU time (ns), which other work on a shared machine disturbs less than wall time.
-				for f in /sys/fs/cgroup/cpuacct/libpod_parent/libpod-$id/cpuacct.usage \
-					/sys/fs/cgroup/cpuacct/machine.slice/libpod-$id.scope/cpuacct.usage; do
-					[ -r "$f" ] && cpu=$(cat "$f")
-				done
-			done
-			sleep 0.5
-		done
+		local pid=$!
+		watch_kernel "$pid"
+		local peak=$PEAK cpu=$CPU
 		wait "$pid" || { echo "analyst run failed at $n rows:"; tail -5 "$dir/out_$n.log"; continue; }
 		python3 - "$dir/out_$n/sales_$n.run.json" "$n" "$start" "$(date +%s.%N)" "$peak" "$(stat -c %s "$csv")" "$cpu" <<'PY'
 import json, sys
@@ -96,14 +80,22 @@ for target in "${targets[@]}"; do
 		# The relationships between a 1,000,000-row and a 50,000-row table
 		# read by the loader (eda.Relationships; target: within 2 s).
 		go test -run '^$' -bench '^BenchmarkRelationships$' -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./eda/ | tee -a out/bench-relationships.txt ;;
+	loader)
+		# The load stage on the 1,000,000-row sales data as written in the
+		# US and as a German export (';', 21.01.2024, 1.234,56).
+		go test -run '^$' -bench '^BenchmarkLoadExports$' -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./eda/ | tee -a out/bench-loader.txt ;;
 	bigdata)
 		bigdata | tee -a out/bench-bigdata.txt ;;
 	ooc)
 		# The out-of-core path on 16,000,000 rows against the in-memory path
 		# (scripts/bench-ooc.sh; tens of minutes).
 		scripts/bench-ooc.sh | tee -a out/bench-ooc.txt ;;
+	baseline)
+		# analyst run --baseline on 8,000,000 rows against a baseline of as
+		# many, and the same run without it (scripts/bench-baseline.sh).
+		scripts/bench-baseline.sh | tee -a out/bench-baseline.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, relationships, bigdata, ooc)" >&2
+		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, relationships, loader, bigdata, ooc, baseline)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"

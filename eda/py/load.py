@@ -1,10 +1,4 @@
-# The data file, as analyst's kernel sees it (mounted read-only).
-# To re-run this notebook elsewhere, change DATA_PATH to where the file is.
-DATA_PATH = {{DATA_PATH}}
-SHEET = {{SHEET}}  # spreadsheets: the sheet to read, by name or number from 1 (None: the first)
-TABLE = {{TABLE}}  # SQLite: the table to read (None: the only one)
-# Parquet: the folder analyst converted the file into (see read_converted_columns).
-CONVERTED_PATH = {{CONVERTED_PATH}}
+{{SOURCE}}
 # Text values that mean "no value": a value equal to one of these, ignoring case and the
 # spaces around it, becomes missing ("" stands for empty or only spaces). analyst's
 # --na-values flag (config key na-values) sets this list; edit it here to re-run with another.
@@ -509,10 +503,13 @@ def read_json_file(path, fmt, compression, encoding, info):
     except ValueError as e:
         kind = "JSON Lines (one JSON object per line)" if fmt == "jsonl" else "JSON"
         raise AnalystDataError(f"the file is not valid {kind}: {e}") from None
-    # Lists and objects inside cells cannot be counted or compared; keep them as JSON text.
+    # Lists and objects inside cells cannot be counted or compared; keep them as JSON text
+    # (json.loads gives them back), and say in json_columns which columns hold them.
     for column in df.columns[df.dtypes == object]:
         nested = df[column].map(lambda v: isinstance(v, (list, dict)))
         if nested.any():
+            kinds = set(df[column][nested].map(lambda v: "lists" if isinstance(v, list) else "objects"))
+            info.setdefault("json_columns", {})[str(column)] = " and ".join(sorted(kinds))
             df[column] = df[column].where(~nested, df[column][nested].map(json.dumps))
             info["notes"].append(f"column {column!r} holds lists or objects; they are kept as JSON text")
     return df
@@ -1095,10 +1092,4 @@ def totals_check(body, last, decimal):
     return sums, other
 
 
-df, load_info = load_table(DATA_PATH, SHEET, TABLE)
-delimiter = f", delimiter {load_info['delimiter']!r}" if load_info["delimiter"] else ""
-encoding = f", {load_info['encoding']}" if load_info["encoding"] else ""
-print(f"Loaded {len(df):,} rows × {len(df.columns):,} columns from {os.path.basename(DATA_PATH)} "
-      f"({load_info['format']}{encoding}{delimiter})")
-for note in load_info["notes"]:
-    print("Note:", note)
+{{CALL}}

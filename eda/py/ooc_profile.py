@@ -148,6 +148,7 @@ for chunk in read_chunks(plan, found=found, skipped=ragged):
         hashes = value_hashes(s)
         distinct[name].add(hashes[~absent])
         row_hash = (row_hash ^ hashes) * ROW_HASH_PRIME
+        sketch_parts.add(name, s)  # its quantiles, or its rows per hour
         if pd.api.types.is_datetime64_any_dtype(s):
             if s.notna().any():
                 first_date[name] = min(first_date.get(name, s.min()), s.min())

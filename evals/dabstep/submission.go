@@ -188,3 +188,19 @@ func (w *SubmissionWriter) sortedIDs() []string {
 	sort.SliceStable(ids, func(i, j int) bool { return pos(ids[i]) < pos(ids[j]) })
 	return ids
 }
+
+// WriteSubmission writes a submission file of lines, in their order, at
+// once (atomically): what a run's results hold, after it or a merge.
+func WriteSubmission(path string, lines []Line) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating the submissions folder: %w", err)
+	}
+	return atomicfile.Write(path, func(out io.Writer) error {
+		for _, l := range lines {
+			if _, err := out.Write(l.encode()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -26,8 +27,10 @@ type Model struct {
 	// message) to what the model answers: named values, or nil for no
 	// final answer (a reply with no tool call and no @name[value]).
 	Questions map[string]map[string]string
-	// Code is the cell the model runs before answering.
-	Code string
+	// Code is the cell the model runs before answering; Codes, by the same
+	// keys as Questions, the cell for a question when it has its own.
+	Code  string
+	Codes map[string]string
 
 	mu    sync.Mutex
 	chats []Chat
@@ -45,6 +48,13 @@ type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
+
+// Printed, as an answer's value, stands for what the question's cell
+// printed after "ANSWER=" (the rest of that line, the last one printed):
+// an answer computed in the kernel.
+const Printed = "<printed>"
+
+var printedRe = regexp.MustCompile(`ANSWER=([^\n]*)`)
 
 // New starts a scripted server; Close it when done.
 func New(questions map[string]map[string]string) *Model {
@@ -84,18 +94,21 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	m.mu.Unlock()
 
 	var answer map[string]string
-	found, ran := false, false
+	found, ran, code, output := false, false, m.Code, ""
 	for _, msg := range c.Messages {
 		if msg.Role == "user" && !found {
 			for q, a := range m.Questions {
 				if strings.Contains(msg.Content, q) {
 					answer, found = a, true
+					if qc, ok := m.Codes[q]; ok {
+						code = qc
+					}
 					break
 				}
 			}
 		}
 		if msg.Role == "tool" {
-			ran = true
+			ran, output = true, msg.Content
 		}
 	}
 	msg := map[string]any{"role": "assistant", "content": ""}
@@ -103,12 +116,28 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	case !found:
 		msg["content"] = "I cannot tell which question this is."
 	case !ran:
-		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": m.Code}}}}
+		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "run_python", "arguments": map[string]any{"code": code}}}}
 	case answer == nil:
 		msg["content"] = "The answer is probably around forty."
 	default:
 		msg["tool_calls"] = []any{map[string]any{"function": map[string]any{"name": "final_answer",
-			"arguments": map[string]any{"answers": answer, "summary": "Computed from df."}}}}
+			"arguments": map[string]any{"answers": printed(answer, output), "summary": "Computed from df."}}}}
 	}
 	llmtest.OllamaChat(w, "scripted:1b", msg, "")
+}
+
+// printed is answer with each Printed value replaced by what the cell
+// printed after ANSWER= in output.
+func printed(answer map[string]string, output string) map[string]string {
+	out := map[string]string{}
+	for k, v := range answer {
+		if v == Printed {
+			v = ""
+			if ms := printedRe.FindAllStringSubmatch(output, -1); ms != nil {
+				v = strings.TrimSpace(ms[len(ms)-1][1])
+			}
+		}
+		out[k] = v
+	}
+	return out
 }

@@ -39,14 +39,15 @@ func TestRunErrorCarriesCommandAndStderr(t *testing.T) {
 	}
 }
 
+// The timeout kills the command (the mechanism, not the time it took: a
+// loaded machine makes any wall-clock bound flaky).
 func TestRunTimeout(t *testing.T) {
-	start := time.Now()
 	_, err := Exec{Timeout: 200 * time.Millisecond}.Run(context.Background(), "sleep", "10")
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want deadline exceeded", err)
 	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("timeout not applied")
+	if !strings.Contains(err.Error(), "signal: killed") {
+		t.Errorf("err = %v: the command was not killed at the deadline", err)
 	}
 }
 

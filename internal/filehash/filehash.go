@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+	"sort"
 )
 
 // SHA256 is the lower-case hex sha256 of the file's bytes.
@@ -22,4 +23,21 @@ func SHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Listed is a file's path (relative, with '/') and its sha256.
+type Listed struct{ Path, SHA256 string }
+
+// ListingSHA256 is the sha256 of the sha256sum listing of files ("HASH
+// PATH" lines, two spaces between) sorted by path byte by byte: what
+// `sha256sum FILES | LC_ALL=C sort -k2 | sha256sum` prints, a folder
+// dataset's digest.
+func ListingSHA256(files []Listed) string {
+	sorted := append([]Listed(nil), files...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	h := sha256.New()
+	for _, f := range sorted {
+		io.WriteString(h, f.SHA256+"  "+f.Path+"\n")
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

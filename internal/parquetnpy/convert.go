@@ -192,27 +192,40 @@ type builder struct {
 func newBuilder(field *parquet.Column, file string, meta pandasMeta, rows int64) (*builder, error) {
 	t := field.Type()
 	b := &builder{col: Column{Name: field.Name(), File: file + ".npy", Parquet: t.String()}, rows: int(rows)}
-	var pandasType, tz string
-	var ordered bool
+	pandasType, tz, ordered := meta.of(field.Name())
+	done, err := b.logical(field, tz)
+	if err == nil && !done {
+		err = b.physical(field, pandasType, ordered)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// of is what pandas recorded of the column named name: its type, time
+// zone and whether its categories are ordered.
+func (meta pandasMeta) of(name string) (pandasType, tz string, ordered bool) {
 	for _, c := range meta.Columns {
-		if c.FieldName == field.Name() || (c.Name != nil && *c.Name == field.Name()) {
+		if c.FieldName == name || (c.Name != nil && *c.Name == name) {
 			pandasType, tz, ordered = c.PandasType, c.Metadata.Timezone, c.Metadata.Ordered
 		}
 	}
+	return pandasType, tz, ordered
+}
+
+// logical sets the builder up for a column whose logical type decides how
+// it is read (timestamps, dates, decimals, times); done is false when its
+// physical type decides.
+func (b *builder) logical(field *parquet.Column, tz string) (done bool, err error) {
+	t := field.Type()
 	lt := t.LogicalType()
-	var logical format.LogicalTypeValue
-	if lt != nil {
-		logical = lt.Value
+	if lt == nil {
+		return false, nil
 	}
-	switch lt := logical.(type) {
+	switch lt := lt.Value.(type) {
 	case *format.TimestampType:
-		scale := int64(1)
-		switch lt.Unit.Value.(type) {
-		case *format.MilliSeconds:
-			scale = 1_000_000
-		case *format.MicroSeconds:
-			scale = 1_000
-		}
+		scale := unitNanos(lt.Unit.Value) / int64(time.Nanosecond)
 		if lt.IsAdjustedToUTC {
 			if tz == "" {
 				tz = "UTC"
@@ -220,24 +233,15 @@ func newBuilder(field *parquet.Column, file string, meta pandasMeta, rows int64)
 			b.col.TZ = tz
 		}
 		b.datetime(func(v parquet.Value) int64 { return scaleNanos(v.Int64(), scale) })
-		return b, nil
 	case *format.DateType:
 		b.datetime(func(v parquet.Value) int64 { return scaleNanos(int64(v.Int32()), 86_400_000_000_000) })
 		b.notes = append(b.notes, fmt.Sprintf("%q holds dates; they were read as datetime64[ns] (midnight)", field.Name()))
-		return b, nil
 	case *format.DecimalType:
 		scale := math.Pow10(int(lt.Scale))
 		b.floating(func(v parquet.Value) float64 { return decimalValue(v, t.Kind()) / scale })
 		b.notes = append(b.notes, fmt.Sprintf("%q is a decimal(%d, %d); it was read as float64", field.Name(), lt.Precision, lt.Scale))
-		return b, nil
 	case *format.TimeType:
-		unit := time.Nanosecond
-		switch lt.Unit.Value.(type) {
-		case *format.MilliSeconds:
-			unit = time.Millisecond
-		case *format.MicroSeconds:
-			unit = time.Microsecond
-		}
+		unit := time.Duration(unitNanos(lt.Unit.Value))
 		b.text(func(v parquet.Value) string {
 			n := v.Int64()
 			if t.Kind() == parquet.Int32 {
@@ -246,12 +250,32 @@ func newBuilder(field *parquet.Column, file string, meta pandasMeta, rows int64)
 			return time.Unix(0, 0).UTC().Add(time.Duration(n) * unit).Format("15:04:05.999999999")
 		}, false, false)
 		b.notes = append(b.notes, fmt.Sprintf("%q holds times of day; they were read as text (HH:MM:SS)", field.Name()))
-		return b, nil
 	case *format.IntType:
 		b.unsigned = !lt.IsSigned && lt.BitWidth == 64
+		return false, nil
 	case *format.Float16Type, *format.VariantType, *format.GeometryType, *format.GeographyType:
-		return nil, &Error{fmt.Sprintf("column %q has the Parquet type %s, which analyst cannot convert; cast it to a number or text first", field.Name(), t)}
+		return true, &Error{fmt.Sprintf("column %q has the Parquet type %s, which analyst cannot convert; cast it to a number or text first", field.Name(), t)}
+	default:
+		return false, nil
 	}
+	return true, nil
+}
+
+// unitNanos is a Parquet time unit in nanoseconds.
+func unitNanos(unit any) int64 {
+	switch unit.(type) {
+	case *format.MilliSeconds:
+		return 1_000_000
+	case *format.MicroSeconds:
+		return 1_000
+	}
+	return 1
+}
+
+// physical sets the builder up for a column read by its physical type.
+func (b *builder) physical(field *parquet.Column, pandasType string, ordered bool) error {
+	t := field.Type()
+	lt := t.LogicalType()
 	switch t.Kind() {
 	case parquet.Boolean:
 		b.col.Kind, b.col.Dtype = KindBool, "|b1"
@@ -284,9 +308,9 @@ func newBuilder(field *parquet.Column, file string, meta pandasMeta, rows int64)
 		b.text(func(v parquet.Value) string { return hex.EncodeToString(v.ByteArray()) }, false, false)
 		b.notes = append(b.notes, fmt.Sprintf("%q holds fixed-length bytes; they were read as hexadecimal text", field.Name()))
 	default:
-		return nil, &Error{fmt.Sprintf("column %q has the Parquet type %s, which analyst cannot convert", field.Name(), t)}
+		return &Error{fmt.Sprintf("column %q has the Parquet type %s, which analyst cannot convert", field.Name(), t)}
 	}
-	return b, nil
+	return nil
 }
 
 func isSigned(lt *format.LogicalType) bool {

@@ -44,6 +44,7 @@ MIME_HTML = "text/html"
 MIME_MARKDOWN = "text/markdown"
 MIME_LATEX = "text/latex"
 MIME_PNG = "image/png"
+MIME_JPEG = "image/jpeg"
 MIME_SVG = "image/svg+xml"
 MIME_JSON = "application/json"
 MIME_PLOTLY = "application/vnd.plotly.v1+json"
@@ -142,12 +143,15 @@ class Cell:
         self.stream_bytes = 0
         self.dropped = 0
         self.displays = 0
+        self.display_ids = {}  # display_id -> its outputs (dicts in self.outputs)
+        self.clear_next = False  # clear_output(wait=True): clear before the next output
         self.lock = threading.Lock()
 
     def stream(self, name, text):
         if not text:
             return
         with self.lock:
+            self._clear_pending()
             n = len(text.encode("utf-8", "replace"))
             room = self.stream_limit - self.stream_bytes
             self.stream_bytes += n
@@ -170,8 +174,16 @@ class Cell:
                 % self.stop_limit
             )
 
-    def display(self, output):
+    def display(self, output, display_id=None, update=False):
         with self.lock:
+            if update:
+                # Jupyter updates the outputs shown under the id in place.
+                for shown in self.display_ids.get(display_id, ()):
+                    shown["data"], shown["metadata"] = output["data"], output["metadata"]
+                return
+            self._clear_pending()
+            if display_id:
+                self.display_ids.setdefault(display_id, []).append(output)
             self.displays += 1
             if self.displays > self.max_displays:
                 if self.displays == self.max_displays + 1:
@@ -180,6 +192,18 @@ class Cell:
                         % self.max_displays))
                 return
             self.outputs.append(output)
+
+    def clear(self, wait):
+        with self.lock:
+            if wait:
+                self.clear_next = True
+            else:
+                self.outputs.clear()
+
+    def _clear_pending(self):
+        if self.clear_next:
+            self.clear_next = False
+            self.outputs.clear()
 
     def finish(self):
         if self.dropped:
@@ -276,11 +300,12 @@ def _text_plain(obj):
         return object.__repr__(obj)
 
 
-def mime_bundle(obj, cell):
-    """The nbformat data dict for obj, as Jupyter would show it."""
-    data = {MIME_PLAIN: _text_plain(obj)}
+def mime_bundle(obj, cell, include=None, exclude=None):
+    """The nbformat data and metadata dicts for obj, as Jupyter would show it."""
     mod = type(obj).__module__ or ""
+    metadata = {}
     if mod.startswith("pandas"):
+        data = {MIME_PLAIN: _text_plain(obj)}
         try:
             import pandas as pd
 
@@ -294,32 +319,60 @@ def mime_bundle(obj, cell):
             pass
     elif mod.startswith("plotly") and hasattr(obj, "to_plotly_json"):
         fig = _plotly_dict(obj)
-        data[MIME_PLOTLY] = fig
-        data[MIME_CHART] = _cap_description(_describe_plotly(fig), CHART_LIMIT)
+        data = {MIME_PLAIN: _text_plain(obj), MIME_PLOTLY: fig,
+                MIME_CHART: _cap_description(_describe_plotly(fig), CHART_LIMIT)}
     else:
-        for meth, mime in (("_repr_html_", MIME_HTML), ("_repr_markdown_", MIME_MARKDOWN),
-                           ("_repr_latex_", MIME_LATEX), ("_repr_svg_", MIME_SVG),
-                           ("_repr_png_", MIME_PNG), ("_repr_json_", MIME_JSON)):
-            fn = getattr(obj, meth, None)
-            if not callable(fn):
-                continue
-            try:
-                val = fn()
-            except Exception:
-                continue
-            if val is None:
-                continue
-            if isinstance(val, tuple):
-                val = val[0]
-            if mime == MIME_PNG and isinstance(val, bytes):
-                val = base64.b64encode(val).decode("ascii")
-            data[mime] = val
-    html = data.get(MIME_HTML)
-    if isinstance(html, str) and len(html) > cell.html_limit:
-        del data[MIME_HTML]
-        data[MIME_PLAIN] += "\n[analyst: HTML view dropped: %d bytes over the %d byte cap]" % (
-            len(html), cell.html_limit)
-    return _finite(data)
+        data, metadata = _ipython_format(obj)
+    data = {k: v for k, v in data.items()
+            if (include is None or k in include) and (exclude is None or k not in exclude)}
+    return _cap_bundle(data, metadata, cell)
+
+
+_formatter = None
+
+
+def _ipython_format(obj):
+    """What IPython's display formatter makes of obj, as in Jupyter: the bundle of
+    _repr_mimebundle_ first, then each _repr_*_ method (_repr_html_, _repr_markdown_,
+    _repr_svg_, _repr_png_, _repr_jpeg_, _repr_latex_, _repr_json_, ...) for the
+    types it left, their metadata, and text/plain by IPython.lib.pretty; nothing when
+    _ipython_display_ displayed the object itself. Image bytes become base64, as
+    ipykernel's JSON encoder sends them."""
+    global _formatter
+    if _formatter is None:
+        try:
+            from IPython.core.formatters import DisplayFormatter
+
+            _formatter = DisplayFormatter()
+        except Exception:
+            _formatter = False
+    if not _formatter:
+        return {MIME_PLAIN: _text_plain(obj)}, {}
+    data, metadata = _formatter.format(obj)
+    for mime, value in data.items():
+        if isinstance(value, (bytes, bytearray)):
+            data[mime] = base64.b64encode(value).decode("ascii")
+    return data, metadata
+
+
+def _cap_bundle(data, metadata, cell):
+    """Drops each representation an object gave over its cap (an image: the image
+    cap, decoded; anything else: the HTML cap), saying so in text/plain. A plotly
+    figure's JSON and its description (capped itself) are kept."""
+    for mime in list(data):
+        if mime in (MIME_PLAIN, MIME_PLOTLY, MIME_CHART):
+            continue
+        value = data[mime]
+        size = len(value) if isinstance(value, str) else len(json.dumps(value, default=_json_default))
+        limit = cell.html_limit
+        if mime in (MIME_PNG, MIME_JPEG):
+            size, limit = size * 3 // 4, cell.image_limit
+        if size > limit:
+            del data[mime]
+            metadata.pop(mime, None)
+            data[MIME_PLAIN] = data.get(MIME_PLAIN, "") + "\n[analyst: %s view dropped: %d bytes over the %d byte cap]" % (
+                mime, size, limit)
+    return _finite(data), _finite(metadata)
 
 
 def _plotly_dict(fig):
@@ -424,23 +477,82 @@ def figure_error(num, fig, e):
             "traceback": ["FigureNotRendered: " + value]}
 
 
-def display(*objs, raw=False, metadata=None, **kwargs):
-    """Show objects as rich outputs, like IPython's display(). With raw=True
-    each object is a mime bundle already: {"mime/type": data, ...}."""
+def display(*objs, include=None, exclude=None, metadata=None, transient=None, display_id=None,
+            raw=False, clear=False, update=False, **kwargs):
+    """Shows objects as rich outputs, as IPython's display() does in Jupyter; it
+    stands in for it (IPython.display.display, display_html(), ...). With
+    raw=True each object is a MIME bundle already: {"mime/type": data, ...}.
+    metadata, given, is merged over the objects' own."""
+    if clear:
+        clear_output(wait=True)
+    if display_id is True:
+        display_id = os.urandom(16).hex()
     for obj in objs:
         if _cell is None:
             continue
         if raw:
             if not isinstance(obj, dict):
                 raise TypeError("display(raw=True) takes mime bundles (dicts), not %s" % type(obj).__name__)
-            _cell.display({"output_type": "display_data", "data": _finite(obj),
-                           "metadata": metadata or {}})
-            continue
-        if type(obj).__module__.startswith("matplotlib") and hasattr(obj, "canvas"):
+            data, md = _finite(obj), {}
+        elif type(obj).__module__.startswith("matplotlib") and hasattr(obj, "canvas"):
             _cell.display(figure_output(obj, _cell))
             continue
-        _cell.display({"output_type": "display_data", "data": mime_bundle(obj, _cell),
-                       "metadata": {}})
+        else:
+            data, md = mime_bundle(obj, _cell, include, exclude)
+            if not data:
+                continue  # it displayed itself (_ipython_display_)
+        if metadata:
+            md = _merge(md, _finite(metadata))
+        _cell.display({"output_type": "display_data", "data": data, "metadata": md}, display_id, update)
+    if display_id and not update:
+        return _display_handle(display_id)
+
+
+def _merge(d1, d2):
+    """IPython's metadata merge: d2's values win, nested dicts merged."""
+    if not isinstance(d1, dict) or not isinstance(d2, dict):
+        return d2
+    for key, value in d2.items():
+        d1[key] = _merge(d1.get(key), value)
+    return d1
+
+
+def publish_display_data(data, metadata=None, source=None, *, transient=None, **kwargs):
+    """Shows a MIME bundle as it is (IPython's publish_display_data)."""
+    display(data, raw=True, metadata=metadata,
+            display_id=(transient or {}).get("display_id"), update=kwargs.get("update", False))
+
+
+def update_display(obj, *, display_id, **kwargs):
+    """Replaces what the running cell displayed under display_id (IPython's
+    update_display); an output of an earlier cell is not changed."""
+    kwargs["update"] = True
+    display(obj, display_id=display_id, **kwargs)
+
+
+def clear_output(wait=False):
+    """Clears the running cell's outputs, at once or (wait) just before the next
+    one, as Jupyter does."""
+    if _cell is not None:
+        _cell.clear(wait)
+
+
+def _display_handle(display_id):
+    try:
+        from IPython.core.display_functions import DisplayHandle
+    except Exception:
+        return None
+    return DisplayHandle(display_id)
+
+
+def _patch_ipython_display(display_functions):
+    """Outside an IPython shell, IPython's display() prints the object's repr
+    (<IPython.core.display.HTML object>): the kernel's functions stand in for
+    IPython's, so IPython.display's names bind to them when it is imported."""
+    display_functions.display = display
+    display_functions.publish_display_data = publish_display_data
+    display_functions.update_display = update_display
+    display_functions.clear_output = clear_output
 
 
 def _show(*args, **kwargs):
@@ -454,11 +566,22 @@ def _patch_plotly(basedatatypes):
     basedatatypes.BaseFigure.show = show
 
 
-class _PlotlyHook:
-    """Routes plotly's fig.show() to display() as soon as plotly is imported."""
+class _PatchOnImport:
+    """Patches a module as soon as it is imported: patch(module) runs right after its
+    code, before anything can bind its names (plotly's fig.show() routed to display(),
+    IPython's display functions replaced)."""
+
+    def __init__(self, name, patch):
+        self.name, self.patch = name, patch
+
+    def install(self):
+        if self.name in sys.modules:
+            self.patch(sys.modules[self.name])
+            return
+        sys.meta_path.insert(0, self)
 
     def find_spec(self, name, path=None, target=None):
-        if name != "plotly.basedatatypes":
+        if name != self.name:
             return None
         import importlib.util
 
@@ -474,7 +597,7 @@ class _PlotlyHook:
 
         def exec_module(module):
             orig(module)
-            _patch_plotly(module)
+            self.patch(module)
 
         loader.exec_module = exec_module
         return spec
@@ -695,8 +818,10 @@ def run_cell(code):
             value = eval(compile(last, filename, "eval"), _user_ns)
             if value is not None:
                 _user_ns["_"] = value
-                _cell.display({"output_type": "execute_result", "execution_count": n,
-                               "data": mime_bundle(value, _cell), "metadata": {}})
+                data, metadata = mime_bundle(value, _cell)
+                if data:
+                    _cell.display({"output_type": "execute_result", "execution_count": n,
+                                   "data": data, "metadata": metadata})
     except KeyboardInterrupt:
         _running = False
         if os.getpid() != DRIVER_PID:
@@ -992,7 +1117,8 @@ def main():
     _redirect_fd(2, "stderr")
     sys.stdout, sys.stderr = _capture_out, _capture_err
     sys.stdin = open(os.devnull)
-    sys.meta_path.insert(0, _PlotlyHook())
+    _PatchOnImport("plotly.basedatatypes", _patch_plotly).install()
+    _PatchOnImport("IPython.core.display_functions", _patch_ipython_display).install()
 
     started = time.monotonic()
     _seed_matplotlib_cache()

@@ -51,7 +51,11 @@ func testRootFS(t *testing.T) string {
 	if p := os.Getenv("ANALYST_TEST_ROOTFS"); p != "" {
 		return p
 	}
-	if cache, err := image.DefaultCacheDir(); err == nil {
+	cache := os.Getenv("ANALYST_CACHE_DIR") // as kerneltest.CacheDir, which imports this package
+	if cache == "" {
+		cache, _ = image.DefaultCacheDir()
+	}
+	if cache != "" {
 		if im, err := image.Lookup(cache, image.DefaultRecipe()); err == nil {
 			return im.RootFS
 		}

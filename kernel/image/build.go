@@ -109,28 +109,10 @@ func (b *Builder) build(ctx context.Context, r Recipe, force bool) (_ *Image, er
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
-	rootfs := filepath.Join(tmp, "rootfs")
-	start := time.Now()
-
-	tool, err := b.bootstrap(ctx, r, tmp, rootfs, lock)
+	m, err := b.buildInto(ctx, r, tmp, lock)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.postBuild(ctx, rootfs); err != nil {
-		return nil, fmt.Errorf("finishing %s: %w", rootfs, err)
-	}
-	m := &Manifest{RecipeHash: hash, Recipe: r.canonical(), Builder: tool}
-	if m.Python, m.Packages, err = b.pythonVersions(ctx, rootfs); err != nil {
-		return nil, fmt.Errorf("reading Python versions: %w", err)
-	}
-	if m.DebianPackages, err = debianVersions(rootfs, r.Packages); err != nil {
-		return nil, fmt.Errorf("reading Debian package versions: %w", err)
-	}
-	if m.SizeBytes, err = diskUsage(rootfs); err != nil {
-		return nil, fmt.Errorf("measuring %s: %w", rootfs, err)
-	}
-	m.BuiltAt = time.Now().UTC().Truncate(time.Second)
-	m.BuildSeconds = time.Since(start).Round(time.Millisecond).Seconds()
 	// A cancelled build must not be installed, even if its last step won
 	// the race with the cancellation.
 	if err := ctx.Err(); err != nil {
@@ -145,6 +127,33 @@ func (b *Builder) build(ctx context.Context, r Recipe, force bool) (_ *Image, er
 	}
 	fmt.Fprintf(w, "kernel image ready: %s (%s, %s, %.0fs)\n", final, units.Bytes(m.SizeBytes), m.Builder, m.BuildSeconds)
 	return &Image{Dir: final, RootFS: filepath.Join(final, "rootfs"), Manifest: *m}, nil
+}
+
+// buildInto builds the image of r in the folder tmp: the Debian tree in
+// tmp/rootfs, the post-build steps, and the manifest of what it holds.
+func (b *Builder) buildInto(ctx context.Context, r Recipe, tmp string, lock *os.File) (*Manifest, error) {
+	rootfs := filepath.Join(tmp, "rootfs")
+	start := time.Now()
+	tool, err := b.bootstrap(ctx, r, tmp, rootfs, lock)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.postBuild(ctx, rootfs); err != nil {
+		return nil, fmt.Errorf("finishing %s: %w", rootfs, err)
+	}
+	m := &Manifest{RecipeHash: r.Hash(), Recipe: r.canonical(), Builder: tool}
+	if m.Python, m.Packages, err = b.pythonVersions(ctx, rootfs); err != nil {
+		return nil, fmt.Errorf("reading Python versions: %w", err)
+	}
+	if m.DebianPackages, err = debianVersions(rootfs, r.Packages); err != nil {
+		return nil, fmt.Errorf("reading Debian package versions: %w", err)
+	}
+	if m.SizeBytes, err = diskUsage(rootfs); err != nil {
+		return nil, fmt.Errorf("measuring %s: %w", rootfs, err)
+	}
+	m.BuiltAt = time.Now().UTC().Truncate(time.Second)
+	m.BuildSeconds = time.Since(start).Round(time.Millisecond).Seconds()
+	return m, nil
 }
 
 // bootstrap creates the Debian tree at rootfs and names the tool it used.

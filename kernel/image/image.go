@@ -87,12 +87,9 @@ type Image struct {
 // post-build steps.
 func (im Image) Matches(r Recipe) bool { return im.Manifest.RecipeHash == r.Hash() }
 
-// DefaultCacheDir is $ANALYST_CACHE_DIR if set, else the user's cache
-// folder plus "analyst".
+// DefaultCacheDir is the user's cache folder plus "analyst" (the CLI's
+// default; its cache-dir setting, ANALYST_CACHE_DIR, overrides it).
 func DefaultCacheDir() (string, error) {
-	if d := os.Getenv("ANALYST_CACHE_DIR"); d != "" {
-		return d, nil
-	}
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("finding the cache folder (set ANALYST_CACHE_DIR): %w", err)

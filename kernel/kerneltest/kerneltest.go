@@ -42,8 +42,17 @@ func Options(t testing.TB) kernel.Options {
 	return opts
 }
 
+// CacheDir is the image cache the tests use: $ANALYST_CACHE_DIR (as the
+// CLI reads it, and make sets it for root), else the CLI's default.
+func CacheDir() (string, error) {
+	if d := os.Getenv("ANALYST_CACHE_DIR"); d != "" {
+		return d, nil
+	}
+	return image.DefaultCacheDir()
+}
+
 func probe() (kernel.Options, error) {
-	cacheDir, err := image.DefaultCacheDir()
+	cacheDir, err := CacheDir()
 	if err != nil {
 		return kernel.Options{}, err
 	}

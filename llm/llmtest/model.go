@@ -19,6 +19,9 @@ type Turn struct {
 	// Finish, if set, is the finish reason sent ("length": cut off by the
 	// token limit).
 	Finish string
+	// Endless: the reply never ends (EndlessChunks): text at full speed
+	// and no finish reason, until the client hangs up.
+	Endless bool
 }
 
 // The models a Model serves: Spec is what llm.New takes.
@@ -47,6 +50,7 @@ type Model struct {
 	turns   []Turn
 	chats   []map[string]any
 	refused int
+	endless []int // chunks written of each endless reply
 }
 
 // NewModel starts a scripted model server of provider ("ollama" or
@@ -134,11 +138,28 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":{"message":"scripted failure","type":"test"}}`)
 		return
 	}
+	if tn.Endless {
+		model := map[string]string{"ollama": OllamaModel, "openai": OpenAIModel}[m.Provider]
+		EndlessChunks(m.Provider, model, func(chunks int) {
+			m.mu.Lock()
+			m.endless = append(m.endless, chunks)
+			m.mu.Unlock()
+		})(w, r)
+		return
+	}
 	if m.Provider == "ollama" {
 		OllamaChat(w, OllamaModel, OllamaMessage(tn.Text, tn.Calls...), tn.Finish)
 	} else {
 		OpenAIChat(w, OpenAIModel, n, tn.Text, tn.Calls, tn.Finish)
 	}
+}
+
+// Endless are the chunks written of each endless reply that has ended
+// (the client hung up), in order.
+func (m *Model) Endless() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]int(nil), m.endless...)
 }
 
 // Requests are the chat request bodies so far.

@@ -11,6 +11,9 @@
 //   - The writers below (OllamaShow, OllamaTags, OllamaChat, OpenAIChat,
 //     RefuseTools) serve servers that choose their replies from the
 //     conversation (cmd's scripts, evals/evaltest).
+//   - EndlessChunks and EndlessLine play a reply that never ends (a looping
+//     model on a server that ignores the completion limit), in either
+//     format; a Model plays it for a Turn with Endless set.
 package llmtest
 
 import (

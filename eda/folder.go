@@ -1,0 +1,192 @@
+package eda
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A folder dataset: every table is read by the loader into tables[NAME]
+// (how, into load_infos[NAME]), each table in its own load and profile
+// stage; the documents beside them are read with read_doc. df is then the
+// main table, the one with the most rows.
+
+// FormatFolder is a folder dataset's format (run.json's data.format).
+const FormatFolder = "folder"
+
+// Kinds of a dataset's files, as run.json's inputs and the report name them.
+const (
+	InputTable    = "table"
+	InputDocument = "document"
+	InputIgnored  = "ignored"
+	// InputSkipped is a table or document that cannot be read, left out
+	// because the run was told to (--skip-unreadable).
+	InputSkipped = "skipped"
+)
+
+// StageMainTable binds df to the main table of a folder dataset.
+const StageMainTable = "main-table"
+
+// TableStage is the name of a folder table's own stage: "load:payments".
+func TableStage(stage, table string) string { return stage + ":" + table }
+
+// FolderTable is a table of a folder dataset as the kernel reads it.
+type FolderTable struct {
+	Name string // tables[Name]
+	Path string // in the folder, with '/'
+	// Converted is the folder (in the kernel) a Parquet file was converted
+	// into, Converter what converted it, as Source's.
+	Converted, Converter string
+}
+
+// Folder is a folder dataset as the kernel sees it, and how to read it.
+type Folder struct {
+	Dir       string // in the kernel, /data
+	Tables    []FolderTable
+	Documents []string // paths in the folder
+	LoadOptions
+}
+
+// DocMaxBytes is how much of a document read_doc reads.
+const DocMaxBytes = 64 << 20
+
+var (
+	readDocPy          = pyFile("read_doc.py")
+	loadFolderSourcePy = pyFile("load_folder_source.py")
+	loadFolderCallPy   = pyFile("load_folder_call.py")
+)
+
+const summaryReadDoc = "Documents: read_doc(name, heading) prints a document, or the section under a heading."
+
+// SetupFolder is Setup, with read_doc defined when the folder has
+// documents.
+func SetupFolder(f Folder) Stage {
+	st := Setup()
+	if len(f.Documents) == 0 {
+		return st
+	}
+	st.Cells = append(st.Cells,
+		Markdown("The folder holds documents beside its tables ("+mdCodes(f.Documents, 10)+"). They are not loaded: "+
+			"`read_doc(name)` prints one, `read_doc(name, heading)` only its section under that heading (its subsections "+
+			"included), so that a long manual is read where it matters."),
+		Plumbing(summaryReadDoc, Code(fill(readDocPy, "{{DOCS_DIR}}", pyString(f.Dir), "{{DOC_MAX_BYTES}}", underscored(DocMaxBytes)), TagSetup)))
+	return st
+}
+
+// LoadFolder defines the loader once for every table of the folder: the
+// same functions as a file's load cell, reading each table into
+// tables[NAME] (LoadTable).
+func LoadFolder(f Folder) Stage {
+	na := f.NAValues
+	if na == nil {
+		na = DefaultNAValues
+	}
+	intro := fmt.Sprintf("The dataset is the folder `%s`: %s. Each table is read by the loader below into `tables[NAME]` "+
+		"(how it was read into `load_infos[NAME]`), in a section of its own, then profiled. A table's name is its path in "+
+		"the folder without its extensions; tables whose names would clash keep their extensions.\n\n",
+		f.Dir, tableList(f.Tables))
+	loaderMd := strings.Replace(LoadFrom(Source{Path: f.Dir + "/TABLE"}).Cells[0].Source, "The loader below reads `TABLE`.", "The loader below reads each table the same way.", 1)
+	return Stage{Name: StageLoad, Title: "Load the tables", Cells: []Cell{
+		Markdown(intro + loaderMd),
+		Plumbing(summaryLoadFolder, Code(loader(fill(loadFolderSourcePy, "{{DATA_DIR}}", pyString(f.Dir)), loadFolderCallPy, na), TagLoadData)),
+	}}
+}
+
+// profiledPy is what a table's profile computed that the stages after it
+// read: they run on the main table, chosen once every table is profiled.
+const profiledPy = `{"rows": rows, "column_info": column_info, "value_counts": value_counts, "profile": profile}`
+
+const summaryKeepProfile = "Kept for the main table: what the profile computed that the distributions read."
+
+const summaryLoadFolder = "Loader: reads each table of the folder into tables[NAME] as the text above says; load_infos[NAME] records each decision."
+
+// tableList names the tables and their files, the first 20.
+func tableList(tables []FolderTable) string {
+	var parts []string
+	for i, t := range tables {
+		if i == 20 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(tables)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("`%s` (%s)", t.Name, mdCode(t.Path)))
+	}
+	return fmt.Sprintf("%d table(s), %s", len(tables), strings.Join(parts, ", "))
+}
+
+// LoadTable reads one table of the folder into tables[NAME].
+func LoadTable(t FolderTable) Stage {
+	call := "load_into_tables(" + pyString(t.Name) + ", " + pyString(t.Path)
+	if t.Converted != "" {
+		call += ", converted=" + pyString(t.Converted)
+	}
+	intro := "Reads " + mdCode(t.Path) + " into `tables[" + pyString(t.Name) + "]`."
+	if t.Converted != "" {
+		intro += " It is Parquet: " + t.Converter + " converted it before the run into " + mdCode(t.Converted) +
+			" (see the loader's notes on Parquet, and set `converted=None` to read it with `pd.read_parquet` where pyarrow is installed)."
+	}
+	return Stage{Name: TableStage(StageLoad, t.Name), Title: "Load " + t.Name, Table: t.Name, Cells: []Cell{
+		Markdown(intro),
+		Code(call+")", TagLoadData),
+		Markdown("The first rows, as loaded."),
+		Code("tables[" + pyString(t.Name) + "].head()"),
+	}}
+}
+
+// ProfileTable profiles tables[NAME] with the profile stage's cells, df
+// and load_info naming the table while they run. The first table's
+// section explains the profile in full; the others refer to it.
+func ProfileTable(name string, first bool) Stage {
+	st := ProfileStage()
+	cells := []Cell{
+		Markdown("The profile of `tables[" + pyString(name) + "]`: `df` and `load_info` name it while the cells below run."),
+		Code("df, load_info = tables[" + pyString(name) + "], load_infos[" + pyString(name) + "]"),
+	}
+	if first {
+		cells = append(cells, st.Cells...)
+	} else {
+		for _, c := range st.Cells {
+			if !c.Markdown {
+				cells = append(cells, c)
+			}
+		}
+		cells[0].Source += " What each column's figures mean, and the alerts' thresholds, are said in the first table's profile above."
+	}
+	cells = append(cells, Plumbing(summaryKeepProfile, Code("profiled["+pyString(name)+"] = "+profiledPy)))
+	return Stage{Name: TableStage(StageProfile, name), Title: "Profile of " + name, Table: name, Cells: cells}
+}
+
+// MainTable makes the main table (the one with the most rows, rows of
+// them, of tables in all; with replayed, the recorded run's main table) df,
+// for the stages that follow and the model.
+func MainTable(name string, rows, tables int, replayed bool) Stage {
+	why := fmt.Sprintf("the table with the most rows (%s, of the folder's %d tables)", thousands(rows), tables)
+	switch {
+	case replayed:
+		why = fmt.Sprintf("the main table of the recorded run this replays (%s rows here)", thousands(rows))
+	case tables == 1:
+		why = "the folder's only table"
+	}
+	return Stage{Name: StageMainTable, Title: "The main table: " + name, Cells: []Cell{
+		Markdown("**The main table** is `tables[" + pyString(name) + "]`, " + why + ": from here on `df` is it, and `load_info` how it " +
+			"was read. The distributions and charts below are of it; every table stays in `tables`."),
+		Code("df, load_info = tables[" + pyString(name) + "], load_infos[" + pyString(name) + "]\n" +
+			"# What its profile computed, which the stages below read; the other tables' are not needed.\n" +
+			"kept = profiled.pop(" + pyString(name) + ")\n" +
+			"rows, column_info, value_counts, profile = kept[\"rows\"], kept[\"column_info\"], kept[\"value_counts\"], kept[\"profile\"]\n" +
+			"profiled.clear()\n" +
+			`print(f"df: {len(df):,} rows × {len(df.columns):,} columns")`),
+	}}
+}
+
+// mdCodes lists up to n paths as inline code.
+func mdCodes(paths []string, n int) string {
+	var parts []string
+	for i, p := range paths {
+		if i == n {
+			parts = append(parts, "and "+strconv.Itoa(len(paths)-i)+" more")
+			break
+		}
+		parts = append(parts, mdCode(p))
+	}
+	return strings.Join(parts, ", ")
+}

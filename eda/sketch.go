@@ -1,0 +1,57 @@
+package eda
+
+import (
+	"strconv"
+	"strings"
+)
+
+// MimeSketch is the output mime type of the sketch cell: what a later
+// run's comparison needs of this data (analyst run --baseline), as JSON.
+const MimeSketch = "application/vnd.analyst.sketch+json"
+
+// SketchTag tags the cell whose output holds the sketch (mime MimeSketch).
+const SketchTag = "sketch-json"
+
+var (
+	sketchPartsPy = pyFileWhole("sketch_parts.py")
+	sketchPy      = pyFile("sketch.py")
+)
+
+// sketchParts is the code that gathers the numeric and date columns'
+// sketches: in memory from df, out of core chunk by chunk in the profile's
+// pass (ooc_profile.py calls sketch_parts.add).
+func sketchParts() string {
+	return fill(sketchPartsPy, "{{QUANTILE_POINTS}}", underscored(quantilePoints),
+		"{{VALUE_COUNTS_CAP}}", underscored(valueCountsCap), "{{TIME_PERIODS}}", underscored(timePeriods))
+}
+
+// inMemorySketchFeed gives the numeric and date columns of df to the
+// parts, as one chunk. A column of few distinct values (the profile counted
+// them) is counted by hashing rather than sorted.
+const inMemorySketchFeed = `for c in column_info:  # df's numeric and date columns, as one chunk
+    if c["kind"] in ("numeric", "datetime"):
+        sketch_parts.add(c["name"], df[c["name"]], few=4 * c["distinct"] <= rows)
+`
+
+// sketchMd says what the sketch keeps, and why.
+var sketchMd = "What a later run needs to compare its data with this data (`analyst run NEW --baseline " +
+	"THIS.run.json`), kept beside the run as `NAME_files/sketch.json`: per column its type, kind, missing and " +
+	"distinct counts; for a numeric column its values with their counts when it has at most " +
+	underscoredText(quantilePoints+1) + " distinct values (exact), else " + underscoredText(quantilePoints+1) +
+	" quantiles at the ranks $p_i = (1 - \\cos(\\pi i / " + strconv.Itoa(quantilePoints) + "))/2$, denser towards " +
+	"both ends so that the largest and smallest values keep their own points, each with the rows it stands for; " +
+	"for a categorical column its " + underscoredText(valueCountsCap) + " most frequent values with their rows, " +
+	"and the rows and values left over; for a date column its first and last date and the rows per hour, day, " +
+	"month or year (the finest with at most " + underscoredText(timePeriods) + " periods). Comparisons are made " +
+	"from these alone, never from the old rows."
+
+// sketchCell is the code cell that shows the sketch; parts is the code
+// that gathers the parts first ("" when the profile's pass did).
+func sketchCell(parts, feed, approximate, sampled string) Cell {
+	code := fill(sketchPy, "{{SKETCH_VERSION}}", strconv.Itoa(SketchVersion), "{{MIME}}", pyString(MimeSketch),
+		"{{APPROXIMATE}}", approximate, "{{SAMPLED}}", sampled, "{{FEED}}", feed)
+	if parts != "" {
+		code = parts + "\n" + code
+	}
+	return Code(strings.TrimPrefix(code, "\n"), SketchTag)
+}

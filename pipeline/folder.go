@@ -1,0 +1,546 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/filehash"
+	"github.com/analyst-cli/analyst/internal/mdheadings"
+	"github.com/analyst-cli/analyst/internal/units"
+)
+
+// A dataset can be a folder: its tables (files in any format analyst reads)
+// and its documents (.md, .markdown, .txt, .rst), told apart by extension,
+// each checked and hashed before any kernel starts. Hidden files and
+// folders (.git, .DS_Store) are left out silently; any other file is listed
+// as ignored, with why. Subfolders are read: a table's name keeps its path.
+
+// The kinds of a dataset's files (run.json's inputs) and a folder's
+// format are eda's (eda.InputTable, ...), which the report and audit read.
+const (
+	FormatFolder  = eda.FormatFolder
+	InputTable    = eda.InputTable
+	InputDocument = eda.InputDocument
+	InputIgnored  = eda.InputIgnored
+	InputSkipped  = eda.InputSkipped
+)
+
+// Caps on a folder, checked on the file system's metadata before any file
+// is read: how many files it may hold (hidden ones not counted), and how
+// many bytes its tables and documents may take together.
+const (
+	MaxFolderFiles = 1000
+	MaxFolderBytes = 16 << 30
+)
+
+// maxFolderWalk bounds the entries looked at before a folder is refused as
+// too big: the message then says "more than".
+const maxFolderWalk = 10 * MaxFolderFiles
+
+// documentFormats are the documents' extensions and their formats.
+var documentFormats = map[string]string{".md": "markdown", ".markdown": "markdown", ".txt": "text", ".rst": "rst"}
+
+// InputFile is one file of a dataset (run.json's inputs).
+type InputFile struct {
+	Path   string `json:"path"` // relative to the folder, with '/'; a file's name
+	Kind   string `json:"kind"`
+	Format string `json:"format,omitempty"` // tables: the loader's name; documents: markdown, text or rst
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Table is a table's name in the kernel (tables[NAME]).
+	Table string `json:"table,omitempty"`
+	// Reason says why a file is ignored or skipped.
+	Reason string `json:"reason,omitempty"`
+	// In is a table's or document's checked file: its host path (a link
+	// inside the folder resolved), hash, format and frame estimate.
+	In *Input `json:"-"`
+	// Headings are a Markdown document's; HeadingCount how many.
+	Headings     *mdheadings.Result `json:"-"`
+	HeadingCount int                `json:"headings,omitempty"`
+	// Shown is the file as the user would name it: the folder they gave
+	// joined with its path, or the file they gave.
+	Shown string `json:"-"`
+}
+
+// Folder is a checked folder dataset, or a set of files and folders given
+// one by one (analyst run --data A --data B), seen as one folder.
+type Folder struct {
+	Path string // absolute, as given; "" for a set
+	// Given are the files and folders of a set, absolute, as given.
+	Given []string
+	Files []*InputFile // every file but the hidden ones, by path
+}
+
+// Tables are the folder's tables, by path.
+func (f *Folder) Tables() []*InputFile { return f.kind(InputTable) }
+
+// Documents are the folder's documents, by path.
+func (f *Folder) Documents() []*InputFile { return f.kind(InputDocument) }
+
+func (f *Folder) kind(k string) []*InputFile {
+	var out []*InputFile
+	for _, x := range f.Files {
+		if x.Kind == k {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Digest is the folder's sha256: that of the sha256sum listing of its
+// tables and documents ("HASH  PATH" lines) sorted by path, byte by byte,
+// as `LC_ALL=C sort -k2` sorts them. Ignored and skipped files are not
+// part of it.
+func (f *Folder) Digest() string {
+	var files []filehash.Listed
+	for _, x := range f.Files {
+		if x.Kind == InputTable || x.Kind == InputDocument {
+			files = append(files, filehash.Listed{Path: x.Path, SHA256: x.SHA256})
+		}
+	}
+	return filehash.ListingSHA256(files)
+}
+
+// Bytes is what its tables and documents take together.
+func (f *Folder) Bytes() int64 {
+	var n int64
+	for _, x := range f.Files {
+		if x.Kind == InputTable || x.Kind == InputDocument {
+			n += x.Bytes
+		}
+	}
+	return n
+}
+
+// CheckData checks a dataset, a file (CheckInput) or a folder
+// (CheckFolder), before any container starts.
+func CheckData(path string, skipUnreadable bool) (*Input, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return CheckFolder(path, skipUnreadable)
+	}
+	return CheckInput(path)
+}
+
+// CheckFolder checks a folder dataset: the caps, its links (one that
+// leaves the folder is refused), then each table as CheckInput checks a
+// file and each document, hashing them all. A table or document that
+// cannot be read is an *InputError naming it, unless skipUnreadable: then
+// it is listed as skipped, with why. A folder without a table it can read
+// is an *InputError.
+func CheckFolder(path string, skipUnreadable bool) (*Input, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &InputError{path, err.Error()}
+	}
+	files, err := listFolder(abs, path, "")
+	if err != nil {
+		return nil, err
+	}
+	f := &Folder{Path: abs, Files: files}
+	if err := f.check(path, skipUnreadable); err != nil {
+		return nil, err
+	}
+	return &Input{Path: abs, Name: filepath.Base(abs), Bytes: f.Bytes(), SHA256: f.Digest(), Format: FormatFolder, Folder: f, Frame: folderFrame(f)}, nil
+}
+
+// CheckDataSet checks the files and folders given one by one (analyst run
+// --data A --data B) as one folder dataset: each file at its name, each
+// folder's files under the folder's name. One path is CheckData's.
+func CheckDataSet(paths []string, skipUnreadable bool) (*Input, error) {
+	if len(paths) == 1 {
+		return CheckData(paths[0], skipUnreadable)
+	}
+	f := &Folder{}
+	seen := map[string]string{}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, &InputError{p, err.Error()}
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, folderStatError(p, err)
+		}
+		name := filepath.Base(abs)
+		if other, dup := seen[name]; dup {
+			return nil, &UsageError{fmt.Errorf("--data %s and --data %s have the same name, %s, which the kernel would see twice at /data/%s; rename one", other, p, name, name)}
+		}
+		seen[name] = p
+		f.Given = append(f.Given, abs)
+		if !fi.IsDir() {
+			x := &InputFile{Path: name, Shown: p, Bytes: fi.Size(), In: &Input{Path: abs}}
+			if x.Kind, x.Format, x.Reason = kindOf(name); x.Kind == InputIgnored {
+				return nil, &InputError{p, x.Reason}
+			}
+			f.Files = append(f.Files, x)
+			continue
+		}
+		files, err := listFolder(abs, p, name+"/")
+		if err != nil {
+			return nil, err
+		}
+		f.Files = append(f.Files, files...)
+	}
+	sort.Slice(f.Files, func(i, j int) bool { return f.Files[i].Path < f.Files[j].Path })
+	shown := strings.Join(paths, ", ")
+	if err := f.check(shown, skipUnreadable); err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(f.Given[0]), filepath.Ext(f.Given[0]))
+	return &Input{Name: name, Bytes: f.Bytes(), SHA256: f.Digest(), Format: FormatFolder, Folder: f, Frame: folderFrame(f)}, nil
+}
+
+// check applies the caps, checks and hashes the files, and names the
+// tables: a folder without a table it can read is an *InputError.
+func (f *Folder) check(shown string, skipUnreadable bool) error {
+	if err := checkFolderCaps(shown, f.Files); err != nil {
+		return err
+	}
+	if err := checkFolderFiles(shown, f.Files, skipUnreadable); err != nil {
+		return err
+	}
+	if len(f.Tables()) == 0 {
+		return &InputError{shown, "no table analyst can read" + folderContents(f) +
+			"; analyst reads " + strings.Join(readableExts(), " ") + " (CSV and JSON optionally gzip-compressed, .gz)"}
+	}
+	nameTables(f.Tables())
+	return nil
+}
+
+// listFolder lists the folder's files, hidden ones left out, each a table,
+// a document or ignored (with why), at prefix + its path in the folder; a
+// link to a file inside the folder is that file, a link that leaves it an
+// *InputError.
+func listFolder(abs, shown, prefix string) ([]*InputFile, error) {
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, folderStatError(shown, err)
+	}
+	var files []*InputFile
+	var outside []string
+	walked := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if walked++; walked > maxFolderWalk {
+			return errTooManyFiles
+		}
+		if err != nil { // a subfolder that cannot be listed
+			files = append(files, &InputFile{Path: prefix + rel + "/", Shown: filepath.Join(shown, rel) + "/", Kind: InputSkipped,
+				Reason: "the folder cannot be read: " + unwrapPathError(err)})
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		f, target := classifyEntry(root, p, rel, d)
+		if target != "" {
+			outside = append(outside, fmt.Sprintf("%s → %s", rel, target))
+			return nil
+		}
+		f.Path, f.Shown = prefix+rel, filepath.Join(shown, filepath.FromSlash(rel))
+		files = append(files, f)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errTooManyFiles):
+		return nil, &InputError{shown, fmt.Sprintf("the folder holds more than %s files (hidden ones not counted), more than the %s analyst reads in a folder "+
+			"(MaxFolderFiles); give the files to analyse with --data FILE (repeatable), or a smaller folder", thousands(maxFolderWalk), thousands(MaxFolderFiles))}
+	case err != nil:
+		return nil, folderStatError(shown, err)
+	case len(outside) > 0:
+		return nil, &InputError{shown, "symbolic links that leave the folder are refused (the kernel sees the folder only, and the run's inputs must be " +
+			"files in it): " + strings.Join(outside, ", ") + "; copy those files into the folder, or remove the links"}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+var errTooManyFiles = errors.New("too many files")
+
+// classifyEntry makes the file at p (rel in the folder) a table, a
+// document or ignored, by its extension. A symbolic link is the file it
+// points to when that is inside root; else target is where it points (and
+// f is nil).
+func classifyEntry(root, p, rel string, d fs.DirEntry) (f *InputFile, target string) {
+	f = &InputFile{Path: rel}
+	source := p
+	switch {
+	case d.Type()&fs.ModeSymlink != 0:
+		t, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			f.Kind, f.Reason = InputIgnored, "a symbolic link to nothing ("+unwrapPathError(err)+")"
+			return f, ""
+		}
+		if r, err := filepath.Rel(root, t); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return nil, t
+		}
+		if fi, err := os.Stat(t); err == nil && fi.IsDir() {
+			f.Kind, f.Reason = InputIgnored, "a symbolic link to a folder of the folder, not followed: its files are read where they are"
+			return f, ""
+		}
+		source = t
+	case !d.Type().IsRegular():
+		f.Kind, f.Reason = InputIgnored, "not a regular file (a pipe, socket or device)"
+		return f, ""
+	}
+	if fi, err := os.Stat(source); err == nil {
+		f.Bytes = fi.Size()
+	}
+	f.In = &Input{Path: source}
+	f.Kind, f.Format, f.Reason = kindOf(rel)
+	if f.Kind == InputIgnored {
+		f.In = nil
+	}
+	return f, ""
+}
+
+// kindOf is what a folder's file is by its extension.
+func kindOf(rel string) (kind, format, reason string) {
+	lower := strings.ToLower(rel)
+	ext := filepath.Ext(lower)
+	if f, ok := documentFormats[ext]; ok {
+		return InputDocument, f, ""
+	}
+	switch ext {
+	case "":
+		return InputIgnored, "", "no extension, so neither a table nor a document analyst reads"
+	case ".pdf":
+		return InputIgnored, "", "PDF documents are not read (the kernel has no PDF reader): convert it to text, e.g. pdftotext FILE.pdf FILE.txt, " +
+			"and put the .txt in the folder"
+	case ".gz", ".gzip":
+		ext = filepath.Ext(strings.TrimSuffix(lower, ext))
+	}
+	if f, ok := formatOf(ext); ok {
+		return InputTable, f.name, ""
+	}
+	return InputIgnored, "", fmt.Sprintf("not a table or a document analyst reads (by its extension, %s)", filepath.Ext(lower))
+}
+
+func folderStatError(shown string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &InputError{shown, "no such folder; check the path"}
+	case errors.Is(err, fs.ErrPermission):
+		return &InputError{shown, "permission denied: analyst cannot list the folder; check its permissions (chmod a+rx)"}
+	}
+	return &InputError{shown, err.Error()}
+}
+
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// checkFolderCaps applies MaxFolderFiles and MaxFolderBytes.
+func checkFolderCaps(shown string, files []*InputFile) error {
+	if len(files) > MaxFolderFiles {
+		return &InputError{shown, fmt.Sprintf("the folder holds %s files (hidden ones not counted), more than the %s analyst reads in a folder "+
+			"(MaxFolderFiles); give the files to analyse with --data FILE (repeatable), or a smaller folder", thousands(len(files)), thousands(MaxFolderFiles))}
+	}
+	var n int64
+	for _, f := range files {
+		if f.Kind == InputTable || f.Kind == InputDocument {
+			n += f.Bytes
+		}
+	}
+	if n > MaxFolderBytes {
+		return &InputError{shown, fmt.Sprintf("the folder's tables and documents take %s, more than the %s analyst reads in a folder (MaxFolderBytes); "+
+			"analyse its big tables one at a time (analyst run FOLDER/TABLE.csv reads a CSV file past memory out of core)", units.Bytes(n), units.Bytes(MaxFolderBytes))}
+	}
+	return nil
+}
+
+// checkFolderFiles checks and hashes each table (as CheckInput does) and
+// document; one that cannot be read is an error naming it, or, with skip,
+// is listed as skipped.
+func checkFolderFiles(shown string, files []*InputFile, skip bool) error {
+	var bad []*InputFile
+	for _, f := range files {
+		var err error
+		switch f.Kind {
+		case InputTable:
+			err = checkTableFile(f)
+		case InputDocument:
+			err = checkDocument(f)
+		case InputSkipped:
+			bad = append(bad, f)
+			continue
+		default:
+			continue
+		}
+		if err != nil {
+			f.Kind, f.Reason, f.In, f.SHA256 = InputSkipped, err.Error(), nil, ""
+			bad = append(bad, f)
+		}
+	}
+	if len(bad) == 0 || skip {
+		return nil
+	}
+	const hint = "pass --skip-unreadable to analyse the folder without "
+	if len(bad) == 1 {
+		return &InputError{bad[0].Shown, bad[0].Reason + "; " + hint + "it"}
+	}
+	var parts []string
+	for _, f := range bad {
+		parts = append(parts, f.Path+": "+f.Reason)
+	}
+	return &InputError{shown, fmt.Sprintf("%d files cannot be read (%sthem): %s", len(bad), hint, strings.Join(parts, "; "))}
+}
+
+// checkTableFile checks a table as CheckInput checks a file; its name in
+// the kernel is its path in the folder.
+func checkTableFile(f *InputFile) error {
+	in, err := checkFile(f.In.Path)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return errors.New(ie.Msg)
+		}
+		return err
+	}
+	in.Name = f.Path
+	f.In, f.Format, f.Bytes, f.SHA256 = in, in.Format, in.Bytes, in.SHA256
+	return nil
+}
+
+// checkDocument hashes a document and lists a Markdown document's
+// headings, in one read.
+func checkDocument(f *InputFile) error {
+	r, err := os.Open(f.In.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return errors.New("permission denied: analyst cannot read the file; check its permissions (chmod a+r)")
+		}
+		return errors.New(unwrapPathError(err))
+	}
+	defer r.Close()
+	before, err := r.Stat()
+	if err != nil {
+		return errors.New(unwrapPathError(err))
+	}
+	h := sha256.New()
+	tee := io.TeeReader(r, h)
+	if f.Format == "markdown" {
+		hs, err := mdheadings.Read(tee)
+		if err != nil {
+			return fmt.Errorf("reading: %v", unwrapPathError(err))
+		}
+		f.Headings, f.HeadingCount = &hs, len(hs.Headings)
+	}
+	if _, err := io.Copy(io.Discard, tee); err != nil {
+		return fmt.Errorf("reading: %v", unwrapPathError(err))
+	}
+	after, err := r.Stat()
+	if err != nil {
+		return errors.New(unwrapPathError(err))
+	}
+	if why := idOf(before).changed(idOf(after), true); why != "" {
+		return errors.New("the file changed while analyst read it (" + why + "); run again once whatever writes it has finished")
+	}
+	f.SHA256 = hex.EncodeToString(h.Sum(nil))
+	f.In = &Input{Path: f.In.Path, Name: f.Path, Bytes: f.Bytes, SHA256: f.SHA256, Format: f.Format, id: idOf(after)}
+	return nil
+}
+
+// nameTables names each table by its path without its extensions
+// (payments.csv.gz is payments); tables whose names would clash
+// (orders.csv, orders.json) keep their whole path.
+func nameTables(tables []*InputFile) {
+	count := map[string]int{}
+	for _, t := range tables {
+		t.Table = tableName(t.Path)
+		count[t.Table]++
+	}
+	for _, t := range tables {
+		if count[t.Table] > 1 {
+			t.Table = t.Path
+		}
+	}
+	// A whole path may equal another table's short name (a.csv of the
+	// clash, and a.csv.json): such short names keep their path too.
+	paths := map[string]bool{}
+	for _, t := range tables {
+		if t.Table == t.Path {
+			paths[t.Path] = true
+		}
+	}
+	for _, t := range tables {
+		if t.Table != t.Path && paths[t.Table] {
+			t.Table = t.Path
+		}
+	}
+}
+
+// tableName is a path without its compression and format extensions.
+func tableName(path string) string {
+	lower := strings.ToLower(path)
+	for _, ext := range []string{".gz", ".gzip"} {
+		lower = strings.TrimSuffix(lower, ext)
+	}
+	name := path[:len(lower)]
+	return strings.TrimSuffix(name, filepath.Ext(name))
+}
+
+// folderContents says what a folder without tables holds.
+func folderContents(f *Folder) string {
+	var parts []string
+	if n := len(f.Documents()); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d document(s)", n))
+	}
+	for _, k := range []string{InputSkipped, InputIgnored} {
+		var names []string
+		for _, x := range f.kind(k) {
+			if len(names) == 5 {
+				names = append(names, "…")
+				break
+			}
+			names = append(names, x.Path+" ("+x.Reason+")")
+		}
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%d file(s) %s: %s", len(f.kind(k)), k, strings.Join(names, "; ")))
+		}
+	}
+	if len(parts) == 0 {
+		return " (it is empty, hidden files aside)"
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// folderFrame is the memory the folder's tables take loaded together.
+func folderFrame(f *Folder) *FrameEstimate {
+	est := &FrameEstimate{}
+	var methods []string
+	for _, t := range f.Tables() {
+		e := t.In.frameEstimate()
+		est.Bytes += e.Bytes
+		est.Rows += e.Rows
+		methods = append(methods, t.Path+": "+e.Method)
+	}
+	est.Method = "the sum over its tables (" + strings.Join(methods, "; ") + ")"
+	if len(methods) > 5 {
+		est.Method = fmt.Sprintf("the sum over its %d tables, each estimated from a sample or its size", len(methods))
+	}
+	return est
+}
