@@ -20,6 +20,7 @@ import (
 	"github.com/analyst-cli/analyst/cmd"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm/llmtest"
 )
 
@@ -43,7 +44,7 @@ func TestRunEndlessReply(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kernels (make test-unit skips it)")
 	}
-	cacheDir, err := image.DefaultCacheDir()
+	cacheDir, err := kerneltest.CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}

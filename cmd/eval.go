@@ -78,7 +78,7 @@ and format, and scored exactly as DABench's official scorer does (ABQ, PSAQ,
 UASQ over the answered questions; "strict" figures also count unanswered
 ones as wrong). Or it is one of our YAML suites (a file, or a folder of
 files): cases with datasets, questions, expected answers with their
-matchers, chart expectations and reference code (see the README).
+matchers, chart expectations and reference code (see docs/eval.md).
 
 A rerun into the same OUT skips finished cases (--force redoes them,
 --retry-errors redoes those that ended in an error). Results made with

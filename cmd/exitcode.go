@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Exit codes. They are documented in the README and in `analyst --help`;
+// Exit codes. They are documented in README.md and in `analyst --help`;
 // scripts depend on them, so they never change meaning.
 const (
 	ExitOK          = 0

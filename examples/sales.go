@@ -1,4 +1,4 @@
-// Package examples makes the example datasets that the README, the demo and
+// Package examples makes the example datasets that the docs, the demo and
 // the benchmarks use. They are generated, not shipped: deterministic for a
 // seed, so every machine gets the same bytes.
 package examples

@@ -83,7 +83,7 @@ func TestCheckFolder(t *testing.T) {
 		}
 	}
 	// The folder's digest is the sha256 of its files' sorted sha256sum
-	// listing, as the README says to compute it.
+	// listing, as docs/folders.md says to compute it.
 	script := `cd "$1" && sha256sum 2024/sales.tsv guide.rst links/alias.csv links/nested/x.csv links/target.csv manual.md notes.txt orders.csv orders.json payments.csv.gz | LC_ALL=C sort -k2 | sha256sum`
 	out, err := exec.Command("sh", "-c", script, "sh", dir).Output()
 	if err != nil {

@@ -426,7 +426,7 @@ func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
 // saying what they do; every other code cell shows its code.
 func checkOpensOnResults(t *testing.T, nb *nbformat.Notebook, file string) {
 	t.Helper()
-	plumbing := []string{eda.TagSetup, eda.TagLoadData, "profile-columns", "profile-alerts", eda.ProfileTag, "chart-helpers"}
+	plumbing := []string{eda.TagSetup, eda.TagLoadData, "profile-columns", "profile-alerts", eda.ProfileTag, eda.SketchTag, "chart-helpers"}
 	seen := map[string]bool{}
 	for _, c := range nb.Cells {
 		if c.CellType != nbformat.Code {

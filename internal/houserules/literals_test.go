@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/analyst-cli/analyst/internal/docscheck"
 )
 
 // sharedNames are the constants whose values are names shared across the
@@ -262,20 +264,4 @@ func stringLiterals(f *ast.File) []literal {
 }
 
 // moduleRoot is the folder holding go.mod, above this test's folder.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
-	}
-}
+func moduleRoot(t *testing.T) string { return docscheck.Root(t) }
