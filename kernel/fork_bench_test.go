@@ -16,8 +16,12 @@ import (
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
 
+// loadSales is the cell that loads the generated sales CSV into df.
+const loadSales = "df = pd.read_csv('/data/sales.csv', parse_dates=['date'])"
+
 // loadedKernel starts a kernel holding the generated 1,000,000-row sales
-// frame in df: the parent a session is forked from.
+// frame in df (a follow-up's warm kernel; the parent a session is forked
+// from), closed when the benchmark ends.
 func loadedKernel(b *testing.B) (*kernel.Kernel, kernel.Options) {
 	opts := kerneltest.Options(b)
 	data := filepath.Join(b.TempDir(), "sales.csv")
@@ -35,8 +39,7 @@ func loadedKernel(b *testing.B) (*kernel.Kernel, kernel.Options) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { k.Close() })
-	load := "df = pd.read_csv('/data/sales.csv', parse_dates=['date'])"
-	if ex, err := k.Execute(context.Background(), load, kernel.ExecOptions{Timeout: 5 * time.Minute}); err != nil || ex.Status != kernel.StatusOK {
+	if ex, err := k.Execute(context.Background(), loadSales, kernel.ExecOptions{Timeout: 5 * time.Minute}); err != nil || ex.Status != kernel.StatusOK {
 		b.Fatalf("load: %v %+v", err, ex)
 	}
 	return k, opts

@@ -604,7 +604,7 @@ def _kill_own_strays():
     me = os.getpid()
     killed = set()
     for _ in range(200):
-        _reap_children()
+        driver._reap_zombies()
         left = [pid for pid, sid, state in _procs() if sid == me and pid != me and state != b"Z"]
         if not left:
             break
@@ -612,18 +612,8 @@ def _kill_own_strays():
         for pid in left:
             _signal(pid, signal.SIGKILL)
         time.sleep(0.005)
-    _reap_children()
+    driver._reap_zombies()
     return len(killed)
-
-
-def _reap_children():
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
 
 
 # ---- the child ----------------------------------------------------------------
