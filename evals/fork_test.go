@@ -10,8 +10,6 @@ import (
 
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/evaltest"
-	"github.com/analyst-cli/analyst/kernel/kerneltest"
-	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
@@ -71,18 +69,10 @@ cases:
 // and returns its results by case.
 func runForkSuite(t *testing.T, s *evals.Suite, m *evaltest.Model, noFork bool) (map[string]evals.Result, string) {
 	t.Helper()
-	ctx := context.Background()
-	client, err := llm.New("ollama:scripted:1b", llm.Options{OllamaHost: m.URL, RetryBaseDelay: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	solver, err := evals.NewAgentSolver(ctx, client, "ollama:scripted:1b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	solver.Kernel, solver.NoFork = kerneltest.Options(t), noFork
+	solver := agentSolver(t, m)
+	solver.NoFork = noFork
 	out := t.TempDir()
-	if _, err := evals.Run(ctx, evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: out, Jobs: 1,
+	if _, err := evals.Run(context.Background(), evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: out, Jobs: 1,
 		Timeout: 2 * time.Minute, ImageID: "test", Seed: 42}); err != nil {
 		t.Fatal(err)
 	}
