@@ -1147,11 +1147,13 @@ def serve(q, cfg):
     """Answers requests until shutdown: the kernel's, or a forked session's."""
     while True:
         if q.empty():
-            analyst_fork.idle(cfg)  # a spare copy for the next fork request
+            analyst_fork.idle(cfg, q)  # a spare copy for the next fork request
         msg = q.get()
         kind = msg.get("type")
         if kind == "shutdown":
             break
+        if msg is analyst_fork.WAKE:
+            continue
         if kind == "execute":
             analyst_fork.invalidate()  # a spare copy would miss this cell
             execute(msg, cfg)

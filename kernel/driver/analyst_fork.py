@@ -167,6 +167,14 @@ def _oom_adj(value=None):
 # makes the spare stale, so it is killed first (invalidate).
 _wanted = False  # the kernel has been asked to fork: keep a spare
 _spare = None  # the spare copy: a Session without a number yet
+# Claimed sessions whose ready line has not been relayed yet. The next spare
+# waits for them: CPython holds the GIL through os.fork(), which would hold
+# up the relay thread that frames their ready line (tens of milliseconds for
+# a kernel holding a large frame). When the last one is ready, its relay
+# wakes the main loop (WAKE) to fork the spare.
+_unready = set()
+_main_queue = [None]  # the driver's request queue, for WAKE
+WAKE = {"type": "wake"}  # not a request: the driver's loop only looks again
 
 
 def fork(req, cfg):
@@ -205,14 +213,29 @@ def _claim(s, claim):
             return False
         s.number, s.name = claim["session"], claim["name"]
         _sessions[s.number] = s
+        _unready.add(s)
     return True
 
 
-def idle(cfg):
+def _relayed_first_line(s):
+    """Session s is ready (or has failed): a spare may be forked again."""
+    with _lock:
+        was = s in _unready
+        _unready.discard(s)
+        wake = was and not _unready
+    if wake and _main_queue[0] is not None:
+        _main_queue[0].put(WAKE)
+
+
+def idle(cfg, q):
     """The main loop has nothing to do: fork a spare copy for the next fork
-    request, if there have been fork requests."""
+    request, if there have been fork requests and no claimed session is
+    still getting ready (see _unready)."""
     global _spare
-    if _wanted and _spare is None and _child is None and not _strangers():
+    _main_queue[0] = q
+    with _lock:
+        waiting = bool(_unready)
+    if _wanted and not waiting and _spare is None and _child is None and not _strangers():
         try:
             _spare = _fork_copy()
         except (OSError, RuntimeError):
@@ -415,10 +438,13 @@ def _relay(s):
             buf += chunk
             if b"\n" in chunk:
                 *lines, rest = buf.split(b"\n")
-                if prefix is None:
+                first = prefix is None
+                if first:
                     with _lock:  # claimed before it wrote, see _claim
                         prefix = b"@%d " % s.number
                 _write_framed(prefix, lines)
+                if first:
+                    _relayed_first_line(s)
                 buf = bytearray(rest)
             if len(buf) > MAX_LINE:
                 too_long = True
@@ -474,6 +500,7 @@ def _end(s, status, too_long):
     removed, and Go is told how it ended."""
     with _lock:
         claimed = _sessions.get(s.number) is s
+    _relayed_first_line(s)  # ended before it was ready
     kill_session(s.pid)
     s.requests.put(None)
     os.close(s.rep_r)
@@ -630,6 +657,7 @@ def _become_child(req_r, rep_w):
         _child.pid = os.getpid()
         _lock = threading.Lock()
         _sessions.clear()
+        _unready.clear()
         if _oom_adj_fd[0] is not None:  # the kernel's, not this process's
             os.close(_oom_adj_fd[0])
             _oom_adj_fd[0] = None
