@@ -437,7 +437,9 @@ func (f *forkLink) exitCause() (string, bool) {
 	case e.why != "":
 		return e.why, false
 	case e.OOM:
-		return OutOfMemoryMessage(f.k.limits.MemoryBytes, hostMemory()) + " (the limit holds for the kernel and its forked sessions together; this session was the one killed)", true
+		return fmt.Sprintf("the kernel and its forked sessions ran out of memory together (limit %s) and this session was killed; "+
+			"its state is lost, the kernel and its other sessions keep theirs. ", units.Bytes(f.k.limits.MemoryBytes)) +
+			memoryAdvice(f.k.limits.MemoryBytes, hostMemory()), true
 	case e.Note != "":
 		return "the forked session " + e.Note + "; its state is lost", false
 	case e.Signal != nil:

@@ -110,8 +110,9 @@ func TestForkOutOfMemoryKillsTheSession(t *testing.T) {
 	sibling := fork(t, k, kernel.ForkOptions{})
 	s := fork(t, k, kernel.ForkOptions{})
 	ex := runTimeout(t, s, "hog = []\nwhile True:\n    hog.append(np.ones(4 << 20))", time.Minute)
-	if ex.Status != kernel.StatusDied || !ex.OutOfMemory || !strings.Contains(ex.Cause, "the kernel ran out of memory (limit 768 MiB)") ||
-		!strings.Contains(ex.Cause, "this session was the one killed") {
+	const want = "the kernel and its forked sessions ran out of memory together (limit 768 MiB) and this session was killed; " +
+		"its state is lost, the kernel and its other sessions keep theirs. "
+	if ex.Status != kernel.StatusDied || !ex.OutOfMemory || !strings.HasPrefix(ex.Cause, want) || !strings.Contains(ex.Cause, "--memory") {
 		t.Fatalf("status %s oom %v cause %q", ex.Status, ex.OutOfMemory, ex.Cause)
 	}
 	for name, k := range map[string]*kernel.Kernel{"the kernel": k, "the sibling": sibling} {

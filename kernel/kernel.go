@@ -573,7 +573,12 @@ func hostMemory() int64 {
 // limit that fits: twice the limit, at most MaxMemoryForHost. Where the limit
 // is that already, it says so instead.
 func OutOfMemoryMessage(limit, hostTotal int64) string {
-	msg := fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. ", units.Bytes(limit))
+	return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. ", units.Bytes(limit)) +
+		memoryAdvice(limit, hostTotal)
+}
+
+// memoryAdvice is what to change after running out of memory at limit.
+func memoryAdvice(limit, hostTotal int64) string {
 	setting := fmt.Sprintf("config key kernel.memory, environment ANALYST_KERNEL_MEMORY; the default is %s", DefaultMemoryHelp)
 	raise := 2 * limit
 	if hostTotal > 0 {
@@ -582,13 +587,13 @@ func OutOfMemoryMessage(limit, hostTotal int64) string {
 			raise = raise >> 30 << 30 // a whole number of GiB, as the flag says it
 		}
 		if raise <= limit {
-			return msg + fmt.Sprintf("This host has %s of RAM: a limit above %s would leave too little for the host itself; "+
+			return fmt.Sprintf("This host has %s of RAM: a limit above %s would leave too little for the host itself; "+
 				"use a machine with more memory, or work on less of the data at once (fewer columns, chunks; "+
 				"analyst run --out-of-core reads CSV and TSV files in chunks) (%s)", units.Bytes(hostTotal), units.Bytes(MaxMemoryForHost(hostTotal)), setting)
 		}
 		setting = fmt.Sprintf("this host has %s of RAM; ", units.Bytes(hostTotal)) + setting
 	}
-	return msg + fmt.Sprintf("Raise the limit with --memory %s (%s)", units.Flag(raise), setting)
+	return fmt.Sprintf("Raise the limit with --memory %s (%s)", units.Flag(raise), setting)
 }
 
 // MaxMemoryForHost is the largest memory limit OutOfMemoryMessage suggests
