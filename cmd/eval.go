@@ -33,6 +33,9 @@ type EvalOptions struct {
 	Force       bool
 	RetryErrors bool
 	MinScore    float64
+	// NoFork starts a kernel per case instead of forking each case's
+	// session from a loaded kernel per dataset.
+	NoFork bool
 	// Split is a DABstep snapshot's split: dev or all ("": dev when it has
 	// answers).
 	Split string
@@ -47,7 +50,9 @@ func newCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 		Use:   "eval SUITE",
 		Short: "Benchmark models on a suite of dataset × question cases",
 		Long: `Run every case of a suite through the agent of 'analyst run' — each case in
-its own fresh kernel — score the answers, and write:
+a session of its own, forked from a kernel that loaded and profiled the
+case's data once (one per dataset and worker; --no-fork: a fresh kernel per
+case) — score the answers, and write:
 
   OUT/results.jsonl          one line per case × model, appended as each case ends
   OUT/summary.json           the figures of each model
@@ -114,7 +119,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl := c.Flags()
 	fl.StringArrayVar(&opts.Models, "model", nil, "model to evaluate, provider:name; repeat for several side by side (default: key model)")
 	fl.StringVarP(&opts.Out, "out", "o", "eval-out", "output folder")
-	fl.IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel, each in its own kernel (default: one per 2 cores and 2 GiB free)")
+	fl.IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel, each in its own forked session or kernel (default: one per 2 cores and 2 GiB free)")
 	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per case")
 	fl.IntVar(&opts.Limit, "limit", 0, "run at most this many cases (0: all)")
 	fl.IntVar(&opts.Repeat, "repeat", 1, "run each case K times (seeds seed..seed+K-1): pass@k, pass^k and flaky cases")
@@ -122,6 +127,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.StringVar(&opts.Shard, "shard", "", "run shard i of n (i/n, 0-based), or n with i from $JOB_COMPLETION_INDEX")
 	fl.BoolVar(&opts.Force, "force", false, "redo finished cases and drop stale results")
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
+	fl.BoolVar(&opts.NoFork, "no-fork", false, "start a kernel for each case (load and profile again) instead of forking it from one loaded kernel per dataset and worker")
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
 	fl.StringVar(&opts.Split, "split", "", "a DABstep snapshot's split: dev (the tasks with answers) or all (default: dev when it has answers)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")
@@ -180,7 +186,7 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 			return withCode(ExitModel, modelMessage(err))
 		}
 		s.Kernel, s.Versions, s.CellTimeout, s.MaxTurns = setup.Options, versions, cfg.Limits.CellTimeout, cfg.MaxTurns
-		s.ReflectRounds = cfg.ReflectRounds
+		s.ReflectRounds, s.NoFork = cfg.ReflectRounds, opts.NoFork
 		solvers = append(solvers, s)
 	}
 	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,

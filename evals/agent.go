@@ -18,9 +18,10 @@ import (
 	"github.com/analyst-cli/analyst/report"
 )
 
-// AgentSolver answers a case with the agent of `analyst run`, in a fresh
-// kernel per case that runs only what the agent needs first: setup, load
-// and the profile the system prompt is made from.
+// AgentSolver answers a case with the agent of `analyst run`, in a session
+// forked from a kernel that ran only what the agent needs first (setup,
+// load and the profile the system prompt is made from), or with NoFork in a
+// fresh kernel per case that runs them.
 type AgentSolver struct {
 	Client llm.Client
 	Info   *llm.ModelInfo
@@ -34,6 +35,11 @@ type AgentSolver struct {
 	Seed          int
 	// TempDir holds each case's kernel output folder; "": the system's.
 	TempDir string
+	// NoFork starts a kernel for each case; else the cases over a dataset
+	// share a loaded parent kernel and each runs in a session forked from it
+	// (fork.go).
+	NoFork  bool
+	parents parentPool
 }
 
 // NewAgentSolver asks the model server about the model (digest,
@@ -51,9 +57,16 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 
 // Solve implements Solver.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
-	a := &Attempt{Record: newCaseRecord(c)}
+	a := &Attempt{Record: newCaseRecord(c, !s.NoFork)}
 	a.Record.Versions = s.Versions
-	cd, err := startCase(ctx, caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}, c, a)
+	ck := caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}
+	var cd *caseData
+	var err error
+	if s.NoFork {
+		cd, err = startCase(ctx, ck, c, a)
+	} else {
+		cd, err = s.forkCase(ctx, ck, c, a)
+	}
 	if err != nil {
 		return a, err
 	}

@@ -63,18 +63,26 @@ func scriptedDABench(t *testing.T) (*evals.Suite, *evaltest.Model) {
 	return s, m
 }
 
-func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
-	s, model := scriptedDABench(t)
-	ctx := context.Background()
-	client, err := llm.New("ollama:scripted:1b", llm.Options{OllamaHost: model.URL, RetryBaseDelay: time.Millisecond})
+// agentSolver is the agent solver against the scripted model m, with the
+// test kernel's options.
+func agentSolver(t *testing.T, m *evaltest.Model) *evals.AgentSolver {
+	t.Helper()
+	client, err := llm.New("ollama:scripted:1b", llm.Options{OllamaHost: m.URL, RetryBaseDelay: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	solver, err := evals.NewAgentSolver(ctx, client, "ollama:scripted:1b")
+	solver, err := evals.NewAgentSolver(context.Background(), client, "ollama:scripted:1b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	solver.Kernel = kerneltest.Options(t)
+	return solver
+}
+
+func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
+	s, model := scriptedDABench(t)
+	ctx := context.Background()
+	solver := agentSolver(t, model)
 	out := t.TempDir()
 	sum, err := evals.Run(ctx, evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: out, Jobs: 2,
 		Timeout: 2 * time.Minute, Filter: append(append([]string{}, sliceRight...), sliceWrong...), ImageID: "test", Seed: 42,

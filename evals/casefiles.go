@@ -37,10 +37,17 @@ type CaseRecord struct {
 }
 
 // newCaseRecord starts the record of a case with an empty notebook.
-func newCaseRecord(c Case) *CaseRecord {
+func newCaseRecord(c Case, forked bool) *CaseRecord {
 	nb := nbformat.New()
-	nb.AddMarkdown(fmt.Sprintf("# Eval case `%s`\n\nThe cells `analyst eval` ran for this case, in a fresh kernel on `%s`: "+
-		"setup, load and profile, then the model's.", c.ID, filepath.Base(c.Dataset)), nbformat.TagNotebookOnly)
+	how := fmt.Sprintf("The cells `analyst eval` ran for this case, in a fresh kernel on `%s`: "+
+		"setup, load and profile, then the model's.", filepath.Base(c.Dataset))
+	if forked {
+		how = fmt.Sprintf("The cells `analyst eval` ran for this case on `%s`: setup, load and profile "+
+			"(tagged `%s`: run once in a kernel on the data, shown with the outputs they had there), then the "+
+			"model's, in a session forked from that kernel, which saw nothing another case did.",
+			filepath.Base(c.Dataset), nbformat.TagForkParent)
+	}
+	nb.AddMarkdown(fmt.Sprintf("# Eval case `%s`\n\n%s", c.ID, how), nbformat.TagNotebookOnly)
 	return &CaseRecord{Notebook: nb, DataName: filepath.Base(c.Dataset)}
 }
 

@@ -59,6 +59,12 @@ type Result struct {
 	Notebook string `json:"notebook,omitempty"`
 	Report   string `json:"report,omitempty"`
 
+	// ForkOf is the digest of the setup, load and profile cells of the
+	// kernel the case's session was forked from (their sources and outputs,
+	// as its notebook shows them); "" when the case had a kernel of its own
+	// (--no-fork).
+	ForkOf string `json:"fork_of,omitempty"`
+
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	Timing           `json:"timing"`

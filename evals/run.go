@@ -257,6 +257,12 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 	if n <= 0 {
 		n = DefaultJobs()
 	}
+	for _, s := range o.Solvers {
+		if kk, ok := s.(keepsKernels); ok {
+			kk.keepParents(n)
+			defer kk.Close()
+		}
+	}
 	start := time.Now()
 	var (
 		mu       sync.Mutex

@@ -17,6 +17,7 @@ func scoreCase(c Case, a *Attempt, solveErr error) Result {
 		r.Response = a.Response
 		r.PromptTokens, r.CompletionTokens = a.PromptTokens, a.CompletionTokens
 		r.ModelMS, r.KernelMS = a.ModelMS, a.KernelMS
+		r.ForkOf = a.ForkOf
 	}
 	// Extraction is the official one for every suite: the last duplicate
 	// wins, values are taken as written. A DABstep answer is the model's

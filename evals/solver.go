@@ -45,6 +45,9 @@ type Attempt struct {
 	Trace string `json:"-"`
 	// Record, if set, is written as the case's notebook and HTML report.
 	Record *CaseRecord `json:"-"`
+	// ForkOf is the digest of the parent kernel's stage cells when the case
+	// ran in a forked session ("": in a kernel of its own).
+	ForkOf string `json:"-"`
 }
 
 // TraceStep is a cell the model ran, reduced to what failure classes need.

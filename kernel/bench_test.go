@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
@@ -124,28 +123,9 @@ m.plot.bar(ax=ax, title='Revenue by month')
 // chart) in a warm kernel that holds the 1,000,000-row frame, vs a fresh
 // container per question that imports, reads the CSV and draws.
 func BenchmarkFollowUp(b *testing.B) {
-	opts := kerneltest.Options(b)
-	data := filepath.Join(b.TempDir(), "sales.csv")
-	f, err := os.Create(data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := examples.WriteSales(f, 1_000_000, 1); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	opts.Data = data
-	k, err := kernel.Start(context.Background(), opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer k.Close()
-	load := "df = pd.read_csv('/data/sales.csv', parse_dates=['date'])"
-	if ex, err := k.Execute(context.Background(), load, kernel.ExecOptions{Timeout: 5 * time.Minute}); err != nil || ex.Status != kernel.StatusOK {
-		b.Fatalf("load: %v %+v", err, ex)
-	}
+	k, opts := loadedKernel(b)
 	fresh := seedFontCache + "import pandas as pd, matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n" +
-		load + "\n" + monthlyRevenue + "fig.savefig('/tmp/chart.png', bbox_inches='tight')"
+		loadSales + "\n" + monthlyRevenue + "fig.savefig('/tmp/chart.png', bbox_inches='tight')"
 	var warm, cold []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

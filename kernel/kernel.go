@@ -74,6 +74,9 @@ type Kernel struct {
 
 	ready readyReply
 
+	forks *forkTable // the sessions forked from this kernel (fork.go)
+	fork  *forkLink  // set when this kernel is a forked session
+
 	mu      sync.Mutex // one cell at a time
 	deadMu  sync.Mutex
 	dead    error // set once the kernel can no longer run cells
@@ -131,6 +134,7 @@ func newKernel(opts Options) *Kernel {
 		stderr: &tailBuffer{max: 16 << 10},
 		lines:  make(chan []byte, linesQueued),
 		exited: make(chan struct{}),
+		forks:  &forkTable{},
 	}
 	if k.runner == nil {
 		k.runner = command.Exec{}
@@ -463,7 +467,7 @@ func (k *Kernel) endCell(ex *Execution, interrupted Status) {
 func (k *Kernel) killCell(ex *Execution, why Status) {
 	ex.Status = why
 	ex.StateLost = true
-	ex.Cause = "the cell did not stop after an interrupt; the kernel was killed and its state (variables, loaded data) is lost"
+	ex.Cause = "the cell did not stop after an interrupt; the " + k.what() + " was killed and its state (variables, loaded data) is lost"
 	k.markDead(fmt.Errorf("%w: %s", ErrDead, ex.Cause))
 	// Nobody reads the driver's lines any more: drop them, so podman is
 	// never blocked writing them while it is being removed.
@@ -522,6 +526,9 @@ func (k *Kernel) died(ex *Execution, sendErr error) *Execution {
 // exitCause explains why the container ended, from podman's record of it,
 // and says whether it ran out of memory.
 func (k *Kernel) exitCause() (string, bool) {
+	if k.fork != nil {
+		return k.fork.exitCause()
+	}
 	select {
 	case <-k.exited:
 	case <-time.After(10 * time.Second):
@@ -542,11 +549,7 @@ func (k *Kernel) exitCause() (string, bool) {
 	}
 	switch {
 	case oom || (code == 137 && k.opts.CgroupLimits):
-		var host int64
-		if in, err := meminfo.Read(); err == nil {
-			host = in.Total
-		}
-		return OutOfMemoryMessage(k.limits.MemoryBytes, host), true
+		return OutOfMemoryMessage(k.limits.MemoryBytes, hostMemory()), true
 	case code > 128:
 		return fmt.Sprintf("the kernel was killed by signal %d; its state is lost", code-128), false
 	case code >= 0:
@@ -556,13 +559,26 @@ func (k *Kernel) exitCause() (string, bool) {
 	}
 }
 
+// hostMemory is the host's RAM in bytes, 0 if unknown.
+func hostMemory() int64 {
+	if in, err := meminfo.Read(); err == nil {
+		return in.Total
+	}
+	return 0
+}
+
 // OutOfMemoryMessage is the cause of a kernel killed at its memory limit:
 // which limit, the RAM of the host (hostTotal; 0: unknown), and the setting
 // that raises it (as flag, config key and environment variable) with a
 // limit that fits: twice the limit, at most MaxMemoryForHost. Where the limit
 // is that already, it says so instead.
 func OutOfMemoryMessage(limit, hostTotal int64) string {
-	msg := fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. ", units.Bytes(limit))
+	return fmt.Sprintf("the kernel ran out of memory (limit %s) and was killed; its state is lost. ", units.Bytes(limit)) +
+		memoryAdvice(limit, hostTotal)
+}
+
+// memoryAdvice is what to change after running out of memory at limit.
+func memoryAdvice(limit, hostTotal int64) string {
 	setting := fmt.Sprintf("config key kernel.memory, environment ANALYST_KERNEL_MEMORY; the default is %s", DefaultMemoryHelp)
 	raise := 2 * limit
 	if hostTotal > 0 {
@@ -571,13 +587,13 @@ func OutOfMemoryMessage(limit, hostTotal int64) string {
 			raise = raise >> 30 << 30 // a whole number of GiB, as the flag says it
 		}
 		if raise <= limit {
-			return msg + fmt.Sprintf("This host has %s of RAM: a limit above %s would leave too little for the host itself; "+
+			return fmt.Sprintf("This host has %s of RAM: a limit above %s would leave too little for the host itself; "+
 				"use a machine with more memory, or work on less of the data at once (fewer columns, chunks; "+
 				"analyst run --out-of-core reads CSV and TSV files in chunks) (%s)", units.Bytes(hostTotal), units.Bytes(MaxMemoryForHost(hostTotal)), setting)
 		}
 		setting = fmt.Sprintf("this host has %s of RAM; ", units.Bytes(hostTotal)) + setting
 	}
-	return msg + fmt.Sprintf("Raise the limit with --memory %s (%s)", units.Flag(raise), setting)
+	return fmt.Sprintf("Raise the limit with --memory %s (%s)", units.Flag(raise), setting)
 }
 
 // MaxMemoryForHost is the largest memory limit OutOfMemoryMessage suggests
@@ -644,6 +660,9 @@ func (k *Kernel) Close() error {
 	}
 	k.closed = true
 	k.markDead(fmt.Errorf("%w: closed", ErrDead))
+	if k.fork != nil {
+		return k.fork.close()
+	}
 	if k.cmd != nil {
 		_ = k.send(shutdownRequest{Type: reqShutdown})
 		_ = k.stdin.Close()
@@ -674,8 +693,12 @@ func (k *Kernel) kill() {
 	_, _ = k.runner.Run(ctx, k.podman, "kill", "--signal", "KILL", k.name)
 }
 
-// remove deletes the container, running or not.
+// remove deletes the container, running or not; for a forked session, it
+// kills the session's process.
 func (k *Kernel) remove() error {
+	if k.fork != nil {
+		return k.fork.kill()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var err error
@@ -724,16 +747,20 @@ func (k *Kernel) send(v any) error {
 	if err != nil {
 		return err
 	}
+	if k.fork != nil {
+		return k.fork.send(b)
+	}
 	_, err = k.stdin.Write(append(b, '\n'))
 	return err
 }
 
 func (k *Kernel) readLines(r io.Reader) {
 	defer close(k.lines)
+	defer k.forks.parentEnded()
 	br := bufio.NewReaderSize(r, 1<<20)
 	for {
 		line, err := readLine(br)
-		if len(line) > 0 {
+		if len(line) > 0 && !k.forks.take(line) {
 			k.lines <- line
 		}
 		if err != nil {

@@ -31,6 +31,7 @@ const maxOutputFiles = 10000
 
 // outputSink writes the files a kernel copies out into the host folder.
 type outputSink struct {
+	area    string // where the files are in the container: /output, or a forked session's /output/NAME
 	root    *os.Root
 	limit   int64
 	written map[string]int64 // files this kernel wrote, by name: their size
@@ -56,8 +57,11 @@ func newOutputSink(dir string, limit int64) (*outputSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	return &outputSink{root: root, limit: limit, written: map[string]int64{}}, nil
+	return &outputSink{area: OutputMount, root: root, limit: limit, written: map[string]int64{}}, nil
 }
+
+// where is the container path of a file of the folder, for messages.
+func (s *outputSink) where(name string) string { return s.area + "/" + name }
 
 // validOutputName reports whether name is a plain relative path: no "..",
 // not absolute, no empty or dot components, no NUL, not one of ours.
@@ -92,12 +96,12 @@ func (s *outputSink) receive(m fileReply) {
 	switch {
 	case m.Refused != "":
 		// The driver stopped sending it (an interrupt).
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %s", shortName(p.name), m.Refused))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %s", s.where(shortName(p.name)), m.Refused))
 	case err != nil || m.Offset != p.n || int64(len(data)) > p.size-p.n:
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: the kernel sent it garbled", shortName(p.name)))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: the kernel sent it garbled", s.where(shortName(p.name))))
 	default:
 		if _, err := p.f.Write(data); err != nil {
-			s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %v", shortName(p.name), err))
+			s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(shortName(p.name)), err))
 			break
 		}
 		p.n += int64(len(data))
@@ -116,31 +120,31 @@ func (s *outputSink) begin(m fileReply) *partialFile {
 	p := &partialFile{name: name, size: m.Size}
 	// As room() is: written in a form that cannot overflow, whatever Size.
 	if m.Size > s.room()+s.written[name] {
-		s.refuse(p, fmt.Sprintf("output folder full (limit %s): /output/%s (%s) was not copied out; the files this kernel copied out would total more than %s (kernel.output-size)",
-			units.Bytes(s.limit), shortName(name), sizeNote(m.Size, m.Allocated), units.Bytes(s.limit)))
+		s.refuse(p, fmt.Sprintf("output folder full (limit %s): %s (%s) was not copied out; the files this kernel copied out would total more than %s (kernel.output-size)",
+			units.Bytes(s.limit), s.where(shortName(name)), sizeNote(m.Size, m.Allocated), units.Bytes(s.limit)))
 		return p
 	}
 	if m.Refused != "" {
 		// The driver did not send it; only the message uses its name.
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %s", shortName(name), m.Refused))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %s", s.where(shortName(name)), m.Refused))
 		return p
 	}
 	if !validOutputName(name) {
-		s.refuse(p, fmt.Sprintf("/output/%q was not copied out: not a plain relative file name", clip.Runes(name, maxShownName)))
+		s.refuse(p, fmt.Sprintf("%s/%q was not copied out: not a plain relative file name", s.area, clip.Runes(name, maxShownName)))
 		return p
 	}
 	if len(name) > maxOutputName {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: its name is longer than %d bytes", shortName(name), maxOutputName))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: its name is longer than %d bytes", s.where(shortName(name)), maxOutputName))
 		return p
 	}
 	if reason := s.occupied(name); reason != "" {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %s", shortName(name), reason))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %s", s.where(shortName(name)), reason))
 		return p
 	}
 	p.tmp = partialPrefix + randomHex(8)
 	f, err := s.root.OpenFile(p.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
 	if err != nil {
-		s.refuse(p, fmt.Sprintf("/output/%s was not copied out: %v", shortName(name), err))
+		s.refuse(p, fmt.Sprintf("%s was not copied out: %v", s.where(shortName(name)), err))
 		return p
 	}
 	p.f = f
@@ -235,7 +239,7 @@ func (s *outputSink) commit(p *partialFile) {
 	}
 	if err != nil {
 		_ = s.root.Remove(p.tmp)
-		s.refused = append(s.refused, fmt.Sprintf("/output/%s was not copied out: %v", shortName(p.name), err))
+		s.refused = append(s.refused, fmt.Sprintf("%s was not copied out: %v", s.where(shortName(p.name)), err))
 		return
 	}
 	s.total += p.n - s.written[p.name]

@@ -10,6 +10,13 @@ import "encoding/json"
 // the same field names in DEFAULT_CONFIG, REQUEST_FIELDS and REPLY_FIELDS,
 // and refuses to send a field its table does not name;
 // TestDriverProtocolMatchesGo checks that the two sides agree.
+//
+// Forked sessions (fork.go, driver/analyst_fork.py) share the container's
+// stdin and stdout: a line "@N <request>" is a request for session N, and
+// "@N <reply>" a line session N wrote, framed by the parent driver (so a
+// session can only ever speak for itself). Inside the frame each session
+// speaks this same protocol; "fork", "forked", "fork_kill" and "fork_end"
+// are between Go and the parent.
 
 // Request types (Go → driver).
 const (
@@ -17,6 +24,8 @@ const (
 	reqInterrupt = "interrupt"
 	reqInfo      = "info"
 	reqShutdown  = "shutdown"
+	reqFork      = "fork"      // fork a session: the parent answers replyForked, the session replyReady
+	reqForkKill  = "fork_kill" // kill a session at once
 )
 
 // Reply types (driver → Go).
@@ -28,7 +37,12 @@ const (
 	replyInfo          = "info"
 	replyProgress      = "progress"       // how far the running cell has got; never a cell output
 	replyProtocolError = "protocol_error" // a request the driver could not read
+	replyForked        = "forked"         // the fork happened (or was refused, saying why)
+	replyForkEnd       = "fork_end"       // a session's process ended, and how
 )
+
+// sessionFrame starts a line for or from a forked session: "@N ".
+const sessionFrame = '@'
 
 // driverConfig is the first line: the caps the driver enforces and what it
 // sets up before it is ready.
@@ -70,6 +84,22 @@ type shutdownRequest struct {
 	Type string `json:"type"` // reqShutdown
 }
 
+// forkRequest asks the parent for session Session (a number Go chooses,
+// unique in the kernel) named Name: its output area /output/NAME, its TMPDIR
+// /tmp/NAME, and the seed of its random generators.
+type forkRequest struct {
+	Type    string `json:"type"` // reqFork
+	ID      string `json:"id"`
+	Session int    `json:"session"`
+	Name    string `json:"name"`
+	Seed    int64  `json:"seed"`
+}
+
+type forkKillRequest struct {
+	Type    string `json:"type"` // reqForkKill
+	Session int    `json:"session"`
+}
+
 // readyReply is the driver's first line.
 type readyReply struct {
 	Type      string         `json:"type"` // replyReady
@@ -83,14 +113,17 @@ type readyReply struct {
 // reply is any line after the ready one: the type and id, and the fields of
 // the one body its type names (the bodies' field names do not overlap).
 type reply struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Session int    `json:"session"` // of replyForked and replyForkEnd
 	outputReply
 	fileReply
 	statusReply
 	infoReply
 	progressReply
 	protocolErrorReply
+	forkedReply
+	forkEndReply
 }
 
 type outputReply struct {
@@ -134,4 +167,21 @@ type progressReply struct {
 
 type protocolErrorReply struct {
 	Error string `json:"error"`
+}
+
+// forkedReply answers a forkRequest: the session's process id, or why the
+// parent refused to fork (then PID is 0).
+type forkedReply struct {
+	PID     int    `json:"pid"`
+	Refusal string `json:"refusal"` // not "refused": fileReply has that field
+}
+
+// forkEndReply says a session's process ended: its exit code or the signal
+// that killed it, whether the container's memory limit did (OOM), and a
+// note where the parent killed it for breaking the protocol.
+type forkEndReply struct {
+	ExitCode *int   `json:"exit_code"`
+	Signal   *int   `json:"signal"`
+	OOM      bool   `json:"oom"`
+	Note     string `json:"note"`
 }

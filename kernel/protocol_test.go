@@ -99,12 +99,15 @@ func jsonFields(v any) []string {
 func TestDriverProtocolMatchesGo(t *testing.T) {
 	src := driverSource(t)
 	withID := func(v any) []string { return slices.Sorted(slices.Values(append(jsonFields(v), "id"))) }
+	withSession := func(fields []string) []string { return slices.Sorted(slices.Values(append(fields, "session"))) }
 
 	requests := map[string][]string{
 		reqExecute:   jsonFields(executeRequest{}),
 		reqInterrupt: jsonFields(interruptRequest{}),
 		reqInfo:      jsonFields(infoRequest{}),
 		reqShutdown:  jsonFields(shutdownRequest{}),
+		reqFork:      jsonFields(forkRequest{}),
+		reqForkKill:  jsonFields(forkKillRequest{}),
 	}
 	if diff := cmp.Diff(requests, pyFields(pyBlock(t, src, "REQUEST_FIELDS"))); diff != "" {
 		t.Errorf("requests: kernel/protocol.go and the driver's REQUEST_FIELDS differ (-Go +driver):\n%s", diff)
@@ -117,6 +120,8 @@ func TestDriverProtocolMatchesGo(t *testing.T) {
 		replyInfo:          withID(infoReply{}),
 		replyProgress:      withID(progressReply{}),
 		replyProtocolError: withID(protocolErrorReply{}),
+		replyForked:        withSession(withID(forkedReply{})),
+		replyForkEnd:       withSession(jsonFields(forkEndReply{})),
 	}
 	if diff := cmp.Diff(replies, pyFields(pyBlock(t, src, "REPLY_FIELDS"))); diff != "" {
 		t.Errorf("replies: kernel/protocol.go and the driver's REPLY_FIELDS differ (-Go +driver):\n%s", diff)
@@ -142,7 +147,12 @@ func TestDriverProtocolMatchesGo(t *testing.T) {
 		t.Errorf("configuration: driverConfig and the driver's DEFAULT_CONFIG differ (-Go +driver):\n%s", diff)
 	}
 
-	// What the driver reads: only fields the tables name.
+	// What the driver and its fork module read: only fields the tables name.
+	fork, err := driverFS.ReadFile("driver/analyst_fork.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src += string(fork)
 	known := map[string]bool{"type": true}
 	for _, fields := range requests {
 		for _, f := range fields {
@@ -163,7 +173,7 @@ func TestDriverProtocolMatchesGo(t *testing.T) {
 
 // The binary carries the driver, not its tests.
 func TestDriverEmbedsNoTests(t *testing.T) {
-	want := []string{"driver/analyst_charts.py", "driver/analyst_driver.py"}
+	want := []string{"driver/analyst_charts.py", "driver/analyst_driver.py", "driver/analyst_fork.py"}
 	if diff := cmp.Diff(want, driverFiles()); diff != "" {
 		t.Errorf("embedded driver files (-want +got):\n%s", diff)
 	}

@@ -20,7 +20,7 @@ import (
 // driverFS is the driver the kernel runs; its tests (driver/test_*.py) are
 // not embedded: charts_test.go reads them from the source tree.
 //
-//go:embed driver/analyst_driver.py driver/analyst_charts.py
+//go:embed driver/analyst_driver.py driver/analyst_charts.py driver/analyst_fork.py
 var driverFS embed.FS
 
 // Paths inside the container.
@@ -76,10 +76,11 @@ func (k *Kernel) environment() []string {
 }
 
 // EnvironmentKeys are the names of the only variables a kernel has: ours,
-// and HOSTNAME, which podman sets even with --unsetenv-all.
+// HOSTNAME, which podman sets even with --unsetenv-all, and TMPDIR, which a
+// forked session sets to its own folder.
 func EnvironmentKeys() []string {
 	k := &Kernel{limits: DefaultLimits()}
-	keys := []string{"HOSTNAME"}
+	keys := []string{"HOSTNAME", "TMPDIR"}
 	for _, kv := range k.environment() {
 		keys = append(keys, strings.SplitN(kv, "=", 2)[0])
 	}

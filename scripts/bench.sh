@@ -3,8 +3,8 @@
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
 # audit/bench_test.go, eda/relationships_bench_test.go, and the bigdata
 # function below). Figures go in docs/benchmarks.md together with this
-# command. Targets: kernel, pipeline, eval, audit, relationships, loader, bigdata,
-# ooc, baseline (default: all), e.g.
+# command. Targets: kernel, fork, pipeline, eval, audit, relationships, loader,
+# bigdata, ooc, baseline (default: all but fork, which kernel includes), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +61,11 @@ for target in "${targets[@]}"; do
 	case "$target" in
 	kernel)
 		go test -run '^$' -bench . -benchtime "${count}x" -count 1 -timeout 60m ./kernel/ | tee -a out/bench-kernel.txt ;;
+	fork)
+		# Forked sessions alone (kernel/fork_bench_test.go): fork-ready latency
+		# against cold starts, and the memory of 4 sessions (BENCH_FORK_COUNT
+		# rounds, default 50, for the p95).
+		go test -run '^$' -bench '^BenchmarkFork' -benchtime "${BENCH_FORK_COUNT:-50}x" -count 1 -timeout 60m ./kernel/ | tee -a out/bench-fork.txt ;;
 	pipeline)
 		go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee -a out/bench-pipeline.txt ;;
 	eval)
@@ -90,7 +95,7 @@ for target in "${targets[@]}"; do
 		# many, and the same run without it (scripts/bench-baseline.sh).
 		scripts/bench-baseline.sh | tee -a out/bench-baseline.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, pipeline, eval, audit, relationships, loader, bigdata, ooc, baseline)" >&2
+		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, relationships, loader, bigdata, ooc, baseline)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"

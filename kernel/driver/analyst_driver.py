@@ -35,6 +35,8 @@ DRIVER_PID = os.getpid()
 DRIVER_FILE = os.path.abspath(__file__)
 sys.path.insert(0, os.path.dirname(DRIVER_FILE))
 
+import analyst_fork  # noqa: E402  (forked sessions; needs the path above)
+
 # Mime types, named as nbformat's Mime* constants in Go (nbformat/mime.go);
 # a Go test (kernel/protocol_test.go) checks that the two lists agree.
 MIME_PLAIN = "text/plain"
@@ -64,6 +66,9 @@ REQUEST_FIELDS = {
     "interrupt": ("reason",),
     "info": ("id",),
     "shutdown": (),
+    # Forked sessions (analyst_fork.py); "@N <request>" lines go to session N.
+    "fork": ("id", "session", "name", "seed"),
+    "fork_kill": ("session",),
 }
 REPLY_FIELDS = {
     "ready": ("pid", "uid", "python", "rlimits", "preload_ms"),
@@ -73,6 +78,9 @@ REPLY_FIELDS = {
     "info": ("id", "versions"),
     "progress": ("id", "message", "done", "total", "unit"),
     "protocol_error": ("id", "error"),
+    # Forked sessions (analyst_fork.py); "@N <reply>" lines come from session N.
+    "forked": ("id", "session", "pid", "refusal"),
+    "fork_end": ("session", "exit_code", "signal", "oom", "note"),
 }
 
 
@@ -683,7 +691,10 @@ def _output_files(req_id, root, skipped):
         _refuse_file(req_id, rel, "it is a folder that could not be read (%s): the files in it were not "
                      "copied out" % (e.strerror or e))
 
-    for dirpath, _dirnames, filenames in os.walk(root, onerror=unreadable):
+    sessions = analyst_fork.output_areas()  # each session copies out its own
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+        if dirpath == root and sessions:
+            dirnames[:] = [d for d in dirnames if d not in sessions]
         for name in filenames:
             path = os.path.join(dirpath, name)
             rel = os.path.relpath(path, root)
@@ -843,8 +854,13 @@ def _reap_strays():
     """Kills processes the cell left behind and reaps zombies (we are PID 1).
 
     kill(-1) reaches every process in the container but us; a fork bomb may
-    still be forking while it runs, so repeat until nothing is left.
+    still be forking while it runs, so repeat until nothing is left. With
+    forked sessions (a session's own cells, or a parent that has some) only
+    the cell's processes go: see analyst_fork.reap_strays.
     """
+    forked = analyst_fork.reap_strays()
+    if forked is not None:
+        return forked
     if os.getpid() != 1:
         return 0
     killed = set()
@@ -941,6 +957,7 @@ def execute(req, cfg):
         copy_out(req.get("id"), cfg, cell, req.get("output_room") or 0)
     except CopyStopped:
         status = "interrupted"
+    analyst_fork.note_outside_area(cell)
     duration = time.monotonic() - start
     for out in cell.finish():
         reply("output", id=req.get("id"), output=out)
@@ -990,10 +1007,16 @@ def _reader(q):
         line = line.strip()
         if not line:
             continue
+        if line.startswith("@"):
+            analyst_fork.route(line)  # for a forked session
+            continue
         try:
             msg = json.loads(line)
         except ValueError:
             reply("protocol_error", error="not JSON: %r" % line[:200])
+            continue
+        if msg.get("type") == "fork_kill":
+            analyst_fork.kill(msg.get("session"))
             continue
         if msg.get("type") == "interrupt":
             # Whatever the cell is doing: running code, or its files being
@@ -1114,17 +1137,30 @@ def main():
 
     q = queue.Queue()
     threading.Thread(target=_reader, args=(q,), daemon=True).start()
+    analyst_fork.attach(sys.modules[__name__])
     reply("ready", pid=os.getpid(), uid=os.getuid(), python=sys.version.split()[0], rlimits=applied,
           preload_ms=round((time.monotonic() - started) * 1000, 3))
+    serve(q, cfg)
+
+
+def serve(q, cfg):
+    """Answers requests until shutdown: the kernel's, or a forked session's."""
     while True:
+        if q.empty():
+            analyst_fork.idle(cfg, q)  # a spare copy for the next fork request
         msg = q.get()
         kind = msg.get("type")
         if kind == "shutdown":
             break
+        if msg is analyst_fork.WAKE:
+            continue
         if kind == "execute":
+            analyst_fork.invalidate()  # a spare copy would miss this cell
             execute(msg, cfg)
         elif kind == "info":
             reply("info", id=msg.get("id"), versions=package_versions())
+        elif kind == "fork":
+            analyst_fork.fork(msg, cfg)
         else:
             reply("protocol_error", id=msg.get("id"), error="unknown request type %r" % kind)
 

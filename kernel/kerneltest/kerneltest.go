@@ -5,8 +5,10 @@ package kerneltest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -109,6 +111,48 @@ func RunOnce(t testing.TB, opts kernel.Options, entry ...string) time.Duration {
 	start := time.Now()
 	if out, err := exec.Command("podman", args...).CombinedOutput(); err != nil {
 		t.Fatalf("running %v in a sandbox: %v\n%s", entry, err, out)
+	}
+	return time.Since(start)
+}
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// AnalystBinary builds the analyst command once per test binary (into a
+// temporary folder) and returns its path: for benchmarks that time it.
+func AnalystBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "analyst-bench-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "analyst")
+		out, err := exec.Command("go", "build", "-o", binary, "github.com/analyst-cli/analyst").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building analyst: %v", buildErr)
+	}
+	return binary
+}
+
+// KernelExec runs `analyst kernel exec --data DATA -c CODE` as a user would
+// (the image from ANALYST_CACHE_DIR, as the CLI finds it) and returns how
+// long the process took: a cold kernel start, from nothing to the cell's
+// result.
+func KernelExec(t testing.TB, analyst, data, code string) time.Duration {
+	t.Helper()
+	cmd := exec.Command(analyst, "kernel", "exec", "--data", data, "-c", code)
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("analyst kernel exec: %v\n%s", err, out)
 	}
 	return time.Since(start)
 }
