@@ -263,15 +263,10 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 			defer kk.Close()
 		}
 	}
-	start := time.Now()
-	var (
-		mu       sync.Mutex
-		results  []Result
-		writeErr error
-		prog     = Progress{Total: len(jobs) + skipped, Done: skipped, Skipped: skipped}
-	)
+	sink := &resultSink{o: o, f: f, path: path, subs: subs, start: time.Now(),
+		prog: Progress{Total: len(jobs) + skipped, Done: skipped, Skipped: skipped}}
 	if o.Progress != nil {
-		o.Progress(prog)
+		o.Progress(sink.prog)
 	}
 	queue := make(chan job)
 	var wg sync.WaitGroup
@@ -284,34 +279,7 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 				if ctx.Err() != nil && r.Status == StatusError {
 					continue // interrupted: not a result, redone next time
 				}
-				var fileErr error
-				if a != nil && a.Record != nil {
-					fileErr = writeCaseFiles(o.Out, &r, a.Record, o.KaTeXDir)
-				}
-				line, _ := json.Marshal(r)
-				mu.Lock()
-				if fileErr != nil && writeErr == nil {
-					writeErr = fileErr
-				}
-				if _, err := f.Write(append(line, '\n')); err != nil && writeErr == nil {
-					writeErr = fmt.Errorf("appending to %s: %w", path, err)
-				}
-				if err := subs.add(r); err != nil && writeErr == nil {
-					writeErr = err
-				}
-				results = append(results, r)
-				prog.Done++
-				if r.Status == StatusPass {
-					prog.Passed++
-				}
-				if r.Status == StatusError {
-					prog.Errors++
-				}
-				prog.Result, prog.Elapsed = &r, time.Since(start)
-				if o.Progress != nil {
-					o.Progress(prog)
-				}
-				mu.Unlock()
+				sink.add(r, a)
 			}
 		}()
 	}
@@ -325,10 +293,60 @@ feed:
 	}
 	close(queue)
 	wg.Wait()
-	if writeErr != nil {
-		return results, writeErr
+	if sink.err != nil {
+		return sink.results, sink.err
 	}
-	return results, ctx.Err()
+	return sink.results, ctx.Err()
+}
+
+// resultSink takes the workers' results: each case's files, its line in
+// results.jsonl and in the submission, and the progress; the first error
+// writing them is kept.
+type resultSink struct {
+	o     Options
+	f     *os.File
+	path  string
+	subs  submissions
+	start time.Time
+
+	mu      sync.Mutex
+	prog    Progress
+	results []Result
+	err     error
+}
+
+func (s *resultSink) add(r Result, a *Attempt) {
+	var fileErr error
+	if a != nil && a.Record != nil {
+		fileErr = writeCaseFiles(s.o.Out, &r, a.Record, s.o.KaTeXDir)
+	}
+	line, _ := json.Marshal(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keep(fileErr)
+	if _, err := s.f.Write(append(line, '\n')); err != nil {
+		s.keep(fmt.Errorf("appending to %s: %w", s.path, err))
+	}
+	s.keep(s.subs.add(r))
+	s.results = append(s.results, r)
+	s.prog.Done++
+	if r.Status == StatusPass {
+		s.prog.Passed++
+	}
+	if r.Status == StatusError {
+		s.prog.Errors++
+	}
+	s.prog.Result, s.prog.Elapsed = &r, time.Since(s.start)
+	if s.o.Progress != nil {
+		s.o.Progress(s.prog)
+	}
+}
+
+// keep keeps err if it is the first.
+func (s *resultSink) keep(err error) {
+	if err != nil && s.err == nil {
+		s.err = err
+	}
 }
 
 func (o Options) runCase(ctx context.Context, j job) (Result, *Attempt) {
