@@ -27,6 +27,9 @@ go test -c -o "$dir/audit.test" ./audit/
 # leaves no container behind (cmd/testdata/script/kernel_*.txtar).
 go test -c -o "$dir/cmd.test" ./cmd/
 cp -r kernel/driver "$dir/driver"
+# The docs tests find the module's root by its go.mod and read the pages.
+cp go.mod README.md "$dir/"
+cp -r docs "$dir/docs"
 mkdir -p "$dir/testdata/script"
 cp cmd/testdata/script/kernel_*.txtar "$dir/testdata/script/"
 chmod -R a+rX "$dir"
