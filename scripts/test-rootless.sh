@@ -39,6 +39,11 @@ for pkg in kernel pipeline agent audit cmd; do
   echo "test-rootless: running the $pkg tests as $user (rootless podman)"
   run=
   [ "$pkg" = cmd ] && run="-test.run=^TestScripts$"
+  # The exploration's agent logic and the notebooks' re-execution under
+  # nbconvert do not depend on the sandbox's mode and run rootful above;
+  # rootless, the pipeline tests are the whole runs and what they isolate
+  # (make test stays under 45 minutes).
+  [ "$pkg" = pipeline ] && run="-test.skip='^TestExplore|InJupyter\$'"
   status=0
   su "$user" -s /bin/bash -c "cd '$dir' && ANALYST_CACHE_DIR='${ANALYST_CACHE_DIR:-}' ANALYST_TEST_ROOTFS='${ANALYST_TEST_ROOTFS:-}' ./$pkg.test -test.count=1 -test.timeout=20m -test.v $run" >"$dir/$pkg.txt" 2>&1 || status=$?
   grep -E '^(--- |PASS$|FAIL|ok|panic)|^\s+\S+_test\.go' "$dir/$pkg.txt" || true
