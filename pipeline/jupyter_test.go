@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/parquetnpy"
-	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -111,26 +109,7 @@ func reexecuteWith(t *testing.T, dir, data string, prepare func(share string), w
 		prepare(share)
 	}
 	nbName := filepath.Base(res.Files.Notebook)
-	rerun := filepath.Join(dir, "rerun")
-	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = share; o.OutputDir = rerun })
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	ex, err := k.Execute(ctx, `
-import subprocess
-r = subprocess.run(["jupyter", "nbconvert", "--to", "notebook", "--execute",
-                    "--ExecutePreprocessor.timeout=300", "--output-dir", "/output",
-                    "--output", "rerun", "/data/`+nbName+`"], capture_output=True, text=True)
-print("exit", r.returncode)
-if r.returncode:
-    print(r.stdout[-4000:], r.stderr[-4000:])
-`, kernel.ExecOptions{Timeout: 4 * time.Minute})
-	if err != nil || !strings.HasPrefix(ex.Stdout(), "exit 0") {
-		t.Fatalf("nbconvert --execute: %v\n%s%v", err, ex.Stdout(), ex.Error)
-	}
-	theirs, err := nbformat.ReadFile(filepath.Join(rerun, "rerun.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	theirs := kerneltest.Nbconvert(t, share, nbName)
 	if len(theirs.Cells) != len(res.Notebook.Cells) {
 		t.Fatalf("re-run has %d cells, ours %d", len(theirs.Cells), len(res.Notebook.Cells))
 	}
