@@ -165,3 +165,37 @@ func TestDataMadeUnreadableDuringTheRun(t *testing.T) {
 		t.Fatalf("data made unreadable during the run: %v (%T), want a DataError naming %s that says to check its permissions", err, err, data)
 	}
 }
+
+// A folder's table rewritten during the run stops it as a file does, naming
+// that table: every table and document of a folder is checked after each
+// stage. customers.csv, loaded first, changes as the next table's load
+// begins.
+func TestFolderTableRewrittenDuringTheRunStopsIt(t *testing.T) {
+	shop := filepath.Join(t.TempDir(), "shop")
+	if err := os.Mkdir(shop, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	salesCSV(t, shop, 2000)
+	customers := filepath.Join(shop, "customers.csv")
+	if err := os.WriteFile(customers, []byte("customer_id,segment\nc1,retail\nc2,wholesale\nc3,retail\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := options(t, shop, filepath.Join(t.TempDir(), "out"))
+	fired := false
+	opts.Progress = func(e pipeline.Event) {
+		if !fired && e.Type == pipeline.EventStageStart && e.Stage == eda.TableStage(eda.StageLoad, "sales") {
+			fired = true
+			rewriteInPlace(t, customers, false)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	_, err := pipeline.Run(ctx, opts)
+	if !fired {
+		t.Fatalf("the trigger never fired (run error: %v)", err)
+	}
+	var de *pipeline.DataError
+	if !errors.As(err, &de) || de.Path != customers || !strings.Contains(de.Msg, "the file changed while the run read it (it was modified at ") {
+		t.Fatalf("a run whose folder table was rewritten: error %v (%T), want a DataError naming %s", err, err, customers)
+	}
+}
