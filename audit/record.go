@@ -30,8 +30,10 @@ type Record struct {
 	Files     []RecordFile     `json:"files"`
 	Cells     []RecordCell     `json:"cells"`
 	Questions []RecordQuestion `json:"questions"`
-	Model     *RecordModel     `json:"model"`
-	Replies   *Recording       `json:"replies"`
+	// Independent: the questions were answered each in a forked session.
+	Independent bool         `json:"independent"`
+	Model       *RecordModel `json:"model"`
+	Replies     *Recording   `json:"replies"`
 	// Rerun is there when the run replayed another run on new data.
 	Rerun *RerunRecord `json:"rerun"`
 	// Exploration is there when the model explored the data.

@@ -32,6 +32,25 @@ type Reply struct {
 	// Overrun is the client's error on a reply it cut at its size bound
 	// (llm.Response.Overrun), played back as the same kind.
 	Overrun string `json:"overrun,omitempty"`
+	// Stream is the conversation the call was part of when several ran at
+	// once (WithStream: "question-2" of a run's independent questions); ""
+	// for the run's one conversation. A replay plays each stream's replies
+	// in their order, whatever order the streams' calls come in.
+	Stream string `json:"stream,omitempty"`
+}
+
+type streamKey struct{}
+
+// WithStream marks the model calls made with ctx as conversation stream's,
+// for Recorder and Replayer: conversations that run at once are recorded
+// interleaved and replayed each in its own order.
+func WithStream(ctx context.Context, stream string) context.Context {
+	return context.WithValue(ctx, streamKey{}, stream)
+}
+
+func streamOf(ctx context.Context) string {
+	s, _ := ctx.Value(streamKey{}).(string)
+	return s
 }
 
 // errorKinds are the model errors a replay gives back as what they were.
@@ -80,9 +99,9 @@ func (r *Recorder) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	defer r.mu.Unlock()
 	switch {
 	case err != nil && ctx.Err() == nil:
-		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error(), ErrorKind: errorKind(err)})
+		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error(), ErrorKind: errorKind(err), Stream: streamOf(ctx)})
 	case err == nil:
-		reply := Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason}
+		reply := Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason, Stream: streamOf(ctx)}
 		if resp.Overrun != nil {
 			reply.Overrun = resp.Overrun.Error()
 		}
@@ -115,25 +134,39 @@ func (r *Recorder) Recording() *Recording {
 // the run went another way (other data, image or analyst version).
 var ErrReplayDiverged = errors.New("the replay went another way than the run")
 
-// Replayer is a model client that plays a recording back, reply by reply.
+// Replayer is a model client that plays a recording back, reply by reply,
+// each stream's in its order (WithStream).
 type Replayer struct {
-	mu   sync.Mutex
-	rec  *Recording
-	next int
+	mu    sync.Mutex
+	rec   *Recording
+	next  map[string]int // by stream: the index of the reply after its last
+	calls map[string]int // by stream: the calls played
 }
 
 // NewReplayer plays rec back.
-func NewReplayer(rec *Recording) *Replayer { return &Replayer{rec: rec} }
+func NewReplayer(rec *Recording) *Replayer {
+	return &Replayer{rec: rec, next: map[string]int{}, calls: map[string]int{}}
+}
 
-// Chat returns the next recorded reply.
+// Chat returns the stream's next recorded reply.
 func (p *Replayer) Chat(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.next >= len(p.rec.Replies) {
-		return nil, fmt.Errorf("%w: the run made %d model calls, the replay asks for call %d", ErrReplayDiverged, len(p.rec.Replies), p.next+1)
+	stream := streamOf(ctx)
+	i := p.next[stream]
+	for i < len(p.rec.Replies) && p.rec.Replies[i].Stream != stream {
+		i++
 	}
-	r := p.rec.Replies[p.next]
-	p.next++
+	p.calls[stream]++
+	if i >= len(p.rec.Replies) {
+		what := "the run"
+		if stream != "" {
+			what = "the run's " + stream
+		}
+		return nil, fmt.Errorf("%w: %s made %d model calls, the replay asks for call %d", ErrReplayDiverged, what, p.calls[stream]-1, p.calls[stream])
+	}
+	r := p.rec.Replies[i]
+	p.next[stream] = i + 1
 	if r.Error != "" {
 		return nil, &recordedError{msg: r.Error, kind: errorKinds[r.ErrorKind]}
 	}

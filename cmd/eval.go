@@ -51,8 +51,8 @@ func newCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 		Short: "Benchmark models on a suite of dataset × question cases",
 		Long: `Run every case of a suite through the agent of 'analyst run' — each case in
 a session of its own, forked from a kernel that loaded and profiled the
-case's data once (one per dataset and worker; --no-fork: a fresh kernel per
-case) — score the answers, and write:
+case's data once (one per dataset, shared by the workers; --no-fork: a
+fresh kernel per case) — score the answers, and write:
 
   OUT/results.jsonl          one line per case × model, appended as each case ends
   OUT/summary.json           the figures of each model
@@ -127,7 +127,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.StringVar(&opts.Shard, "shard", "", "run shard i of n (i/n, 0-based), or n with i from $JOB_COMPLETION_INDEX")
 	fl.BoolVar(&opts.Force, "force", false, "redo finished cases and drop stale results")
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
-	fl.BoolVar(&opts.NoFork, "no-fork", false, "start a kernel for each case (load and profile again) instead of forking it from one loaded kernel per dataset and worker")
+	fl.BoolVar(&opts.NoFork, "no-fork", false, "start a kernel for each case (load and profile again) instead of forking it from one loaded kernel per dataset")
 	fl.Float64Var(&opts.MinScore, "min-score", 0, "exit 6 when a model's score (share of cases entirely right) is below this, 0-1")
 	fl.StringVar(&opts.Split, "split", "", "a DABstep snapshot's split: dev (the tasks with answers) or all (default: dev when it has answers)")
 	fl.String("base-url", "", "OpenAI-compatible API root (key base-url)")

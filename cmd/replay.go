@@ -139,6 +139,7 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	for _, q := range rec.Questions {
 		popts.Questions = append(popts.Questions, q.Question)
 	}
+	popts.Independent = rec.Independent
 	if m := rec.Model; m != nil && rec.Replies != nil {
 		popts.Recorder = audit.NewRecorder(audit.NewReplayer(rec.Replies))
 		popts.Model = popts.Recorder

@@ -28,6 +28,7 @@ type RunOptions struct {
 	DataPaths      []string
 	SkipUnreadable bool
 	Questions      []string
+	Independent    bool // answer the questions each in a forked session, at once
 	OutDir         string
 	Name           string
 	Force          bool
@@ -96,7 +97,13 @@ states its answer as named values (@name[value]) with a short narrative,
 shown first in the report. Every number it states is traced to the cell
 whose output shows it (linked in the report) or marked untraced, and the
 model is told once of untraced ones. Later questions are follow-ups: they
-see the earlier answers and variables.
+see the earlier answers and variables, and are asked one after the other.
+With --independent the questions stand alone: each is answered by a
+conversation of its own in a session forked from the kernel after the
+exploration (the data, the exploration's variables, nothing of the other
+questions), up to 4 at once, each in its own section of the notebook, which
+still re-runs top to bottom. Use it for a list of separate questions (it is
+faster); leave it out when a question builds on an earlier one.
 Models: ollama:NAME (OLLAMA_HOST) or openai:NAME (OPENAI_API_KEY,
 --base-url or OPENAI_BASE_URL; ollama.com with OLLAMA_API_KEY).
 
@@ -191,6 +198,7 @@ says so at the top.`,
 	c.Flags().StringArrayVar(&opts.DataPaths, "data", nil, "a data file or folder, instead of DATA; repeat it for several (each file at its name, each folder's files under its name); every argument is then a question")
 	c.Flags().BoolVar(&opts.SkipUnreadable, "skip-unreadable", false, "in a folder, leave out the tables and documents that cannot be read (the report and run.json list them, with why) instead of stopping")
 	addSourceFlags(c, &opts.Sheet, &opts.Table)
+	c.Flags().BoolVar(&opts.Independent, "independent", false, fmt.Sprintf("the questions are independent: answer them at once (up to %d), each in a session forked after the exploration, with its own conversation; without it they are follow-ups, asked in order", pipeline.MaxIndependentAtOnce))
 	c.Flags().StringVar(&opts.Sign, "sign", "", "SSH private key that signs NAME.run.json into NAME.run.json.sig (ssh-keygen -Y sign; check with analyst verify --allowed-signers)")
 	fl := c.Flags()
 	fl.String("model", "", "model that explores the data and answers the questions, provider:name, e.g. ollama:qwen2.5-coder:7b or openai:gpt-4o-mini (key model)")
@@ -242,7 +250,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	popts := pipeline.Options{
 		Dataset: ds, OutDir: opts.OutDir, Name: name, Force: opts.Force, CellTimeout: cfg.Limits.CellTimeout,
-		AnalystVersion: Version, Questions: opts.Questions, ModelSpec: cfg.Model,
+		AnalystVersion: Version, Questions: opts.Questions, Independent: opts.Independent, ModelSpec: cfg.Model,
 		MaxTurns: cfg.MaxTurns, ReflectRounds: &cfg.ReflectRounds, NoExplore: !cfg.Explore, Goals: cfg.Goals,
 		RunTimeout: cfg.RunTimeout, ModelRetries: retries.Retries, OutOfCore: cfg.OutOfCore,
 		Baseline: base, ChangeRules: cfg.ChangeRules, ExplainChanges: base != nil,

@@ -2,8 +2,10 @@ package evals_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -13,7 +15,6 @@ import (
 	"github.com/analyst-cli/analyst/evals/evaltest"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/llm"
-	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
 )
 
@@ -52,68 +53,96 @@ func instantDABench(b *testing.B) (*evals.Suite, llm.Client, *evals.AgentSolver,
 	return s, client, solver, report.KaTeXDirIn(solver.Kernel.RootFS)
 }
 
-func evalPerCase(b *testing.B, s *evals.Suite, solver evals.Solver, katex string, jobs, n int) (time.Duration, *evals.ModelSummary) {
+// evalPerCase runs the suite's first n cases (all with 0) at -j jobs, with
+// forks or a kernel per case, and returns the wall time per case, the
+// results by case and the output folder (kept under
+// ANALYST_BENCH_EVAL_OUT when it is set, to read the cases' timings).
+func evalPerCase(b *testing.B, s *evals.Suite, solver *evals.AgentSolver, katex string, jobs, n int, noFork bool) (time.Duration, *evals.ModelSummary, map[string]evals.Result, string) {
+	solver.NoFork = noFork
+	out := b.TempDir()
+	if keep := os.Getenv("ANALYST_BENCH_EVAL_OUT"); keep != "" {
+		out = filepath.Join(keep, fmt.Sprintf("n%d-j%d-nofork-%v", n, jobs, noFork))
+	}
 	start := time.Now()
-	sum, err := evals.Run(context.Background(), evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: b.TempDir(),
+	sum, err := evals.Run(context.Background(), evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: out,
 		Jobs: jobs, Limit: n, Timeout: 5 * time.Minute, ImageID: "bench", KaTeXDir: katex})
 	if err != nil {
 		b.Fatal(err)
 	}
+	wall := time.Since(start)
 	m := &sum.Models[0]
-	return time.Since(start) / time.Duration(m.Cases), m
+	if n > 0 && m.Passed != n {
+		b.Fatalf("eval -j %d (no fork %v): %d of %d cases right", jobs, noFork, m.Passed, n)
+	}
+	return wall / time.Duration(m.Cases), m, resultsByCase(b, out), out
 }
 
 // BenchmarkEvalDABench is what eval costs per case with an instant model
-// (a fresh kernel, setup, load, profile, two model turns, the case's
-// notebook and report, the results), at -j 1 and -j 2, against the same
-// cases asked one by one the way `analyst run DATA --model M --question Q`
-// asks them (pipeline.Run: the full EDA, notebook, report and charts), in
-// the same run. ANALYST_BENCH_EVAL_CASES sets how many cases (default 6).
+// (setup, load and profile once per table and worker, each case forked
+// from it: two model turns, the case's notebook and report, the results),
+// at -j 1 and -j 2, against the same cases with a kernel per case
+// (--no-fork) and a cold `analyst kernel exec` on the first case's table,
+// in the same run; forked and not, every case must get the same results.
+// ANALYST_BENCH_EVAL_CASES sets how many cases (default 19, issue 24's
+// least).
 func BenchmarkEvalDABench(b *testing.B) {
-	s, client, solver, katex := instantDABench(b)
-	n := 6
+	s, _, solver, katex := instantDABench(b)
+	n := 19
 	if v := os.Getenv("ANALYST_BENCH_EVAL_CASES"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil {
 			b.Fatal(err)
 		}
 	}
+	analyst := kerneltest.AnalystBinary(b)
+	tables := map[string]bool{}
+	for _, c := range s.Cases[:n] {
+		tables[c.Dataset] = true
+	}
 	for i := 0; i < b.N; i++ {
-		j1, m := evalPerCase(b, s, solver, katex, 1, n)
-		if m.Passed != n {
-			b.Fatalf("eval -j 1: %d of %d cases right", m.Passed, n)
+		j1, _, forked, forkedOut := evalPerCase(b, s, solver, katex, 1, n, false)
+		j2, _, _, _ := evalPerCase(b, s, solver, katex, 2, n, false)
+		j1Alone, _, alone, aloneOut := evalPerCase(b, s, solver, katex, 1, n, true)
+		j2Alone, _, _, _ := evalPerCase(b, s, solver, katex, 2, n, true)
+		if diff := resultsDiffer(forked, forkedOut, alone, aloneOut); diff != "" {
+			b.Fatalf("forks on and off: %s", diff)
 		}
-		j2, _ := evalPerCase(b, s, solver, katex, 2, n)
-		start := time.Now()
-		for _, c := range s.Cases[:n] {
-			res, err := pipeline.Run(context.Background(), pipeline.Options{Data: c.Dataset, OutDir: b.TempDir(), Kernel: solver.Kernel,
-				Questions: []string{c.Prompt}, NoExplore: true, Model: client, ModelSpec: "ollama:scripted:1b", KaTeXDir: katex, ImageID: "bench"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(res.Answers) != 1 || !res.Answers[0].Answered {
-				b.Fatalf("analyst run on case %s gave no answer", c.ID)
-			}
+		var cold []time.Duration
+		for range 3 {
+			cold = append(cold, kerneltest.KernelExec(b, analyst, s.Cases[0].Dataset, "x = 1"))
 		}
-		run := time.Since(start) / time.Duration(n)
-		b.ReportMetric(float64(j1.Milliseconds()), "eval-j1-ms/case")
-		b.ReportMetric(float64(j2.Milliseconds()), "eval-j2-ms/case")
-		b.ReportMetric(float64(run.Milliseconds()), "run-ms/case")
-		b.ReportMetric(float64(run)/float64(j1), "run/eval-j1")
-		b.ReportMetric(float64(run)/float64(j2), "run/eval-j2")
+		slices.Sort(cold)
+		exec := cold[1]
+		b.ReportMetric(float64(len(tables)), "tables")
+		b.ReportMetric(float64(j1.Milliseconds()), "fork-j1-ms/case")
+		b.ReportMetric(float64(j2.Milliseconds()), "fork-j2-ms/case")
+		b.ReportMetric(float64(j1Alone.Milliseconds()), "nofork-j1-ms/case")
+		b.ReportMetric(float64(j2Alone.Milliseconds()), "nofork-j2-ms/case")
+		b.ReportMetric(float64(exec.Milliseconds()), "kernel-exec-ms")
+		b.ReportMetric(float64(j1)/float64(exec), "fork-j1/exec")
+		b.ReportMetric(float64(j2)/float64(exec), "fork-j2/exec")
+		b.ReportMetric(float64(j1Alone)/float64(exec), "nofork-j1/exec")
 	}
 }
 
 // BenchmarkEvalDABenchAll runs all 257 DABench dev cases with the instant
-// model at -j 2: the wall time of a whole benchmark run, less the model.
+// model at -j 2, forked: the wall time of a whole benchmark run, less the
+// model; with ANALYST_BENCH_EVAL_NOFORK=1 also with a kernel per case, in
+// the same run.
 func BenchmarkEvalDABenchAll(b *testing.B) {
 	s, _, solver, katex := instantDABench(b)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		perCase, m := evalPerCase(b, s, solver, katex, 2, 0)
+		perCase, m, _, _ := evalPerCase(b, s, solver, katex, 2, 0, false)
 		b.ReportMetric(time.Since(start).Seconds(), "wall-s")
 		b.ReportMetric(float64(perCase.Milliseconds()), "ms/case")
 		b.ReportMetric(float64(m.Cases), "cases")
 		b.ReportMetric(m.Official.ABQ, "ABQ")
+		if os.Getenv("ANALYST_BENCH_EVAL_NOFORK") != "" {
+			start = time.Now()
+			_, m, _, _ := evalPerCase(b, s, solver, katex, 2, 0, true)
+			b.ReportMetric(time.Since(start).Seconds(), "nofork-wall-s")
+			b.ReportMetric(m.Official.ABQ, "nofork-ABQ")
+		}
 	}
 }

@@ -17,10 +17,11 @@ import (
 // Forked cases: the cases over one dataset share a loaded kernel, a
 // "parent" that has run setup, load and profile once; each case runs in a
 // session forked from it (kernel.Fork), which sees the loaded data and
-// nothing another case did. A worker holds one parent at a time; a parent
-// is kept for the next case on its data, and at most as many are alive as
-// there are workers (parentPool.max): a case on other data first closes
-// the least recently used idle one.
+// nothing another case did. The workers share the parents: two cases on
+// one dataset fork from the same parent at once, and a worker that needs a
+// parent another is starting waits for it. At most as many are alive as
+// there are workers (parentPool.max): a case on other data first closes the
+// least recently used parent no case is using.
 
 // parent is a loaded kernel cases fork from, with the record of its
 // stages: their cells (with the outputs they got in the parent), copied
@@ -36,69 +37,140 @@ type parent struct {
 	digest   string // of its stages' cells: what every fork of it saw
 }
 
-// parentPool keeps the parents: at most max alive (one per worker), the
-// idle ones the most recently used last.
-type parentPool struct {
-	mu   sync.Mutex
-	max  int
-	live int
-	idle []*parent
+// parentSlot is a dataset's parent in the pool: being started until ready
+// is closed, then pa (nil if it could not be started), and the cases using
+// it.
+type parentSlot struct {
+	pa    *parent
+	ready chan struct{}
+	users int
+	used  int64 // when a case last took it (the pool's clock)
 }
 
-// take returns an idle parent of dataset, or nil: then the caller starts
-// one (and tells started), the least recently used idle parent of other
-// data having been closed first if the pool is full.
-func (p *parentPool) take(dataset string) *parent {
+// parentPool keeps the parents by dataset: at most max alive (one per
+// worker).
+type parentPool struct {
+	mu    sync.Mutex
+	max   int
+	slots map[string]*parentSlot
+	clock int64
+}
+
+// take returns the slot of dataset's parent for a case to fork from,
+// waiting while another case starts it. With none (or when its start
+// failed) it returns a new slot and start: the caller starts the parent and
+// tells started; the least recently used parent no case uses has been
+// closed first if the pool was full. Every take is followed by a put.
+func (p *parentPool) take(ctx context.Context, dataset string) (sl *parentSlot, start bool, err error) {
 	p.mu.Lock()
-	for i := len(p.idle) - 1; i >= 0; i-- {
-		if pa := p.idle[i]; pa.dataset == dataset {
-			p.idle = append(p.idle[:i], p.idle[i+1:]...)
-			p.mu.Unlock()
-			return pa
+	if p.slots == nil {
+		p.slots = map[string]*parentSlot{}
+	}
+	p.clock++
+	if sl := p.slots[dataset]; sl != nil {
+		sl.users++
+		sl.used = p.clock
+		p.mu.Unlock()
+		select {
+		case <-sl.ready:
+		case <-ctx.Done():
+			p.put(dataset, sl)
+			return nil, false, ctx.Err()
 		}
+		if sl.pa != nil {
+			return sl, false, nil
+		}
+		p.put(dataset, sl)
+		return p.take(ctx, dataset) // its start failed: start one again
 	}
-	var evicted *parent
-	if p.live >= max(p.max, 1) && len(p.idle) > 0 {
-		evicted, p.idle = p.idle[0], p.idle[1:]
-		p.live--
-	}
+	evicted := p.evictLocked()
+	sl = &parentSlot{ready: make(chan struct{}), users: 1, used: p.clock}
+	p.slots[dataset] = sl
 	p.mu.Unlock()
 	if evicted != nil {
 		evicted.cd.done()
 	}
-	return nil
+	return sl, true, nil
 }
 
-func (p *parentPool) started() {
+// evictLocked takes the least recently used parent no case uses out of a
+// full pool, for the caller to close (p.mu held).
+func (p *parentPool) evictLocked() *parent {
+	if len(p.slots) < max(p.max, 1) {
+		return nil
+	}
+	var lru string
+	for ds, sl := range p.slots {
+		if sl.users == 0 && (lru == "" || sl.used < p.slots[lru].used) {
+			lru = ds
+		}
+	}
+	if lru == "" {
+		return nil
+	}
+	pa := p.slots[lru].pa
+	delete(p.slots, lru)
+	return pa
+}
+
+// started ends a slot's start with its parent; nil (it failed) takes the
+// slot out of the pool, so the next case starts one again.
+func (p *parentPool) started(dataset string, sl *parentSlot, pa *parent) {
 	p.mu.Lock()
-	p.live++
+	sl.pa = pa
+	if pa == nil && p.slots[dataset] == sl {
+		delete(p.slots, dataset)
+	}
+	close(sl.ready)
 	p.mu.Unlock()
 }
 
-// put gives back a parent for the next case on its data.
-func (p *parentPool) put(pa *parent) {
+// put says a case that took the slot is done with it. A parent out of the
+// pool (discarded) is closed with its last user.
+func (p *parentPool) put(dataset string, sl *parentSlot) {
 	p.mu.Lock()
-	p.idle = append(p.idle, pa)
+	sl.users--
+	var end *parent
+	if sl.users == 0 && p.slots[dataset] != sl {
+		end, sl.pa = sl.pa, nil
+	}
 	p.mu.Unlock()
+	if end != nil {
+		end.cd.done()
+	}
 }
 
-// discard ends a parent that is of no more use.
-func (p *parentPool) discard(pa *parent) {
+// discard takes a parent that could not fork out of the pool and puts the
+// caller's use of it; the cases forked from it go on, and it is closed
+// with the last.
+func (p *parentPool) discard(dataset string, sl *parentSlot) {
 	p.mu.Lock()
-	p.live--
+	if p.slots[dataset] == sl {
+		delete(p.slots, dataset)
+	}
 	p.mu.Unlock()
-	pa.cd.done()
+	p.put(dataset, sl)
 }
 
-// close ends every idle parent.
+// close ends every parent.
 func (p *parentPool) close() {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.live -= len(idle)
+	slots := p.slots
+	p.slots = nil
 	p.mu.Unlock()
-	for _, pa := range idle {
-		pa.cd.done()
+	for _, sl := range slots {
+		if isClosed(sl.ready) && sl.pa != nil {
+			sl.pa.cd.done()
+		}
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -130,20 +202,21 @@ func cellsDigest(cells []*nbformat.Cell) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// forkCase runs case c's setup in a session forked from a parent on its
-// data (one started if the pool has none): the parent's stage cells go into
-// the case's notebook, tagged as the parent's, and the case's result
-// records the parent's digest. done gives the parent back.
+// forkCase runs case c's setup in a session forked from the parent on its
+// data (started if the pool has none): the parent's stage cells go into the
+// case's notebook, tagged as the parent's, and the case's result records
+// the parent's digest. done gives the parent back.
 func (s *AgentSolver) forkCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseData, error) {
 	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
 	if err != nil {
 		return nil, &SolveError{ClassSandboxError, err}
 	}
-	pa, k, err := s.fork(ctx, ck, c, a, out)
+	sl, k, err := s.fork(ctx, ck, c, a, out)
 	if err != nil {
 		os.RemoveAll(out)
 		return nil, err
 	}
+	pa := sl.pa
 	for _, cell := range pa.cells {
 		cp := *cell
 		cp.Outputs = nbformat.CopyOutputs(cell.Outputs) // each case's notebook is its own
@@ -155,37 +228,45 @@ func (s *AgentSolver) forkCase(ctx context.Context, ck caseKernel, c Case, a *At
 	return &caseData{k: k, ds: pa.cd.ds, loaded: pa.cd.loaded, done: func() {
 		k.Close()
 		os.RemoveAll(out)
-		s.parents.put(pa)
+		s.parents.put(c.Dataset, sl)
 	}}, nil
 }
 
 // fork forks c's session, named and seeded after the case and its repeat,
-// from an idle parent on its data or, when there is none or it cannot fork
-// (it died), from a new one.
-func (s *AgentSolver) fork(ctx context.Context, ck caseKernel, c Case, a *Attempt, out string) (*parent, *kernel.Kernel, error) {
+// from the parent on its data or, when there is none or it cannot fork (it
+// died), from a new one; the slot returned is the case's to put.
+func (s *AgentSolver) fork(ctx context.Context, ck caseKernel, c Case, a *Attempt, out string) (*parentSlot, *kernel.Kernel, error) {
 	id := c.ID + "/" + strconv.Itoa(c.Repeat)
 	sum := sha256.Sum256([]byte(id))
 	fo := kernel.ForkOptions{Name: "case-" + hex.EncodeToString(sum[:6]), Seed: ptr(kernel.ForkSeed(id)), OutputDir: out}
 	for {
-		pa := s.parents.take(c.Dataset)
-		started := pa == nil
-		if started {
-			var err error
-			if pa, err = startParent(ctx, ck, c, a); err != nil {
+		sl, start, err := s.parents.take(ctx, c.Dataset)
+		if err != nil {
+			return nil, nil, err
+		}
+		if start {
+			var pa *parent
+			if s.roots.holds(c.Dataset) {
+				pa, err = s.loadInRoot(ctx, ck, c, a)
+			} else {
+				pa, err = startParent(ctx, ck, c, a)
+			}
+			s.parents.started(c.Dataset, sl, pa)
+			if err != nil {
+				s.parents.put(c.Dataset, sl)
 				return nil, nil, err
 			}
-			s.parents.started()
 			a.KernelMS += pa.kernelMS
 		}
-		k, err := pa.cd.k.Fork(ctx, fo)
+		k, err := sl.pa.cd.k.Fork(ctx, fo)
 		if err == nil {
-			return pa, k, nil
+			return sl, k, nil
 		}
-		s.parents.discard(pa) // a parent that cannot fork is of no more use
+		s.parents.discard(c.Dataset, sl) // a parent that cannot fork is of no more use
 		switch {
 		case ctx.Err() != nil:
 			return nil, nil, ctx.Err()
-		case started:
+		case start:
 			return nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("forking the case's session: %w", err)}
 		}
 	}
@@ -194,21 +275,27 @@ func (s *AgentSolver) fork(ctx context.Context, ck caseKernel, c Case, a *Attemp
 func ptr[T any](v T) *T { return &v }
 
 // keepsKernels is a solver that keeps loaded kernels between cases: Run
-// tells it how many workers share them and closes it at the end.
+// tells it how many workers share them and the datasets of the cases it
+// will be given, and closes it at the end.
 type keepsKernels interface {
-	keepParents(workers int)
+	keepParents(workers int, datasets []string)
 	Close() error
 }
 
-// keepParents keeps at most one parent per worker.
-func (s *AgentSolver) keepParents(workers int) {
+// keepParents keeps at most one parent per worker alive, in root kernels
+// that hold all the datasets when they can (rootPool.hold).
+func (s *AgentSolver) keepParents(workers int, datasets []string) {
 	s.parents.mu.Lock()
 	s.parents.max = workers
 	s.parents.mu.Unlock()
+	if !s.NoFork {
+		s.roots.hold(datasets)
+	}
 }
 
-// Close ends the parents the solver keeps (forked cases).
+// Close ends the parents and root kernels the solver keeps (forked cases).
 func (s *AgentSolver) Close() error {
 	s.parents.close()
+	s.roots.close()
 	return nil
 }

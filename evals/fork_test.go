@@ -2,20 +2,26 @@ package evals_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/evaltest"
+	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
 const (
 	wreckQuestion = "Wreck the session"
 	checkQuestion = "Check the session"
+	otherQuestion = "Check the other table"
 	// kernelStart: when the container's first process started (clock ticks
 	// since boot, /proc/1/stat's 22nd field), which tells kernels apart.
 	kernelStart = "started = open('/proc/1/stat').read().rsplit(')', 1)[1].split()[19]\n"
@@ -23,17 +29,23 @@ const (
 
 // forkSuite is two cases over one table: the first deletes df, writes
 // globals, a module's attribute and a pandas option; the second says what
-// it finds. Each prints when its container's first process started: the
-// same in both means they ran in one kernel (forks of one parent).
+// it finds; then a case over another table, which says what df is and
+// which globals it sees (a digest of their names). Each prints when its
+// container's first process started: the same means they ran in one
+// kernel (forks of one parent, or of one root kernel).
 func forkSuite(t *testing.T) (*evals.Suite, *evaltest.Model) {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "t.csv"), []byte("a,b\n1,x\n2,y\n3,z\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "t.csv"), []byte("a,b,d\n1,x,2024-01-05\n2,y,2024-02-05\n3,z,2024-03-05\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "u.csv"), []byte("c\n7\n8\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	suite := `name: forks
 datasets:
   t: {path: t.csv}
+  u: {path: u.csv}
 cases:
   - id: wreck
     dataset: t
@@ -43,6 +55,10 @@ cases:
     dataset: t
     question: ` + checkQuestion + `
     expect: [{name: state, value: "6/absent/absent/100"}]
+  - id: other
+    dataset: u
+    question: ` + otherQuestion + `
+    expect: [{name: state, value: "any"}]
 `
 	if err := os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte(suite), 0o644); err != nil {
 		t.Fatal(err)
@@ -54,12 +70,15 @@ cases:
 	m := evaltest.New(map[string]map[string]string{
 		wreckQuestion: {"host": evaltest.Printed},
 		checkQuestion: {"state": evaltest.Printed, "host": evaltest.Printed},
+		otherQuestion: {"state": evaltest.Printed},
 	})
 	m.Codes = map[string]string{
 		wreckQuestion: kernelStart + "import json\ndel df\nleaked = 'from wreck'\njson.leaked = 1\npd.set_option('display.max_rows', 3)\nprint('ANSWER=' + started)",
 		checkQuestion: kernelStart + "import json\nprint('ANSWER=%s/%s/%s/%s %s' % (int(df['a'].sum()) if 'df' in globals() else 'gone', " +
 			"'present' if 'leaked' in globals() else 'absent', 'present' if hasattr(json, 'leaked') else 'absent', " +
 			"pd.get_option('display.max_rows'), started))",
+		otherQuestion: kernelStart + "import hashlib\nnames = ' '.join(sorted(n for n in globals() if not n.startswith('_') and n not in ('started', 'hashlib')))\n" +
+			"print('ANSWER=%d/%d/%s %s' % (len(df), len(df.columns), hashlib.sha256(names.encode()).hexdigest()[:12], started))",
 	}
 	t.Cleanup(m.Close)
 	return s, m
@@ -76,6 +95,12 @@ func runForkSuite(t *testing.T, s *evals.Suite, m *evaltest.Model, noFork bool) 
 		Timeout: 2 * time.Minute, ImageID: "test", Seed: 42}); err != nil {
 		t.Fatal(err)
 	}
+	return resultsByCase(t, out), out
+}
+
+// resultsByCase reads the results an eval wrote to out, by case.
+func resultsByCase(t testing.TB, out string) map[string]evals.Result {
+	t.Helper()
 	results, err := evals.ReadResults(filepath.Join(out, evals.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +109,7 @@ func runForkSuite(t *testing.T, s *evals.Suite, m *evaltest.Model, noFork bool) 
 	for _, r := range results {
 		byCase[r.Case] = r
 	}
-	return byCase, out
+	return byCase
 }
 
 // A case that deletes df and writes globals leaves the next case on the
@@ -124,6 +149,16 @@ func TestForkedCasesDoNotShareState(t *testing.T) {
 	if forked["wreck"].ForkOf != forked["check"].ForkOf {
 		t.Errorf("the parent's digest differs between its cases: %s, %s", forked["wreck"].ForkOf, forked["check"].ForkOf)
 	}
+	// The other table's case ran in the same root kernel, which loaded u.csv
+	// after t.csv: it sees the globals a fresh kernel on u.csv sees.
+	other, otherHost := state(forked["other"])
+	alone2, _ := state(alone["other"])
+	if !strings.HasPrefix(other, "2/1/") || other != alone2 {
+		t.Errorf("the case on u.csv after t.csv's found %q, a kernel of its own %q: want the same (2 rows, 1 column, the same globals)", other, alone2)
+	}
+	if otherHost != host {
+		t.Errorf("the cases on t.csv and u.csv ran in kernels started at %q and %q, want one root kernel", host, otherHost)
+	}
 
 	nb, err := nbformat.ReadFile(filepath.Join(out, forked["check"].Notebook))
 	if err != nil {
@@ -138,4 +173,100 @@ func TestForkedCasesDoNotShareState(t *testing.T) {
 	if !stages["setup"] || !stages["load"] || !stages["profile"] {
 		t.Errorf("the forked case's notebook: stages with the parent's cells and outputs %v, want setup, load and profile", stages)
 	}
+	rerunStandalone(t, nb, filepath.Join(out, forked["check"].Notebook), s.Cases[1].Dataset)
+}
+
+// rerunStandalone runs a forked case's notebook top to bottom under
+// nbconvert, beside its data, and compares the outputs with the notebook's,
+// the parent's cells' included; only the kernel's start time, which the
+// model's code prints, differs.
+func rerunStandalone(t *testing.T, nb *nbformat.Notebook, path, data string) {
+	share := t.TempDir()
+	for _, p := range []string{path, data} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(share, filepath.Base(p)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	theirs := kerneltest.Nbconvert(t, share, filepath.Base(path))
+	if len(theirs.Cells) != len(nb.Cells) {
+		t.Fatalf("nbconvert re-ran %d cells of %d", len(theirs.Cells), len(nb.Cells))
+	}
+	compared := 0
+	for i, c := range nb.Cells {
+		if c.CellType != nbformat.Code || strings.Contains(c.Source, kernelStart) {
+			continue
+		}
+		compared++
+		for _, d := range nbformat.CompareOutputs(c.Outputs, theirs.Cells[i].Outputs) {
+			t.Errorf("the forked case's notebook under nbconvert, cell %d (%.40q): %s", i, c.Source, d)
+		}
+	}
+	if compared < 3 {
+		t.Errorf("%d cells compared", compared)
+	}
+}
+
+// resultsDiffer says how two runs of the same cases, one forked and one
+// with a kernel per case, differ: in a result but for its timings and
+// fork_of, or in a case notebook's cells (type, source, tags and outputs,
+// the forked one's parent tags aside, and the title, which says how the
+// case ran); "" if in nothing.
+func resultsDiffer(forked map[string]evals.Result, forkedOut string, alone map[string]evals.Result, aloneOut string) string {
+	if len(forked) != len(alone) {
+		return fmt.Sprintf("%d cases forked, %d alone", len(forked), len(alone))
+	}
+	for id, f := range forked {
+		a := alone[id]
+		if f.ForkOf == "" || a.ForkOf != "" {
+			return fmt.Sprintf("case %s: fork_of %q forked, %q alone", id, f.ForkOf, a.ForkOf)
+		}
+		fr, ar := f, a
+		fr.Timing, ar.Timing, fr.ForkOf = evals.Timing{}, evals.Timing{}, ""
+		if !reflect.DeepEqual(fr, ar) {
+			fj, _ := json.Marshal(fr)
+			aj, _ := json.Marshal(ar)
+			return fmt.Sprintf("case %s: result forked\n%s\nalone\n%s", id, fj, aj)
+		}
+		fc, err := caseCells(filepath.Join(forkedOut, f.Notebook))
+		if err != nil {
+			return err.Error()
+		}
+		ac, err := caseCells(filepath.Join(aloneOut, a.Notebook))
+		if err != nil {
+			return err.Error()
+		}
+		if i, d := firstDifference(fc, ac); d != "" {
+			return fmt.Sprintf("case %s: notebook cell %d: %s", id, i, d)
+		}
+	}
+	return ""
+}
+
+// caseCells is a case notebook's cells after its title, the fork-parent
+// tags taken out.
+func caseCells(path string) ([]*nbformat.Cell, error) {
+	nb, err := nbformat.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range nb.Cells {
+		c.Metadata.Tags = slices.DeleteFunc(c.Metadata.Tags, func(t string) bool { return t == nbformat.TagForkParent })
+	}
+	return nb.Cells[1:], nil
+}
+
+func firstDifference(x, y []*nbformat.Cell) (int, string) {
+	for i := range min(len(x), len(y)) {
+		if dx, dy := nbformat.CellDigest(x[i]), nbformat.CellDigest(y[i]); dx != dy {
+			return i + 1, fmt.Sprintf("forked %q ≠ alone %q", x[i].Source, y[i].Source)
+		}
+	}
+	if len(x) != len(y) {
+		return min(len(x), len(y)) + 1, fmt.Sprintf("%d cells forked, %d alone", len(x), len(y))
+	}
+	return 0, ""
 }

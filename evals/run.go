@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,6 +248,17 @@ func short(s string) string {
 	return s
 }
 
+// jobDatasets are the datasets of solver's jobs, each once.
+func jobDatasets(jobs []job, solver Solver) []string {
+	var out []string
+	for _, j := range jobs {
+		if j.solver.Model().Spec == solver.Model().Spec && !slices.Contains(out, j.c.Dataset) {
+			out = append(out, j.c.Dataset)
+		}
+	}
+	return out
+}
+
 func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped int, subs submissions) ([]Result, error) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
@@ -259,7 +271,7 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 	}
 	for _, s := range o.Solvers {
 		if kk, ok := s.(keepsKernels); ok {
-			kk.keepParents(n)
+			kk.keepParents(n, jobDatasets(jobs, s))
 			defer kk.Close()
 		}
 	}
@@ -268,13 +280,19 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 	if o.Progress != nil {
 		o.Progress(sink.prog)
 	}
-	queue := make(chan job)
+	queue := newJobQueue(jobs)
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range queue {
+			var g *jobGroup
+			for ctx.Err() == nil {
+				var j job
+				var ok bool
+				if j, g, ok = queue.next(g); !ok {
+					return
+				}
 				r, a := o.runCase(ctx, j)
 				if ctx.Err() != nil && r.Status == StatusError {
 					continue // interrupted: not a result, redone next time
@@ -283,15 +301,6 @@ func (o Options) runJobs(ctx context.Context, path string, jobs []job, skipped i
 			}
 		}()
 	}
-feed:
-	for _, j := range jobs {
-		select {
-		case queue <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(queue)
 	wg.Wait()
 	if sink.err != nil {
 		return sink.results, sink.err

@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -53,6 +54,20 @@ type Notebook struct {
 	Metadata      Metadata
 	NBFormat      int // 4
 	NBFormatMinor int // 5
+	// idSalt goes into the IDs of the cells added (see Branch).
+	idSalt string
+}
+
+// Branch returns a notebook that goes on from nb's cells (the same cells,
+// a slice of its own) on another branch: cells added to it get IDs salted
+// with branch, so that branches made from one point and appended to nb one
+// after the other keep their cell IDs unique (two branches may add the same
+// source at the same index).
+func (nb *Notebook) Branch(branch string) *Notebook {
+	b := *nb
+	b.Cells = slices.Clone(nb.Cells)
+	b.idSalt = nb.idSalt + branch + "\x00"
+	return &b
 }
 
 // Metadata is the notebook-level metadata.
@@ -220,7 +235,7 @@ func (nb *Notebook) AddCode(src string, outputs []Output, executionCount int, ta
 
 func (nb *Notebook) add(c *Cell, tags []string) *Cell {
 	c.AddTags(tags...)
-	c.ID = CellID(len(nb.Cells), c.CellType, c.Source)
+	c.ID = CellID(len(nb.Cells), c.CellType, nb.idSalt+c.Source)
 	nb.Cells = append(nb.Cells, c)
 	return c
 }

@@ -48,6 +48,9 @@ type Manifest struct {
 	Model     *ManifestModel  `json:"model,omitempty"`
 	Asked     []string        `json:"asked,omitempty"`
 	Questions []*agent.Answer `json:"questions,omitempty"`
+	// Independent: the questions were answered each in its own forked
+	// session and conversation (--independent); analyst replay does too.
+	Independent bool `json:"independent,omitempty"`
 	// Rerun is there for a replay on new data: the recorded run, the
 	// schema changes, each model cell's source, the named values old → new.
 	Rerun *audit.RerunRecord `json:"rerun,omitempty"`
@@ -152,7 +155,7 @@ func (r *runner) manifest(charts []string) *Manifest {
 		m.Occasion.LoadMBPerS = &rate
 	}
 	m.Model = r.manifestModel()
-	m.Asked, m.Questions = r.opts.Questions, r.answers
+	m.Asked, m.Questions, m.Independent = r.opts.Questions, r.answers, r.opts.Independent && len(r.opts.Questions) > 0
 	m.Occasion.ModelCalls = modelCallTimes(r.answers)
 	if r.opts.Rerun != nil {
 		m.Rerun = r.opts.Rerun.Record()
@@ -175,5 +178,5 @@ func (r *runner) outputFiles() []ManifestCodeFile {
 	for _, f := range r.k.OutputFiles() {
 		files = append(files, ManifestCodeFile{Name: f.Name, Bytes: f.Bytes})
 	}
-	return files
+	return append(files, r.sessionFiles...)
 }

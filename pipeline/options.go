@@ -64,6 +64,10 @@ type Options struct {
 	// state and the conversation. None: the run is the EDA stages only,
 	// and the exploration when there is a model.
 	Questions []string
+	// Independent answers the questions as independent ones, at once, each
+	// in a session forked from the kernel after the exploration, with a
+	// conversation of its own (see askIndependent).
+	Independent bool
 	// Model answers the questions and explores the data; required when
 	// there are questions. Without one the run is the EDA stages only.
 	Model llm.Client

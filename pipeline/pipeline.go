@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/analyst-cli/analyst/eda"
@@ -46,7 +48,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.RunTimeout)
 		defer cancel()
 	}
-	r := &runner{opts: opts, in: in, ds: ds, name: name, out: out, started: time.Now()}
+	r := &runner{opts: opts, in: in, ds: ds, name: name, out: out, started: time.Now(), progressMu: &sync.Mutex{}, tokens: &atomic.Int64{}}
 	runErr := r.run(ctx)
 	if ctx.Err() == nil {
 		// The kernel is gone: nothing reads the file any more.

@@ -77,40 +77,49 @@ func (r *runner) seed() int {
 }
 
 // ask runs the model stages: per question, the visualization loop, then
-// reflection on its charts.
+// reflection on its charts. Follow-ups share one conversation and the
+// kernel's state; independent questions are answered each in a fork.
 func (r *runner) ask(ctx context.Context) error {
 	if len(r.opts.Questions) == 0 {
 		return nil
 	}
+	if r.opts.Independent {
+		return r.askIndependent(ctx)
+	}
 	ag := r.newAgent()
 	for i, q := range r.opts.Questions {
-		phase := agent.StageQuestion(i + 1)
-		var ans *agent.Answer
-		err := r.modelStage(phase, fmt.Sprintf("Question %d", i+1), func() (report.StageStatus, error) {
-			a, err := ag.Ask(ctx, phase, q)
-			ans = a
-			r.answers = append(r.answers, a)
-			addQuestion(r.nb, phase, q, a, func() string { return r.answerBlock(i+1, a) })
-			return StageStatusOf(a.Answered, err), err
-		})
-		if err != nil {
-			return err
-		}
-		if !ans.Answered || r.reflectRounds() == 0 {
-			continue
-		}
-		rphase := agent.StageReflection(i + 1)
-		err = r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", i+1), func() (report.StageStatus, error) {
-			before := len(ans.Verdicts)
-			err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
-			addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(i+1, ans) })
-			return StageStatusOf(true, err), err
-		})
-		if err != nil {
+		if err := r.askQuestion(ctx, ag, i+1, q); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// askQuestion asks question n (from 1), then has the model reflect on its
+// charts.
+func (r *runner) askQuestion(ctx context.Context, ag *agent.Agent, n int, q string) error {
+	phase := agent.StageQuestion(n)
+	var ans *agent.Answer
+	err := r.modelStage(phase, fmt.Sprintf("Question %d", n), func() (report.StageStatus, error) {
+		if err := r.enterSession(ctx, phase); err != nil {
+			return report.StatusError, err
+		}
+		a, err := ag.Ask(ctx, phase, q)
+		ans = a
+		r.answers = append(r.answers, a)
+		addQuestion(r.nb, phase, q, a, func() string { return r.answerBlock(n, a) })
+		return StageStatusOf(a.Answered, err), err
+	})
+	if err != nil || !ans.Answered || r.reflectRounds() == 0 {
+		return err
+	}
+	rphase := agent.StageReflection(n)
+	return r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", n), func() (report.StageStatus, error) {
+		before := len(ans.Verdicts)
+		err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
+		addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(n, ans) })
+		return StageStatusOf(true, err), err
+	})
 }
 
 // onTurn tells the progress display of the agent's model calls, cells and
@@ -122,8 +131,8 @@ func (r *runner) onTurn(e agent.TurnEvent) {
 	case e.Cell:
 		r.emit(Event{Type: EventCell, Stage: e.Phase, Turn: e.Turn, Status: e.Status})
 	default:
-		r.tokens += e.Tokens
-		r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: r.tokens, Retries: r.retries()})
+		tokens := r.tokens.Add(int64(e.Tokens))
+		r.emit(Event{Type: EventModelTurn, Stage: e.Phase, Turn: e.Turn, Tokens: int(tokens), Retries: r.retries()})
 	}
 }
 

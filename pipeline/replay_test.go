@@ -52,6 +52,7 @@ func replayOptions(t *testing.T, run *audit.Run, data, out string, model llm.Cli
 	recorded(&opts, model)
 	opts.ModelSpec, opts.MaxTurns, opts.MaxRepairs, opts.Seed, opts.ReflectRounds = m.Spec, m.MaxTurns, m.MaxRepairs, m.Seed, &m.ReflectRounds
 	opts.NoExplore, opts.Goals = !m.Explore, m.Goals // explored as the run did
+	opts.Independent = run.Record.Independent
 	return opts
 }
 

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/analyst-cli/analyst/agent"
@@ -23,6 +25,9 @@ type runner struct {
 	name    string
 	out     *staging
 	started time.Time
+	// progressMu keeps Progress called one event at a time (shared by the
+	// copies of the runner that answer independent questions).
+	progressMu *sync.Mutex
 
 	k       *kernel.Kernel
 	nb      *nbformat.Notebook
@@ -35,8 +40,14 @@ type runner struct {
 	modelInfo *llm.ModelInfo
 	system    string
 	answers   []*agent.Answer
-	tokens    int
+	tokens    *atomic.Int64 // shared by the sessions of independent questions
 	agent     *agent.Agent
+	// session is the forked session an independent question is answered
+	// in (a copy of the runner has it); nil for the run's own kernel.
+	session *kernel.SessionInfo
+	// sessionFiles are the files the independent questions' code wrote,
+	// under NAME_files/question-N.
+	sessionFiles []ManifestCodeFile
 
 	exploration *Exploration
 
@@ -75,6 +86,8 @@ func (r *runner) generatedCellTimeout() time.Duration {
 func (r *runner) emit(e Event) {
 	if r.opts.Progress != nil {
 		e.Time = time.Now()
+		r.progressMu.Lock() // independent questions run at once
+		defer r.progressMu.Unlock()
 		r.opts.Progress(e)
 	}
 }

@@ -43,9 +43,41 @@ var chromaCSS = sync.OnceValue(func() string {
 	return b.String()
 })
 
+// highlighted keeps code highlighted already: the setup, load and profile
+// cells are the same in every report of a dataset, and nearly so across
+// datasets (analyst eval writes one report per case, and chroma's regular
+// expressions took most of the time a case report took). Bounded by the
+// bytes it holds: full, it starts again.
+var highlighted = struct {
+	sync.Mutex
+	html  map[string]string
+	bytes int
+}{html: map[string]string{}}
+
+const maxHighlightedBytes = 16 << 20
+
 // highlight returns code as highlighted HTML (<pre class="chroma">), or
 // escaped plain text in a <pre> when chroma has no lexer for language.
 func highlight(code, language string) string {
+	key := language + "\x00" + code
+	highlighted.Lock()
+	h, ok := highlighted.html[key]
+	highlighted.Unlock()
+	if ok {
+		return h
+	}
+	h = highlightNow(code, language)
+	highlighted.Lock()
+	defer highlighted.Unlock()
+	if highlighted.bytes+len(key)+len(h) > maxHighlightedBytes {
+		highlighted.html, highlighted.bytes = map[string]string{}, 0
+	}
+	highlighted.html[key] = h
+	highlighted.bytes += len(key) + len(h)
+	return h
+}
+
+func highlightNow(code, language string) string {
 	lexer := lexers.Get(language)
 	if lexer == nil {
 		lexer = lexers.Get("python")

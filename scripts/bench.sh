@@ -69,9 +69,11 @@ for target in "${targets[@]}"; do
 	pipeline)
 		go test -run '^$' -bench . -benchtime "${pipeline_count}x" -count 1 -timeout 90m ./pipeline/ | tee -a out/bench-pipeline.txt ;;
 	eval)
-		# Per case with an instant scripted model, -j 1 and -j 2, against
-		# the same cases through analyst run's pipeline (ANALYST_BENCH_EVAL_CASES,
-		# default 6); then all 257 DABench dev cases at -j 2.
+		# Per case with an instant scripted model, forked, -j 1 and -j 2,
+		# against the same cases with a kernel each (--no-fork; the results
+		# must be the same) and a cold `analyst kernel exec`
+		# (ANALYST_BENCH_EVAL_CASES, default 19); then all 257 DABench dev
+		# cases at -j 2 (ANALYST_BENCH_EVAL_NOFORK=1: also without forks).
 		go test -run '^$' -bench '^BenchmarkEvalDABench$' -benchtime 1x -count 1 -timeout 60m ./evals/ | tee -a out/bench-eval.txt
 		go test -run '^$' -bench '^BenchmarkEvalDABenchAll$' -benchtime 1x -count 1 -timeout 120m ./evals/ | tee -a out/bench-eval.txt ;;
 	audit)

@@ -45,6 +45,12 @@ type Model struct {
 	// RefuseTools makes the server answer any request that offers tools
 	// with HTTP 400, the way servers without tool calling do.
 	RefuseTools bool
+	// Conversations, if set, script conversations that run at once: a
+	// request whose messages contain a key gets that conversation's turn
+	// numbered by the assistant messages it carries (the last repeats),
+	// whatever order the conversations' requests come in; other requests
+	// get the turns in order.
+	Conversations map[string][]Turn
 
 	mu      sync.Mutex
 	turns   []Turn
@@ -127,7 +133,10 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	m.chats = append(m.chats, req)
 	n := len(m.chats)
-	tn := m.turns[min(n, len(m.turns))-1]
+	tn, ok := m.conversationTurn(req)
+	if !ok {
+		tn = m.turns[min(n, len(m.turns))-1]
+	}
 	wait := m.Wait
 	m.mu.Unlock()
 	if wait != nil {
@@ -152,6 +161,29 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		OpenAIChat(w, OpenAIModel, n, tn.Text, tn.Calls, tn.Finish)
 	}
+}
+
+// conversationTurn is req's turn in the conversation whose key its user
+// messages contain.
+func (m *Model) conversationTurn(req map[string]any) (Turn, bool) {
+	msgs := AsList(req["messages"])
+	said := 0
+	var user strings.Builder
+	for _, msg := range msgs {
+		mm, _ := msg.(map[string]any)
+		switch mm["role"] {
+		case "assistant":
+			said++
+		case "user":
+			user.WriteString(ContentText(mm["content"]))
+		}
+	}
+	for key, turns := range m.Conversations {
+		if strings.Contains(user.String(), key) {
+			return turns[min(said, len(turns)-1)], true
+		}
+	}
+	return Turn{}, false
 }
 
 // Endless are the chunks written of each endless reply that has ended
