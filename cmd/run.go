@@ -163,6 +163,7 @@ says so at the top.`,
   analyst run --out week-49 --baseline week-48/ --fail-on fail --summary-md changes.md sales.csv
   analyst run sales.csv "Plot total revenue by month and tell me the peak month" --model ollama:qwen2.5-coder:7b
   analyst run sales.csv "Which region sells most?" "Break that region down by product" --model openai:gpt-4o-mini
+  analyst run sales.csv --independent "Which region sells most?" "How are discounts spread?" --model openai:gpt-4o-mini
   analyst run shop/ "Which customers ordered in March but not in April?" --model ollama:qwen2.5-coder:7b
   analyst run --data orders.csv --data customers.json "Who spends most?" --model ollama:qwen2.5-coder:7b`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -180,6 +181,9 @@ says so at the top.`,
 					return usageErrorf("a question is empty")
 				}
 				opts.Questions = append(opts.Questions, q)
+			}
+			if opts.Independent && len(opts.Questions) == 0 {
+				return usageErrorf("--independent answers questions at once, each in its own session: give the questions after DATA")
 			}
 			return nil
 		},

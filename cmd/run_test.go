@@ -82,6 +82,8 @@ func TestRunErrorsBeforeTheKernel(t *testing.T) {
 		{"a question without a model", func(t *testing.T) []string { return []string{"run", writeCSV(t), "Which region sells most?"} },
 			ExitUsage, []string{"needs a model", "--model"}},
 		{"an empty question", func(t *testing.T) []string { return []string{"run", writeCSV(t), " "} }, ExitUsage, []string{"empty"}},
+		{"--independent without questions", func(t *testing.T) []string { return []string{"run", "--independent", writeCSV(t)} },
+			ExitUsage, []string{"--independent", "give the questions"}},
 		{"--sheet on a CSV", func(t *testing.T) []string { return []string{"run", "--sheet", "Q4", writeCSV(t)} },
 			ExitUsage, []string{"--sheet is for spreadsheets", "csv"}},
 		{"--table on a CSV", func(t *testing.T) []string { return []string{"run", "--table", "orders", writeCSV(t)} },
