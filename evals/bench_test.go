@@ -128,21 +128,25 @@ func BenchmarkEvalDABench(b *testing.B) {
 // BenchmarkEvalDABenchAll runs all 257 DABench dev cases with the instant
 // model at -j 2, forked: the wall time of a whole benchmark run, less the
 // model; with ANALYST_BENCH_EVAL_NOFORK=1 also with a kernel per case, in
-// the same run.
+// the same run, and every case must have the same results and notebook
+// both ways (as in BenchmarkEvalDABench).
 func BenchmarkEvalDABenchAll(b *testing.B) {
 	s, _, solver, katex := instantDABench(b)
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		perCase, m, _, _ := evalPerCase(b, s, solver, katex, 2, 0, false)
+		perCase, m, forked, forkedOut := evalPerCase(b, s, solver, katex, 2, 0, false)
 		b.ReportMetric(time.Since(start).Seconds(), "wall-s")
 		b.ReportMetric(float64(perCase.Milliseconds()), "ms/case")
 		b.ReportMetric(float64(m.Cases), "cases")
 		b.ReportMetric(m.Official.ABQ, "ABQ")
 		if os.Getenv("ANALYST_BENCH_EVAL_NOFORK") != "" {
 			start = time.Now()
-			_, m, _, _ := evalPerCase(b, s, solver, katex, 2, 0, true)
+			_, m, alone, aloneOut := evalPerCase(b, s, solver, katex, 2, 0, true)
 			b.ReportMetric(time.Since(start).Seconds(), "nofork-wall-s")
 			b.ReportMetric(m.Official.ABQ, "nofork-ABQ")
+			if diff := resultsDiffer(forked, forkedOut, alone, aloneOut); diff != "" {
+				b.Fatalf("forks on and off: %s", diff)
+			}
 		}
 	}
 }
