@@ -145,6 +145,10 @@ type caseData struct {
 	done   func()
 }
 
+// caseTempPrefix names the temporary folders of a case's or a parent's
+// kernel output.
+const caseTempPrefix = "analyst-eval-"
+
 // startCase starts a fresh kernel on the case's data (a file or a folder)
 // and runs the setup, load and profile stages, as analyst run does.
 func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseData, error) {
@@ -152,7 +156,7 @@ func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseDat
 	if err != nil {
 		return nil, err
 	}
-	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
+	out, err := os.MkdirTemp(ck.tempDir, caseTempPrefix)
 	if err != nil {
 		ds.Close()
 		return nil, &SolveError{ClassSandboxError, err}

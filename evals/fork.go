@@ -181,6 +181,13 @@ func isClosed(c chan struct{}) bool {
 func startParent(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*parent, error) {
 	pa := &Attempt{Record: newCaseRecord(c, false)}
 	cd, err := startCase(ctx, ck, c, pa)
+	return newParent(c, pa, cd, a, err)
+}
+
+// newParent is the parent of c's dataset whose stages pa recorded, in cd;
+// when they failed (err), they go into a, the case that started it, as a
+// kernel of its own would have recorded them.
+func newParent(c Case, pa *Attempt, cd *caseData, a *Attempt, err error) (*parent, error) {
 	cells := pa.Record.Notebook.Cells[1:] // not the title: each case has its own
 	if err != nil {
 		a.Record.Notebook.Cells = append(a.Record.Notebook.Cells, cells...)
@@ -207,7 +214,7 @@ func cellsDigest(cells []*nbformat.Cell) string {
 // case's notebook, tagged as the parent's, and the case's result records
 // the parent's digest. done gives the parent back.
 func (s *AgentSolver) forkCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseData, error) {
-	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
+	out, err := os.MkdirTemp(ck.tempDir, caseTempPrefix)
 	if err != nil {
 		return nil, &SolveError{ClassSandboxError, err}
 	}

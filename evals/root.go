@@ -124,7 +124,7 @@ func (p *rootPool) get(ctx context.Context, ck caseKernel) (*rootKernel, error) 
 
 // start starts a root: its kernel, setup, and the reset's definition.
 func (p *rootPool) start(ctx context.Context, ck caseKernel) (*rootKernel, error) {
-	out, err := os.MkdirTemp(ck.tempDir, "analyst-eval-")
+	out, err := os.MkdirTemp(ck.tempDir, caseTempPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -201,9 +201,7 @@ func (p *rootPool) close() {
 }
 
 // loadInRoot makes c's dataset the parent of its cases in a root: the
-// root's setup cells, then load and profile run there, recorded as
-// startParent records them. A stage that failed is recorded in a, the case
-// that started it, as a kernel of its own would have recorded it.
+// root's setup cells, then load and profile run there (newParent).
 func (s *AgentSolver) loadInRoot(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*parent, error) {
 	rk, err := s.roots.get(ctx, ck)
 	if err != nil {
@@ -222,20 +220,13 @@ func (s *AgentSolver) loadInRoot(ctx context.Context, ck caseKernel, c Case, a *
 	}
 	pa.Record.Stages = append(pa.Record.Stages, rk.stages...)
 	ck.setupDone = true
-	loaded, err := prepare(ctx, rk.k, ds, ck, pa)
-	cells := pa.Record.Notebook.Cells[1:] // not the title: each case has its own
-	if err != nil {
-		a.Record.Notebook.Cells = append(a.Record.Notebook.Cells, cells...)
-		a.Record.Stages = append(a.Record.Stages, pa.Record.Stages...)
-		a.KernelMS += pa.KernelMS
-		ds.Close()
-		s.roots.release(rk)
-		return nil, err
-	}
-	cd := &caseData{k: rk.k, ds: ds, loaded: loaded, done: func() {
+	cd := &caseData{k: rk.k, ds: ds, done: func() {
 		ds.Close()
 		s.roots.release(rk)
 	}}
-	return &parent{dataset: c.Dataset, cd: cd, cells: cells, stages: pa.Record.Stages,
-		kernelMS: pa.KernelMS, digest: cellsDigest(cells)}, nil
+	cd.loaded, err = prepare(ctx, rk.k, ds, ck, pa)
+	if err != nil {
+		cd.done()
+	}
+	return newParent(c, pa, cd, a, err)
 }

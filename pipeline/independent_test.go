@@ -152,7 +152,7 @@ func checkSections(t *testing.T, nb *nbformat.Notebook) {
 	}
 	for n := 1; n <= 3; n++ {
 		q := agent.StageQuestion(n)
-		if want := eda.ForkPointCode(kernel.ForkSeed(q), "/output/"+q); forkPoints[q] != want {
+		if want := eda.ForkPointCode(kernel.ForkSeed(q), kernel.OutputMount+"/"+q); forkPoints[q] != want {
 			t.Errorf("%s begins at %q, want %q", q, forkPoints[q], want)
 		}
 	}

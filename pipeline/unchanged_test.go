@@ -102,19 +102,7 @@ func TestDataRewrittenDuringTheRunStopsIt(t *testing.T) {
 			if tc.outOfCore {
 				opts.OutOfCore = pipeline.OutOfCoreOn
 			}
-			fired := false
-			opts.Progress = func(e pipeline.Event) {
-				if !fired && tc.when(e) {
-					fired = true
-					rewriteInPlace(t, data, tc.keepMtime)
-				}
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			res, err := pipeline.Run(ctx, opts)
-			if !fired {
-				t.Fatalf("the trigger never fired (run error: %v)", err)
-			}
+			res, err := runRewriting(t, opts, tc.when, data, tc.keepMtime)
 			var de *pipeline.DataError
 			if !errors.As(err, &de) || de.Path != data || !strings.Contains(de.Msg, "the file changed while the run read it ("+tc.want) {
 				t.Fatalf("a run whose data was rewritten while it read it: error %v (%T), want a DataError naming %s and %q", err, err, data, tc.want)
@@ -135,6 +123,26 @@ func TestDataRewrittenDuringTheRunStopsIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runRewriting runs opts and rewrites file (rewriteInPlace) at the first
+// event when says is the moment; it fails t if that never came.
+func runRewriting(t *testing.T, opts pipeline.Options, when func(pipeline.Event) bool, file string, keepMtime bool) (*pipeline.Result, error) {
+	t.Helper()
+	fired := false
+	opts.Progress = func(e pipeline.Event) {
+		if !fired && when(e) {
+			fired = true
+			rewriteInPlace(t, file, keepMtime)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := pipeline.Run(ctx, opts)
+	if !fired {
+		t.Fatalf("the trigger never fired (run error: %v)", err)
+	}
+	return res, err
 }
 
 // A file made unreadable after the preflight read it (chmod 000 as the load
@@ -181,19 +189,10 @@ func TestFolderTableRewrittenDuringTheRunStopsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := options(t, shop, filepath.Join(t.TempDir(), "out"))
-	fired := false
-	opts.Progress = func(e pipeline.Event) {
-		if !fired && e.Type == pipeline.EventStageStart && e.Stage == eda.TableStage(eda.StageLoad, "sales") {
-			fired = true
-			rewriteInPlace(t, customers, false)
-		}
+	salesLoad := func(e pipeline.Event) bool {
+		return e.Type == pipeline.EventStageStart && e.Stage == eda.TableStage(eda.StageLoad, "sales")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	_, err := pipeline.Run(ctx, opts)
-	if !fired {
-		t.Fatalf("the trigger never fired (run error: %v)", err)
-	}
+	_, err := runRewriting(t, opts, salesLoad, customers, false)
 	var de *pipeline.DataError
 	if !errors.As(err, &de) || de.Path != customers || !strings.Contains(de.Msg, "the file changed while the run read it (it was modified at ") {
 		t.Fatalf("a run whose folder table was rewritten: error %v (%T), want a DataError naming %s", err, err, customers)
