@@ -1,6 +1,7 @@
 # analyst: the two commands a fresh Debian machine needs are `make demo` (the
 # main job) and `make test`. Both install what they need first.
 
+SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin/analyst
 PKG     := github.com/analyst-cli/analyst
@@ -14,7 +15,7 @@ ifeq ($(shell id -u),0)
 export ANALYST_CACHE_DIR ?= /var/cache/analyst
 endif
 
-.PHONY: all build deps kernel test test-unit test-rootless bench bench-ooc demo fmt-check clean
+.PHONY: all build deps kernel test test-unit test-rootless bench bench-ooc demo fmt-check tidy-check clean
 
 all: build
 
@@ -30,13 +31,19 @@ kernel: deps build
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 
+tidy-check:
+	@$(GO) mod tidy -diff >/dev/null || { $(GO) mod tidy -diff; echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
+
 # -p 1: kernel tests of different packages share the sandbox uid, whose
 # process rlimit the fork-bomb tests fill, and `kernel prune` tests see
-# every kernel container of the user.
-test: deps kernel fmt-check
+# every kernel container of the user. testsum prints failures whole, the
+# tests skipped for missing data (a clone without ../shared) and the counts.
+test: deps kernel fmt-check tidy-check
 	$(GO) vet ./...
-	ANALYST_TEST_ROOTLESS_USER=$$(scripts/rootless-user.sh) $(GO) test -count=1 -p 1 -timeout 40m ./...
-	scripts/test-rootless.sh
+	@rm -rf out/test && mkdir -p out/test
+	set -o pipefail; ANALYST_TEST_ROOTLESS_USER=$$(scripts/rootless-user.sh) $(GO) test -json -count=1 -p 1 -timeout 40m ./... | $(GO) run ./internal/tools/testsum -counts out/test/rootful.json
+	scripts/test-rootless.sh out/test
+	@$(GO) run ./internal/tools/testsum -total out/test/*.json
 
 # Only the tests that need no podman and no image.
 test-unit:

@@ -14,10 +14,7 @@ import (
 // columns: mixed types, dates with zones, empty and constant columns,
 // text read as numbers).
 func TestCompareDABenchTablesWithThemselves(t *testing.T) {
-	dir, err := dabenchdir.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := dabenchdir.Require(t)
 	names, err := filepath.Glob(filepath.Join(dir, "tables", "*.csv"))
 	if err != nil || len(names) != 52 {
 		t.Fatalf("%d tables (%v), want 52", len(names), err)

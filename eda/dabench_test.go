@@ -10,35 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/internal/dabenchdir"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 )
 
-// dabenchTables finds DABench's tables: ANALYST_DABENCH, else shared/dabench
-// beside the repository (as CI lays it out) or beside the folder holding it
-// (worktrees). It skips, loudly, when there are none.
+// dabenchTables is DABench's tables folder, or the test is skipped for
+// missing data.
 func dabenchTables(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := wd
-	for !fileExists(filepath.Join(root, "go.mod")) && filepath.Dir(root) != root {
-		root = filepath.Dir(root)
-	}
-	candidates := []string{os.Getenv("ANALYST_DABENCH"), filepath.Join(root, "..", "shared", "dabench"),
-		filepath.Join(root, "..", "..", "shared", "dabench")}
-	for _, dir := range candidates {
-		if dir != "" && fileExists(filepath.Join(dir, "tables")) {
-			return filepath.Join(dir, "tables")
-		}
-	}
-	msg := fmt.Sprintf("SKIPPED: DABench's tables not found (looked in %q); clone the repository next to shared/ "+
-		"or set ANALYST_DABENCH to the dabench folder", candidates[1:])
-	fmt.Fprintln(os.Stderr, "!!! "+msg)
-	t.Skip(msg)
-	return ""
+	return filepath.Join(dabenchdir.Require(t), "tables")
 }
 
 func fileExists(p string) bool {

@@ -113,7 +113,7 @@ func TestAgentOnDABenchSliceGivesTheExpectedScores(t *testing.T) {
 	checkCaseFiles(t, out, results)
 
 	// The responses file, rescored as the official scorer does, agrees.
-	dir, _ := dabenchdir.Find()
+	dir := dabenchdir.Require(t)
 	qs, _ := dabench.LoadQuestions(filepath.Join(dir, evals.DABenchQuestions))
 	ls, _ := dabench.LoadLabels(filepath.Join(dir, evals.DABenchLabels))
 	rs, err := dabench.LoadResponses(filepath.Join(out, m.Responses))

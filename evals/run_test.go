@@ -348,13 +348,11 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
-// realDABench loads ../shared/dabench (found by dabenchdir).
+// realDABench loads ../shared/dabench (found by dabenchdir), or skips the
+// test for missing data.
 func realDABench(t testing.TB) (string, *evals.Suite) {
 	t.Helper()
-	dir, err := dabenchdir.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := dabenchdir.Require(t)
 	s, err := evals.LoadDABench(dir)
 	if err != nil {
 		t.Fatal(err)

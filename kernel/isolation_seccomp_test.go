@@ -1,12 +1,25 @@
 package kernel_test
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/net/bpf"
+
+	"github.com/analyst-cli/analyst/internal/hostpython"
+	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/kernel/seccomp"
 )
 
 // syscallAttack runs in a fresh, single-threaded interpreter started by the
@@ -169,15 +182,14 @@ func childPython(script string) string {
 
 // socketAttack creates a socket of every address family from 0 to past
 // AF_MAX (46 in Linux 6.x), of each type, with libc's socket() so Python
-// checks nothing first; then socketpair, and the 32-bit socket calls that
-// an x86-64 process reaches with int 0x80 (socketcall's arguments sit in
-// memory, out of seccomp's reach). Sockets are created, never connected.
-// Each outcome is "succeeded" or the errno's name.
+// checks nothing first; then socketpair. Sockets are created, never
+// connected. Each outcome is "succeeded" or the errno's name. The 32-bit
+// calls are int80Attack's.
 const socketAttack = `
-import ctypes, errno, json, mmap, os, platform, signal
+import ctypes, errno, json, os
 libc = ctypes.CDLL(None, use_errno=True)
 TYPES = {"stream": 1, "dgram": 2, "raw": 3, "seqpacket": 5}
-res = {"socket": {}, "socketpair": {}, "int80": {}, "netlink": {}, "needed": {}}
+res = {"socket": {}, "socketpair": {}, "netlink": {}, "needed": {}}
 
 def outcome(r):
     e = ctypes.get_errno()
@@ -217,51 +229,19 @@ try:
 except Exception as e:
     res["needed"]["error"] = "%s: %s" % (type(e).__name__, e)
 
-if platform.machine() == "x86_64":
-    # mov eax, NR; mov ebx, A; mov ecx, B; mov edx, C; int 0x80; ret
-    def int80(nr, a, b, c):
-        """Makes a 32-bit system call in a child: without 32-bit support in
-        the host's kernel, int 0x80 kills the caller with SIGSEGV."""
-        code = b"\xb8" + nr.to_bytes(4, "little") + b"\xbb" + a.to_bytes(4, "little") + \
-               b"\xb9" + b.to_bytes(4, "little") + b"\xba" + c.to_bytes(4, "little") + b"\xcd\x80\xc3"
-        m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-        m.write(code)
-        fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            r = fn()
-            os.write(wfd, ("succeeded" if r >= 0 else errno.errorcode.get(-r, str(-r))).encode())
-            os._exit(0)
-        os.close(wfd)
-        out = os.read(rfd, 100).decode()
-        os.close(rfd)
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSEGV:
-            return "SIGSEGV"
-        return out or "the child died"
-    # socketcall(SYS_SOCKET, args) with args in the low 4 GiB (MAP_32BIT).
-    buf = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40)
-    args = (ctypes.c_uint32 * 3).from_buffer(buf)
-    for family in (16, 38, 40):
-        args[0], args[1], args[2] = family, 2 if family == 16 else 1, 0
-        res["int80"]["socketcall(SYS_SOCKET, %d)" % family] = int80(102, 1, ctypes.addressof(args), 0)
-        res["int80"]["socket(%d)" % family] = int80(359, family, args[1], 0)
 print(json.dumps(res))
 `
 
 // Only local and IP sockets, and netlink's NETLINK_ROUTE, can be made in
 // the sandbox: vsock (the hypervisor's transport on a virtual machine host),
 // packet, other netlink protocols, bluetooth, alg and every other family
-// fail with EAFNOSUPPORT, from a fresh single-threaded process, also
-// through the 32-bit socketcall; getifaddrs and ZeroMQ still work.
+// fail with EAFNOSUPPORT, from a fresh single-threaded process;
+// getifaddrs and ZeroMQ still work. The 32-bit ABI, which would reach
+// socketcall and socket by other numbers, is TestIsolation32BitCalls's.
 func TestIsolationSocketFamilies(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the attack uses x86-64 machine code for the 32-bit calls")
-	}
 	k := startKernel(t, nil)
 	var res struct {
-		Socket, Socketpair, Int80, Netlink, Needed map[string]string
+		Socket, Socketpair, Netlink, Needed map[string]string
 	}
 	jsonCell(t, k, childPython(socketAttack), &res)
 	if len(res.Socket) < 64*4 || len(res.Socketpair) < 64 {
@@ -299,19 +279,225 @@ func TestIsolationSocketFamilies(t *testing.T) {
 			t.Errorf("socketpair(family %s): %s, want %s", family, got, want)
 		}
 	}
-	if len(res.Int80) != 6 {
-		t.Fatalf("32-bit calls: %v", res.Int80)
+}
+
+// int80Attack makes 32-bit system calls from a 64-bit process with
+// int 0x80, each in a forked child: getpid (harmless, the probe of whether
+// the ABI is there at all), socket(AF_NETLINK, ...), socket(AF_VSOCK, ...)
+// and socketcall(SYS_SOCKET, ...) with its arguments in the low 4 GiB.
+// Each outcome is "succeeded", an errno's name, or the signal that killed
+// the child ("SIGSEGV" where the running kernel has no 32-bit ABI).
+const int80Attack = `
+import ctypes, errno, json, mmap, os, signal
+
+def int80(nr, a, b, c):
+    # mov eax, NR; mov ebx, A; mov ecx, B; mov edx, C; int 0x80; ret
+    code = b"\xb8" + nr.to_bytes(4, "little") + b"\xbb" + a.to_bytes(4, "little") + \
+           b"\xb9" + b.to_bytes(4, "little") + b"\xba" + c.to_bytes(4, "little") + b"\xcd\x80\xc3"
+    m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    m.write(code)
+    fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        r = fn()
+        os.write(wfd, ("succeeded" if r >= 0 else errno.errorcode.get(-r, str(-r))).encode())
+        os._exit(0)
+    os.close(wfd)
+    out = os.read(rfd, 100).decode()
+    os.close(rfd)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return signal.Signals(os.WTERMSIG(status)).name
+    return out or "the child wrote nothing"
+
+res = {"getpid": int80(20, 0, 0, 0)}
+buf = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40)  # MAP_32BIT
+args = (ctypes.c_uint32 * 3).from_buffer(buf)
+for family in (16, 40):
+    args[0], args[1], args[2] = family, 2 if family == 16 else 1, 0
+    res["socket(%d)" % family] = int80(359, family, args[1], 0)
+    res["socketcall(SYS_SOCKET, %d)" % family] = int80(102, 1, ctypes.addressof(args), 0)
+print(json.dumps(res))
+`
+
+// The sandbox refuses the 32-bit and x32 ABIs whole (seccomp.NativeOnly).
+// Two checks, because hosts differ: the kernel process's own seccomp
+// filter, read from the host (as root) and run on a system call of each
+// ABI, refuses every foreign-ABI call, even getpid, whatever the running
+// kernel supports; and each 32-bit call made with int 0x80 from a child
+// process of a cell is refused where the same getpid succeeds on the host.
+// A host without 32-bit calls (int 0x80 faults there too) can check only
+// the first, and the test says which ran.
+func TestIsolation32BitCalls(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the attack is x86-64 machine code; this host is " + runtime.GOARCH)
 	}
-	for call, got := range res.Int80 {
-		switch got {
-		case "EAFNOSUPPORT", "EPERM":
-		case "SIGSEGV":
-			// The profile refuses socketcall (TestProfileSocketFamilies).
-			t.Logf("%s through int 0x80: SIGSEGV: this host's kernel has no 32-bit system calls", call)
+	k := startKernel(t, nil)
+	filterRead := checkFilterRefusesCompatABIs(t, k)
+
+	var host map[string]string
+	if err := json.Unmarshal(hostpython.Run(t, nil, "-c", int80Attack), &host); err != nil {
+		t.Fatalf("the probe on the host: %v", err)
+	}
+	var sandbox map[string]string
+	jsonCell(t, k, childPython(int80Attack), &sandbox)
+	if len(sandbox) != 5 {
+		t.Fatalf("32-bit calls in the sandbox: %v", sandbox)
+	}
+	hostHas32 := host["getpid"] == "succeeded"
+	t.Logf("this host's kernel %s 32-bit system calls (int 0x80 getpid on the host: %s)",
+		map[bool]string{true: "has", false: "has no"}[hostHas32], host["getpid"])
+	for call, got := range sandbox {
+		switch {
+		case !hostHas32 && got == host["getpid"]:
+			t.Logf("%s through int 0x80 in the sandbox: %s, as on the host", call, got)
+		case hostHas32 && refused32[got]:
+			t.Logf("%s through int 0x80 in the sandbox: %s", call, got)
 		default:
-			t.Errorf("%s through int 0x80: %s, want EPERM or EAFNOSUPPORT", call, got)
+			t.Errorf("%s through int 0x80 in the sandbox: %s, want it refused (SIGSYS or ENOSYS) on a host where getpid gives %s",
+				call, got, host["getpid"])
 		}
 	}
+	if !hostHas32 && !filterRead {
+		t.Skip("neither check could run here: this host has no 32-bit system calls, and reading the filter needs root (the rootful run reads it)")
+	}
+}
+
+// refused32 are the outcomes of a call from a foreign ABI under the
+// profile: the runtime's action for an architecture the filter does not
+// list (runc's kills the thread: SIGSYS; ENOSYS is the other usual one).
+var refused32 = map[string]bool{"ENOSYS": true, "SIGSYS": true}
+
+// checkFilterRefusesCompatABIs reads the seccomp filters of k's process
+// from the host and runs them, as the kernel would, on one system call of
+// each ABI: native calls keep the profile's verdicts (getpid allowed,
+// AF_VSOCK refused with EAFNOSUPPORT), every i386 and x32 call is refused.
+// Reading another process's filter needs CAP_SYS_ADMIN: rootless, the
+// test says it could not, and false is returned.
+func checkFilterRefusesCompatABIs(t *testing.T, k *kernel.Kernel) bool {
+	out, err := exec.Command("podman", "inspect", "--format", "{{.State.Pid}}", k.Name()).Output()
+	if err != nil {
+		t.Fatalf("podman inspect: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("the kernel's pid %q: %v", out, err)
+	}
+	filters, err := seccompFilters(pid)
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+		t.Logf("the kernel's seccomp filter could not be read (%v): reading it needs root", err)
+		return false
+	}
+	if err != nil || len(filters) == 0 {
+		t.Fatalf("reading the kernel's seccomp filters: %d filters, %v", len(filters), err)
+	}
+	const (
+		archX8664, archI386 = 0xc000003e, 0x40000003
+		x32Bit              = 0x40000000
+		allow               = 0x7fff0000
+		errnoAction         = 0x00050000
+	)
+	for _, c := range []struct {
+		name     string
+		arch, nr uint32
+		args     []uint64
+		want     func(action uint32) bool
+	}{
+		{"x86-64 getpid", archX8664, 39, nil, func(a uint32) bool { return a == allow }},
+		{"x86-64 socket(AF_VSOCK)", archX8664, 41, []uint64{40, 1}, func(a uint32) bool { return a == errnoAction|seccomp.EAFNOSUPPORT }},
+		{"i386 getpid", archI386, 20, nil, refusedAction},
+		{"i386 socket(AF_NETLINK)", archI386, 359, []uint64{16, 2}, refusedAction},
+		{"i386 socketcall(SYS_SOCKET)", archI386, 102, []uint64{1, 0x1000}, refusedAction},
+		{"x32 getpid", archX8664, 39 | x32Bit, nil, refusedAction},
+	} {
+		action, err := runSeccomp(filters, c.arch, c.nr, c.args)
+		if err != nil {
+			t.Fatalf("%s: running the filter: %v", c.name, err)
+		}
+		if !c.want(action) {
+			t.Errorf("%s: the kernel's seccomp filter returns %#08x", c.name, action)
+		} else {
+			t.Logf("%s: the kernel's seccomp filter returns %#08x", c.name, action)
+		}
+	}
+	return true
+}
+
+// refusedAction: kill the process or thread, trap, or an errno; never
+// allow, log, trace or notify.
+func refusedAction(a uint32) bool {
+	switch a & 0xffff0000 {
+	case 0x80000000, 0, 0x00030000, 0x00050000:
+		return true
+	}
+	return false
+}
+
+// seccompFilters reads the classic BPF seccomp filters of process pid,
+// newest first: attached and stopped with ptrace, which
+// PTRACE_SECCOMP_GET_FILTER requires, then let go.
+func seccompFilters(pid int) ([][]bpf.RawInstruction, error) {
+	const ptraceSeccompGetFilter = 0x420c
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := syscall.PtraceAttach(pid); err != nil {
+		return nil, fmt.Errorf("PTRACE_ATTACH: %w", err)
+	}
+	defer syscall.PtraceDetach(pid)
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, syscall.WALL, nil); err != nil {
+		return nil, fmt.Errorf("waiting for the stop: %w", err)
+	}
+	var filters [][]bpf.RawInstruction
+	for i := 0; ; i++ {
+		n, _, errno := syscall.Syscall6(syscall.SYS_PTRACE, ptraceSeccompGetFilter, uintptr(pid), uintptr(i), 0, 0, 0)
+		if errno == syscall.ENOENT {
+			return filters, nil
+		}
+		if errno != 0 {
+			return nil, fmt.Errorf("PTRACE_SECCOMP_GET_FILTER %d: %w", i, errno)
+		}
+		prog := make([]bpf.RawInstruction, n) // the layout of struct sock_filter
+		if _, _, errno := syscall.Syscall6(syscall.SYS_PTRACE, ptraceSeccompGetFilter, uintptr(pid), uintptr(i),
+			uintptr(unsafe.Pointer(&prog[0])), 0, 0); errno != 0 {
+			return nil, fmt.Errorf("PTRACE_SECCOMP_GET_FILTER %d: %w", i, errno)
+		}
+		filters = append(filters, prog)
+	}
+}
+
+// runSeccomp runs every filter on one system call, as the kernel does, and
+// returns the action that takes precedence (the lowest as a signed number).
+// The VM loads big-endian words, so each 32-bit field of seccomp_data is
+// written big-endian where the kernel's little-endian layout puts it.
+func runSeccomp(filters [][]bpf.RawInstruction, arch, nr uint32, args []uint64) (uint32, error) {
+	data := make([]byte, 64) // nr, arch, instruction_pointer, args[6]
+	binary.BigEndian.PutUint32(data[0:], nr)
+	binary.BigEndian.PutUint32(data[4:], arch)
+	for i, a := range args {
+		binary.BigEndian.PutUint32(data[16+8*i:], uint32(a))
+		binary.BigEndian.PutUint32(data[20+8*i:], uint32(a>>32))
+	}
+	result := uint32(0x7fff0000)
+	for _, raw := range filters {
+		prog, ok := bpf.Disassemble(raw)
+		if !ok {
+			return 0, errors.New("a filter holds an instruction the VM cannot run")
+		}
+		vm, err := bpf.NewVM(prog)
+		if err != nil {
+			return 0, err
+		}
+		r, err := vm.Run(data)
+		if err != nil {
+			return 0, err
+		}
+		if int32(uint32(r)&0xffff0000) < int32(result&0xffff0000) {
+			result = uint32(r)
+		}
+	}
+	return result, nil
 }
 
 // /proc/cmdline would show the host's boot line (root device, kernel

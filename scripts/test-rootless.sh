@@ -2,9 +2,12 @@
 # Runs the kernel and pipeline tests again as an unprivileged user, so every
 # isolation test, and a whole run, also runs against rootless podman. As root, it creates the user
 # analyst-ci (with subordinate ids) if needed; as any other user the main
-# test run was already rootless and there is nothing to add.
+# test run was already rootless and there is nothing to add. With a folder
+# as its argument it writes each package's counts there (for make test's
+# closing line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+counts=${1:-}
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "test-rootless: already running as $(id -un): the kernel tests above ran rootless"
@@ -33,8 +36,8 @@ cp -r docs "$dir/docs"
 mkdir -p "$dir/testdata/script"
 cp cmd/testdata/script/kernel_*.txtar "$dir/testdata/script/"
 chmod -R a+rX "$dir"
+go build -o "$dir/testsum" ./internal/tools/testsum
 
-passed=0 skipped=0
 for pkg in kernel pipeline agent audit cmd; do
   echo "test-rootless: running the $pkg tests as $user (rootless podman)"
   run=
@@ -45,14 +48,11 @@ for pkg in kernel pipeline agent audit cmd; do
   # (make test stays under 45 minutes).
   [ "$pkg" = pipeline ] && run="-test.skip='^TestExplore|InJupyter\$'"
   status=0
-  su "$user" -s /bin/bash -c "cd '$dir' && ANALYST_CACHE_DIR='${ANALYST_CACHE_DIR:-}' ANALYST_TEST_ROOTFS='${ANALYST_TEST_ROOTFS:-}' ./$pkg.test -test.count=1 -test.timeout=20m -test.v $run" >"$dir/$pkg.txt" 2>&1 || status=$?
-  grep -E '^(--- |PASS$|FAIL|ok|panic)|^\s+\S+_test\.go' "$dir/$pkg.txt" || true
+  su "$user" -s /bin/bash -c "cd '$dir' && ANALYST_CACHE_DIR='${ANALYST_CACHE_DIR:-}' ANALYST_TEST_ROOTFS='${ANALYST_TEST_ROOTFS:-}' ./$pkg.test -test.count=1 -test.timeout=20m -test.v=test2json $run" 2>&1 |
+    go tool test2json -t -p "rootless/$pkg" |
+    "$dir/testsum" ${counts:+-counts "$counts/rootless-$pkg.json"} || status=$?
   if [ "$status" -ne 0 ]; then
     echo "test-rootless: $pkg FAILED (exit $status)"
-    tail -50 "$dir/$pkg.txt"
     exit "$status"
   fi
-  passed=$((passed + $(grep -c '^--- PASS' "$dir/$pkg.txt" || true)))
-  skipped=$((skipped + $(grep -c '^--- SKIP' "$dir/$pkg.txt" || true)))
 done
-echo "test-rootless: $passed passed, 0 failed, $skipped skipped"

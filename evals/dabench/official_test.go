@@ -23,10 +23,7 @@ func TestAgreesWithTheOfficialScorer(t *testing.T) {
 	if script == "" {
 		t.Skip("set ANALYST_DABENCH_SCORER to InfiAgent's examples/DA-Agent/eval_closed_form.py to run this cross-check")
 	}
-	dir, err := dabenchdir.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := dabenchdir.Require(t)
 	qpath, lpath := filepath.Join(dir, "da-dev-questions.jsonl"), filepath.Join(dir, "da-dev-labels.jsonl")
 	qs, err := LoadQuestions(qpath)
 	if err != nil {

@@ -5,28 +5,24 @@
 package dabenchdir
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
+	"testing"
+
+	"github.com/analyst-cli/analyst/internal/shareddata"
 )
+
+// Data is DABench's dev set: da-dev-questions.jsonl, da-dev-labels.jsonl
+// and tables/.
+var Data = shareddata.Data{
+	Name:    "dabench",
+	Env:     "ANALYST_DABENCH",
+	Witness: "da-dev-labels.jsonl",
+	HowToGet: "set ANALYST_DABENCH to a folder holding InfiAgent-DABench's dev set " +
+		"(da-dev-questions.jsonl, da-dev-labels.jsonl and its tables in tables/)",
+}
 
 // Find returns the folder holding da-dev-questions.jsonl, da-dev-labels.jsonl
 // and tables/.
-func Find() (string, error) {
-	if d := os.Getenv("ANALYST_DABENCH"); d != "" {
-		return d, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		cand := filepath.Join(d, "shared", "dabench")
-		if _, err := os.Stat(filepath.Join(cand, "da-dev-labels.jsonl")); err == nil {
-			return cand, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", errors.New("no shared/dabench above " + wd + " (set ANALYST_DABENCH)")
-		}
-	}
-}
+func Find() (string, error) { return Data.Find() }
+
+// Require returns that folder, or skips the test for missing data.
+func Require(t testing.TB) string { return Data.Require(t) }

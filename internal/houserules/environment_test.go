@@ -12,7 +12,7 @@ import (
 // variables and passes the values down.
 var envReaders = map[string]string{
 	"kernel/kerneltest":     "test helper: the image cache and root filesystem of the test kernel",
-	"internal/dabenchdir":   "test helper: where the DABench data is",
+	"internal/shareddata":   "test helper: where the data the repository cannot ship is",
 	"kernel/image/build.go": "passes HOME, TMPDIR and the proxy settings through to debootstrap, unread",
 }
 

@@ -1,5 +1,6 @@
 // Package seccomp holds the kernel's seccomp profile: podman's default
-// profile plus denials that keep sandbox code out of namespaces, mounts, the
+// profile for the host's native system-call ABI only (no 32-bit or x32
+// calls), plus denials that keep sandbox code out of namespaces, mounts, the
 // kernel keyring, BPF, perf and ptrace, and socket families other than
 // local and IP sockets.
 //
@@ -171,8 +172,8 @@ func Replaced() []string {
 	return append(append(slices.Clone(Denied), "clone", "clone3"), socketCalls...)
 }
 
-// Derive is base with every rule about the Replaced syscalls removed, and
-// ours appended: Denied and clone with namespace flags return EPERM; clone3,
+// Derive is base with its compatibility ABIs dropped (NativeOnly), every
+// rule about the Replaced syscalls removed, and ours appended: Denied and clone with namespace flags return EPERM; clone3,
 // whose flags sit in a struct seccomp cannot read, returns ENOSYS, so the C
 // library falls back to clone, which is filtered by flags (Docker's and
 // podman's answer for containers without CAP_SYS_ADMIN); socket and
@@ -182,6 +183,7 @@ func Derive(base []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.ArchMap = NativeOnly(f.ArchMap)
 	ours := Replaced()
 	var kept []Syscall
 	for _, s := range f.Syscalls {
@@ -192,6 +194,22 @@ func Derive(base []byte) ([]byte, error) {
 	}
 	f.Syscalls = append(kept, Rules()...)
 	return Encode(f)
+}
+
+// NativeOnly is archMap with every architecture's sub-architectures removed,
+// so the filter matches the native ABI alone and a system call made through
+// another (x86-64's int 0x80 into the i386 ABI, the x32 ABI, arm64's 32-bit
+// compat mode) meets the runtime's action for a foreign architecture: it is
+// refused, whatever its number or arguments. Nothing in the image is
+// 32-bit, and the compat ABIs carry calls a rule of the native ABI never
+// sees (socketcall, whose arguments sit in memory); gVisor refuses them
+// too. Which refusal a process sees (ENOSYS or SIGSYS) is the runtime's.
+func NativeOnly(archMap []Arch) []Arch {
+	out := make([]Arch, len(archMap))
+	for i, a := range archMap {
+		out[i] = Arch{Architecture: a.Architecture, SubArchitectures: []string{}}
+	}
+	return out
 }
 
 // Rules are the rules Derive appends.
