@@ -63,6 +63,7 @@ func summarize(in io.Reader, out io.Writer, countsFile string) error {
 	c := Counts{Missing: map[string]int{}}
 	outputs := map[string]*strings.Builder{} // per package and test, until it ends
 	times := map[string]float64{}
+	reported := map[string]bool{} // packages whose result line was printed
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -81,6 +82,7 @@ func summarize(in io.Reader, out io.Writer, countsFile string) error {
 			if !strings.HasPrefix(e.Output, "=== ") && !strings.HasPrefix(e.Output, "PASS") {
 				fmt.Fprint(out, e.Output)
 			}
+			reported[e.Package] = reported[e.Package] || strings.HasPrefix(e.Output, "ok ") || strings.HasPrefix(e.Output, "FAIL\t")
 		case e.Action == "output":
 			b := outputs[key]
 			if b == nil {
@@ -92,6 +94,9 @@ func summarize(in io.Reader, out io.Writer, countsFile string) error {
 			times[e.Package] = e.Elapsed
 			if e.Action == "fail" {
 				c.PackagesFailed = append(c.PackagesFailed, e.Package)
+			}
+			if !reported[e.Package] { // a test binary run through test2json
+				fmt.Fprintf(out, "%s\t%s\t%.3fs\n", map[string]string{"pass": "ok  ", "skip": "ok  ", "fail": "FAIL"}[e.Action], e.Package, e.Elapsed)
 			}
 		case e.Action == "pass" || e.Action == "fail" || e.Action == "skip":
 			text := ""

@@ -23,6 +23,10 @@ const stream = `{"Action":"start","Package":"example/a"}
 {"Action":"skip","Package":"example/a","Test":"TestShort","Elapsed":0}
 {"Action":"output","Package":"example/a","Output":"FAIL\texample/a\t1.5s\n"}
 {"Action":"fail","Package":"example/a","Elapsed":1.5}
+{"Action":"output","Package":"rootless/c","Test":"TestC","Output":"=== RUN   TestC\n"}
+{"Action":"pass","Package":"rootless/c","Test":"TestC","Elapsed":0.1}
+{"Action":"output","Package":"rootless/c","Output":"PASS\n"}
+{"Action":"pass","Package":"rootless/c","Elapsed":2.5}
 {"ImportPath":"example/b","Action":"build-output","Output":"b.go:3: undefined: x\n"}
 {"ImportPath":"example/b","Action":"build-fail"}
 `
@@ -39,8 +43,9 @@ func TestSummarize(t *testing.T) {
 		"--- FAIL: TestBad (example/a)\n    a_test.go:9: got 2, want 3\n",
 		"--- SKIP: TestData (example/a): missing data: dabench (no shared/dabench above /x): set ANALYST_DABENCH\n",
 		"FAIL\texample/a\t1.5s\n",
+		"ok  \trootless/c\t2.500s\n",
 		"b.go:3: undefined: x\n",
-		"tests: 1 passed, 1 failed, 2 skipped (1 for missing data: dabench)\n",
+		"tests: 2 passed, 1 failed, 2 skipped (1 for missing data: dabench)\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -59,7 +64,7 @@ func TestSummarize(t *testing.T) {
 	if err := printTotal(&out, []string{counts, clean}); err == nil {
 		t.Error("the total of a failed run passed")
 	}
-	if want := "tests: 6 passed, 1 failed, 3 skipped (2 for missing data: corpora, dabench)\n"; out.String() != want {
+	if want := "tests: 7 passed, 1 failed, 3 skipped (2 for missing data: corpora, dabench)\n"; out.String() != want {
 		t.Errorf("total %q, want %q", out.String(), want)
 	}
 	out.Reset()
