@@ -52,8 +52,9 @@ type ModelSummary struct {
 	// DABstep is the leaderboard's figures of a DABstep suite (nil for
 	// others), and the submission file.
 	DABstep *DABstepSummary `json:"dabstep,omitempty"`
-	// Score is the share of cases entirely right, errors and unanswered
-	// cases counted wrong (the strict ABQ); --min-score compares with it.
+	// Score is the share of the scored cases that are right (Result.Right:
+	// errors and unanswered cases wrong, but for a DABstep task's, scored as
+	// its submitted answer is); --min-score compares with it.
 	Score float64 `json:"score"`
 	// Official is DABench's three figures as its scorer computes them
 	// (unanswered cases dropped); Strict counts them wrong (ours).
