@@ -19,16 +19,74 @@ type NamedValue struct {
 	Value string `json:"value"`
 }
 
-// answerRe is DABench's pattern for a named value.
-var answerRe = regexp.MustCompile(`@(\w+)\[(.*?)\]`)
+// answerStart opens a named value, @name[, as DABench's pattern
+// (@(\w+)\[(.*?)\]) does.
+var answerStart = regexp.MustCompile(`@(\w+)\[`)
+
+// answerSpan is one @name[value] of a text: its bytes [start, end).
+type answerSpan struct {
+	start, end  int
+	name, value string
+}
+
+// answerSpans finds the @name[value] pairs of text, as DABench's pattern
+// does (a value within its line), but a value runs to the bracket that
+// closes its own: `@ids[[1, 2]]` is "[1, 2]", where the pattern would cut
+// it at the first "]". A value whose brackets do not balance on its line
+// ends at the first "]", as the pattern's.
+func answerSpans(text string) []answerSpan {
+	var out []answerSpan
+	for pos := 0; pos < len(text); {
+		loc := answerStart.FindStringSubmatchIndex(text[pos:])
+		if loc == nil {
+			break
+		}
+		open := pos + loc[1]
+		end := closingBracket(text, open)
+		if end < 0 { // no "]" on the line: not a named value
+			pos = open
+			continue
+		}
+		out = append(out, answerSpan{start: pos + loc[0], end: end + 1, name: text[pos+loc[2] : pos+loc[3]], value: text[open:end]})
+		pos = end + 1
+	}
+	return out
+}
+
+// closingBracket is the index of the "]" that closes a value starting at
+// i: the one that balances the brackets after i, else the first; -1 when
+// the line has none.
+func closingBracket(text string, i int) int {
+	line := text[i:]
+	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	first := strings.IndexByte(line, ']')
+	if first < 0 {
+		return -1
+	}
+	depth := 0
+	for j, r := range line {
+		switch r {
+		case '[':
+			depth++
+		case ']':
+			if depth == 0 {
+				return i + j
+			}
+			depth--
+		}
+	}
+	return i + first
+}
 
 // ParseAnswers returns the @name[value] pairs of text, in order. A name given
 // twice keeps its last value, in the place of its first.
 func ParseAnswers(text string) []NamedValue {
 	var out []NamedValue
 	seen := map[string]int{}
-	for _, m := range answerRe.FindAllStringSubmatch(text, -1) {
-		v := NamedValue{Name: m[1], Value: strings.TrimSpace(m[2])}
+	for _, m := range answerSpans(text) {
+		v := NamedValue{Name: m.name, Value: strings.TrimSpace(m.value)}
 		if i, ok := seen[v.Name]; ok {
 			out[i] = v
 			continue
@@ -58,24 +116,33 @@ func narrative(text string) (plain, md string) {
 		rest, stripped := line, false
 		for {
 			t := strings.TrimLeft(rest, " \t-*•,;:")
-			loc := answerRe.FindStringIndex(t)
-			if loc == nil || loc[0] != 0 {
+			spans := answerSpans(t)
+			if len(spans) == 0 || spans[0].start != 0 {
 				if stripped {
 					rest = t
 				}
 				break
 			}
-			rest, stripped = t[loc[1]:], true
+			rest, stripped = t[spans[0].end:], true
 		}
 		if stripped && strings.TrimSpace(rest) == "" {
 			continue
 		}
-		pl = append(pl, answerRe.ReplaceAllString(rest, "$2"))
-		ml = append(ml, answerRe.ReplaceAllStringFunc(rest, func(m string) string {
-			return "**" + strings.TrimSpace(answerRe.FindStringSubmatch(m)[2]) + "**"
-		}))
+		pl = append(pl, replaceAnswers(rest, func(v string) string { return v }))
+		ml = append(ml, replaceAnswers(rest, func(v string) string { return "**" + strings.TrimSpace(v) + "**" }))
 	}
 	return strings.TrimSpace(strings.Join(pl, "\n")), strings.TrimSpace(strings.Join(ml, "\n"))
+}
+
+// replaceAnswers is text with each @name[value] replaced by with(value).
+func replaceAnswers(text string, with func(value string) string) string {
+	var b strings.Builder
+	last := 0
+	for _, s := range answerSpans(text) {
+		b.WriteString(text[last:s.start] + with(s.value))
+		last = s.end
+	}
+	return b.String() + text[last:]
 }
 
 var validAnswerName = regexp.MustCompile(`^\w+$`)

@@ -11,11 +11,27 @@ func TestParseAnswers(t *testing.T) {
 		{"@a[1] @a[2]", "@a[2]"},
 		{"no answer here", ""},
 		{"@mean_fare[34.65], @std[ 1.2 ]", "@mean_fare[34.65] @std[1.2]"},
+		// A list in brackets stays whole; brackets that do not balance end
+		// at the first "]", as DABench's pattern; a value stays on its line.
+		{"@answer[[a, b]]", "@answer[[a, b]]"},
+		{"@answer[[]] and @n[3]", "@answer[[]] @n[3]"},
+		{"@m[df['a'][0]] @k[x[1]", "@m[df['a'][0]] @k[x[1]"},
+		{"@a[x\n] @b[2]", "@b[2]"},
+		{"@a[]", "@a[]"},
 	}
 	for _, tt := range tests {
 		if got := FormatAnswers(ParseAnswers(tt.in)); got != tt.want {
 			t.Errorf("ParseAnswers(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// The narrative of an answer in text mode drops its list of values whole:
+// no stray "]" of a bracketed list.
+func TestNarrativeKeepsBracketedValuesWhole(t *testing.T) {
+	plain, md := narrative("@answer[[a, b]]\n@none[[]]\nThe ids are @ids[[1, 2]].")
+	if plain != "The ids are [1, 2]." || md != "The ids are **[1, 2]**." {
+		t.Errorf("narrative = %q, %q", plain, md)
 	}
 }
 

@@ -167,14 +167,13 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if len(models) == 0 {
 		return usageErrorf("eval needs a model: --model provider:name (repeatable), ANALYST_MODEL, or `model:` in the config file")
 	}
-	setup, err := f.KernelSetup(ctx)
-	if err != nil {
-		return err
-	}
-	versions := setup.versions()
-	var solvers []evals.Solver
+	// The models first, as analyst run asks its model first: a bad name or
+	// key fails in a second, before any kernel starts. Each client has the
+	// options run's has (the completion limit, vision, context length,
+	// timeouts).
+	var solvers []*evals.AgentSolver
 	for _, spec := range models {
-		client, err := f.ModelClient(spec, cfg.ServerOptions())
+		client, err := f.ModelClient(spec, cfg.ModelOptions())
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
@@ -185,11 +184,20 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 			}
 			return withCode(ExitModel, modelMessage(err))
 		}
-		s.Kernel, s.Versions, s.CellTimeout, s.MaxTurns = setup.Options, versions, cfg.Limits.CellTimeout, cfg.MaxTurns
-		s.ReflectRounds, s.NoFork = cfg.ReflectRounds, opts.NoFork
 		solvers = append(solvers, s)
 	}
-	eo := evals.Options{Suite: suite, Solvers: solvers, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
+	setup, err := f.KernelSetup(ctx)
+	if err != nil {
+		return err
+	}
+	versions := setup.versions()
+	var run []evals.Solver
+	for _, s := range solvers {
+		s.Kernel, s.Versions, s.CellTimeout, s.MaxTurns = setup.Options, versions, cfg.Limits.CellTimeout, cfg.MaxTurns
+		s.ReflectRounds, s.NoFork = cfg.ReflectRounds, opts.NoFork
+		run = append(run, s)
+	}
+	eo := evals.Options{Suite: suite, Solvers: run, Out: opts.Out, Jobs: opts.Jobs, Timeout: opts.Timeout,
 		Limit: opts.Limit, Repeat: opts.Repeat, Filter: opts.Filter, Shard: shard, Force: opts.Force, RetryErrors: opts.RetryErrors,
 		ImageID: setup.Image.Manifest.ID(), Seed: agent.DefaultSeed, KaTeXDir: report.KaTeXDirIn(setup.Image.RootFS),
 	}
@@ -317,11 +325,20 @@ func runEvalValidate(ctx context.Context, f *Factory, opts *EvalValidateOptions)
 
 func printEvalSummary(f *Factory, out string, s *evals.Summary) {
 	for _, m := range s.Models {
-		fmt.Fprintf(f.IO.Out, "%s: %d cases, %d passed, %d failed, %d errors; score %s\n", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pctOf(m.Score))
-		if d := m.DABstep; d != nil {
+		score := pctOf(m.Score)
+		if m.ScoredCases() == 0 {
+			score = fmt.Sprintf("none: the %d cases are unscored (no gold answers)", m.Unscored)
+		}
+		fmt.Fprintf(f.IO.Out, "%s: %d cases, %d passed, %d failed, %d errors; score %s\n", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, score)
+		if d := m.DABstep; d != nil && d.Overall.Total == 0 {
+			fmt.Fprintf(f.IO.Out, "  DABstep: unscored; submission: %s\n", filepath.Join(out, d.Submission))
+		} else if d != nil {
 			fmt.Fprintf(f.IO.Out, "  DABstep: overall %s (%d of %d), easy %s (%d of %d), hard %s (%d of %d); submission: %s\n",
 				pctOf(d.Overall.Value), d.Overall.Correct, d.Overall.Total, pctOf(d.Easy.Value), d.Easy.Correct, d.Easy.Total,
 				pctOf(d.Hard.Value), d.Hard.Correct, d.Hard.Total, filepath.Join(out, d.Submission))
+			if len(m.Errored) > 0 {
+				fmt.Fprintf(f.IO.Out, "  errored: %s (each submitted with the empty answer, scored as DABstep's scorer scores it)\n", strings.Join(m.Errored, ", "))
+			}
 		} else {
 			fmt.Fprintf(f.IO.Out, "  DABench official: ABQ %s, PSAQ %s, UASQ %s (%d answered); strict ABQ %s\n",
 				pctOf(m.Official.ABQ), pctOf(m.Official.PSAQ), pctOf(m.Official.UASQ), m.Answered, pctOf(m.Strict.ABQ))
@@ -343,6 +360,9 @@ func belowMinScore(s *evals.Summary, min float64) error {
 	}
 	var low []string
 	for _, m := range s.Models {
+		if m.ScoredCases() == 0 {
+			return usageErrorf("--min-score: %s has no scored case (%d unscored: the split has no gold answers); run a split with answers, or drop --min-score", m.Model, m.Unscored)
+		}
 		if m.Score < min {
 			low = append(low, fmt.Sprintf("%s scored %s", m.Model, pctOf(m.Score)))
 		}

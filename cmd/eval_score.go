@@ -11,6 +11,7 @@ import (
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/evals/dabstep"
+	"github.com/analyst-cli/analyst/internal/atomicfile"
 )
 
 // EvalScoreOptions are the inputs of `analyst eval score`.
@@ -18,8 +19,10 @@ type EvalScoreOptions struct {
 	DABench string // a DABench folder: File is a responses file
 	DABstep string // a DABstep snapshot: File is a submission file
 	Split   string // DABstep's split ("" for the default)
-	JSON    string // DABench only: also write the official evaluation_analysis.json
-	File    string
+	// JSON also writes the scores as JSON: DABench's official
+	// evaluation_analysis.json, or DABstep's figures and every task's verdict.
+	JSON string
+	File string
 }
 
 // newCmdEvalScore: runF, when not nil, replaces runEvalScore.
@@ -45,7 +48,9 @@ the accuracy overall, on the easy and on the hard tasks, in percent with two
 decimals as the leaderboard shows them, with the counts; a task with no line
 counts wrong (the leaderboard refuses such a file). Wrong tasks, missing
 ones, task ids not in the split and ids on several lines are listed.
---split picks the tasks file (default: dev when it has answers).
+--split picks the tasks file (default: dev when it has answers). --json FILE
+also writes the figures and every task's verdict (task_id, level,
+answered, right) as JSON.
 
 Exit status: 0 when scored; 2 on bad flags or arguments; 3 when DIR is not
 the benchmark's layout, its split has no answers, or the answers file is
@@ -65,8 +70,6 @@ malformed (not JSON Lines, a field the leaderboard refuses, a null).`,
 				return usageErrorf("eval score takes --dabench or --dabstep, not both")
 			case opts.Split != "" && opts.DABstep == "":
 				return usageErrorf("--split is for --dabstep")
-			case opts.JSON != "" && opts.DABench == "":
-				return usageErrorf("--json is for --dabench")
 			}
 			return nil
 		},
@@ -80,7 +83,7 @@ malformed (not JSON Lines, a field the leaderboard refuses, a null).`,
 	c.Flags().StringVar(&opts.DABench, "dabench", "", "folder with "+evals.DABenchQuestions+" and "+evals.DABenchLabels)
 	c.Flags().StringVar(&opts.DABstep, "dabstep", "", "a snapshot of the DABstep dataset repository ("+dabstep.TasksDir+"/, "+dabstep.ContextDir+"/)")
 	c.Flags().StringVar(&opts.Split, "split", "", "DABstep's tasks file: dev or all (default: dev when it has answers)")
-	c.Flags().StringVar(&opts.JSON, "json", "", "also write the official evaluation_analysis.json here (DABench)")
+	c.Flags().StringVar(&opts.JSON, "json", "", "also write the scores as JSON here: DABench's official evaluation_analysis.json, or DABstep's figures and every task's verdict")
 	return c
 }
 
@@ -105,6 +108,11 @@ func scoreDABstep(f *Factory, opts *EvalScoreOptions) error {
 		return withCode(ExitBadData, err)
 	}
 	sc.Write(f.IO.Out)
+	if opts.JSON != "" {
+		if err := atomicfile.Write(opts.JSON, sc.WriteJSON); err != nil {
+			return fmt.Errorf("writing the scores to --json %s: %w", opts.JSON, err)
+		}
+	}
 	return nil
 }
 

@@ -38,6 +38,12 @@ func TestEvalScoreFlags(t *testing.T) {
 	if diff := cmp.Diff(&EvalScoreOptions{DABstep: "DABstep", Split: "all", File: "sub.jsonl"}, got); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
+	if err := executeEvalScore(t, keep, "--dabstep", "d", "--json", "x.json", "s.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&EvalScoreOptions{DABstep: "d", JSON: "x.json", File: "s.jsonl"}, got); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
 	if err := executeEvalScore(t, keep, "--dabench", "dab", "--json", "a.json", "r.jsonl"); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +59,6 @@ func TestEvalScoreFlags(t *testing.T) {
 		{[]string{"--dabstep", "d", "a", "b"}, "takes one RESPONSES or SUBMISSION file"},
 		{[]string{"--dabstep", "d", "--dabench", "e", "s"}, "--dabench or --dabstep, not both"},
 		{[]string{"--dabench", "d", "--split", "dev", "s"}, "--split is for --dabstep"},
-		{[]string{"--dabstep", "d", "--json", "x.json", "s"}, "--json is for --dabench"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			wantUsage(t, executeEvalScore(t, keep, tt.args...), tt.want)

@@ -95,7 +95,8 @@ type Config struct {
 	ChangeRules eda.ChangeRules
 }
 
-// ModelOptions are the llm options the configuration sets.
+// ModelOptions are the llm options the configuration sets: analyst run's,
+// replay's and each eval model's (a benchmark measures what ships).
 func (c *Config) ModelOptions() llm.Options {
 	none := func(d time.Duration) time.Duration {
 		if d == 0 {
@@ -116,12 +117,6 @@ func (c *Config) ModelOptions() llm.Options {
 		Timeout:                  none(c.IdleTimeout),
 		TimeoutSetting:           settingName(keyIdleTimeout),
 	}
-}
-
-// ServerOptions are the llm options that say where the model server is and
-// the key it takes, and nothing more.
-func (c *Config) ServerOptions() llm.Options {
-	return llm.Options{OllamaHost: c.OllamaHost, BaseURL: c.BaseURL, APIKey: c.APIKey}
 }
 
 // The model servers' own variables, read beside ANALYST_* (the API key's

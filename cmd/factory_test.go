@@ -65,7 +65,7 @@ func TestModelOptions(t *testing.T) {
 
 // The model servers' own variables are read here, not in llm: OLLAMA_HOST;
 // OPENAI_BASE_URL where base-url is not set; the key from the variable of
-// the server (OLLAMA_API_KEY for ollama.com). Run and eval get the same.
+// the server (OLLAMA_API_KEY for ollama.com).
 func TestModelServerFromEnvironment(t *testing.T) {
 	keys := map[string]string{"OPENAI_API_KEY": "sk-openai", "OLLAMA_API_KEY": "ol-cloud"}
 	with := func(extra map[string]string) map[string]string {
@@ -102,11 +102,9 @@ func TestModelServerFromEnvironment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for name, got := range map[string]llm.Options{"run": cfg.ModelOptions(), "eval": cfg.ServerOptions()} {
-				if got.OllamaHost != tt.want.OllamaHost || got.BaseURL != tt.want.BaseURL || got.APIKey != tt.want.APIKey {
-					t.Errorf("%s: host %q, base URL %q, key %q; want %q, %q, %q", name, got.OllamaHost, got.BaseURL, got.APIKey,
-						tt.want.OllamaHost, tt.want.BaseURL, tt.want.APIKey)
-				}
+			if got := cfg.ModelOptions(); got.OllamaHost != tt.want.OllamaHost || got.BaseURL != tt.want.BaseURL || got.APIKey != tt.want.APIKey {
+				t.Errorf("host %q, base URL %q, key %q; want %q, %q, %q", got.OllamaHost, got.BaseURL, got.APIKey,
+					tt.want.OllamaHost, tt.want.BaseURL, tt.want.APIKey)
 			}
 		})
 	}

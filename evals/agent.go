@@ -58,7 +58,7 @@ func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.
 
 // Solve implements Solver.
 func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
-	a := &Attempt{Record: newCaseRecord(c, !s.NoFork)}
+	a := &Attempt{Record: newCaseRecord(c)}
 	a.Record.Versions = s.Versions
 	ck := caseKernel{opts: s.Kernel, cellTimeout: s.CellTimeout, tempDir: s.TempDir}
 	var cd *caseData
@@ -73,28 +73,25 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	}
 	defer cd.done()
 	a.Record.Profile = cd.loaded.Profile
-	// The same prompt and agent as analyst run: the budgets are stated and a
-	// KeyError names the closest real columns; a folder's tables and
+	// The agent and question stage of analyst run: the same prompt, budgets,
+	// push-back on untraced numbers and cells; a folder's tables and
 	// documents are told as analyst run tells them.
-	ag := agent.New(agent.Setup{Client: s.Client, Info: s.Info, Kernel: cd.k, DataName: filepath.Base(c.Dataset), Profile: cd.loaded.Profile,
-		Folder: cd.ds.AgentFolder(cd.loaded), Versions: s.Versions, MaxTurns: s.MaxTurns, CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat})
+	ag := pipeline.NewAgent(agent.Setup{Client: s.Client, Info: s.Info, Kernel: cd.k, DataName: filepath.Base(c.Dataset),
+		Profile: cd.loaded.Profile, Folder: cd.ds.AgentFolder(cd.loaded), Versions: s.Versions, MaxTurns: s.MaxTurns,
+		CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat}, a.Record.Notebook)
 	defer func() {
 		a.Record.Model = s.reportModel(ag, a, c.Repeat)
 		if c.DABstepID != "" {
 			a.Trace = reasoningTrace(a.Record.Answers)
 		}
 	}()
+	qs := a.Record.questionStage(ag, s.ReflectRounds)
 	var texts []string
 	for i, q := range append([]string{c.Prompt}, c.FollowUps...) {
-		phase := agent.StageQuestion(i + 1)
-		ans, err := ag.Ask(ctx, phase, q)
-		reflected, before := false, 0
-		if ans != nil && ans.Answered && s.ReflectRounds > 0 && err == nil {
-			reflected, before = true, len(ans.Verdicts)
-			err = ag.Reflect(ctx, agent.StageReflection(i+1), ans, s.ReflectRounds)
-		}
+		ans, err := qs.Ask(ctx, i+1, q)
 		if ans != nil {
-			a.Record.addQuestion(i+1, q, ans, reflected, before, pipeline.StageStatusOf(ans.Answered, err))
+			a.Record.Questions = append(a.Record.Questions, q)
+			a.Record.Answers = append(a.Record.Answers, ans)
 			a.add(ans)
 			if ans.Answered {
 				texts = append(texts, answerText(ans))

@@ -1,7 +1,6 @@
 package evals
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -36,17 +35,14 @@ type CaseRecord struct {
 	DataName  string
 }
 
-// newCaseRecord starts the record of a case with an empty notebook.
-func newCaseRecord(c Case, forked bool) *CaseRecord {
+// newCaseRecord starts the record of a case with an empty notebook. Its
+// title does not say whether the case ran forked or in a kernel of its own
+// (results.jsonl's fork_of does): the case's files are the same bytes
+// either way.
+func newCaseRecord(c Case) *CaseRecord {
 	nb := nbformat.New()
-	how := fmt.Sprintf("The cells `analyst eval` ran for this case, in a fresh kernel on `%s`: "+
-		"setup, load and profile, then the model's.", filepath.Base(c.Dataset))
-	if forked {
-		how = fmt.Sprintf("The cells `analyst eval` ran for this case on `%s`: setup, load and profile "+
-			"(tagged `%s`: run once in a kernel on the data, shown with the outputs they had there), then the "+
-			"model's, in a session forked from that kernel, which saw nothing another case did.",
-			filepath.Base(c.Dataset), nbformat.TagForkParent)
-	}
+	how := fmt.Sprintf("The cells `analyst eval` ran for this case on `%s`: setup, load and profile, then the model's, "+
+		"in a session that saw nothing another case did. Run top to bottom, they give these outputs again.", filepath.Base(c.Dataset))
 	nb.AddMarkdown(fmt.Sprintf("# Eval case `%s`\n\n%s", c.ID, how), nbformat.TagNotebookOnly)
 	return &CaseRecord{Notebook: nb, DataName: filepath.Base(c.Dataset)}
 }
@@ -56,19 +52,15 @@ func (rec *CaseRecord) addStage(st eda.Stage, status report.StageStatus) {
 	rec.Stages = append(rec.Stages, report.StageInfo{Name: st.Name, Title: st.Title, Status: status})
 }
 
-// addQuestion records the i-th question (1-based), its answer and its
-// reflection (from the before-th verdict), as analyst run writes them.
-func (rec *CaseRecord) addQuestion(i int, q string, a *agent.Answer, reflected bool, before int, status report.StageStatus) {
-	phase := agent.StageQuestion(i)
-	rec.Questions = append(rec.Questions, q)
-	rec.Answers = append(rec.Answers, a)
-	rec.Stages = append(rec.Stages, report.StageInfo{Name: phase, Title: fmt.Sprintf("Question %d", i), Status: status, Lead: true})
-	pipeline.AddQuestion(rec.Notebook, phase, q, a)
-	if reflected {
-		rphase := agent.StageReflection(i)
-		rec.Stages = append(rec.Stages, report.StageInfo{Name: rphase, Title: fmt.Sprintf("Reflection on question %d", i), Status: status, Lead: true})
-		pipeline.AddReflection(rec.Notebook, rphase, a, before)
-	}
+// questionStage is the question stage of analyst run, writing into the
+// case's notebook and stages. The stages carry no durations: a case's files
+// are the same bytes whatever the schedule (shards, -j, reruns).
+func (rec *CaseRecord) questionStage(ag *agent.Agent, reflectRounds int) *pipeline.QuestionStage {
+	return &pipeline.QuestionStage{Agent: ag, Notebook: rec.Notebook, ReflectRounds: reflectRounds,
+		End: func(info report.StageInfo) {
+			info.Duration = 0
+			rec.Stages = append(rec.Stages, info)
+		}}
 }
 
 // caseFiles is where a result's notebook and report go, relative to the
@@ -90,9 +82,8 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 		return fmt.Errorf("writing the files of case %s: %w", r.Case, err)
 	}
 	nb := rec.Notebook
-	nb.Metadata.LanguageInfo.Version = rec.Versions["python"]
-	nb.SetProvenance("image", r.ImageID)
-	nb.SetProvenance("driver", kernel.DriverHash())
+	numberCells(nb)
+	pipeline.SetProvenance(nb, rec.Versions, r.ImageID)
 	nb.SetProvenance("eval", map[string]any{"suite": r.Suite, "suite_hash": r.SuiteHash, "case": r.Case, "repeat": r.Repeat,
 		"model": r.Model, "model_digest": r.ModelDigest, //houserules:literal provenance keys
 		"seed": r.Seed, "status": r.Status})
@@ -114,16 +105,32 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 		in.KaTeXDir = ""
 	}
 	p := filepath.Join(dir, filepath.FromSlash(htmlPath))
-	err := report.WriteFile(p, in)
-	if errors.Is(err, report.ErrKaTeX) {
-		in.KaTeXDir = "" // formulas as TeX source beat no report
-		err = report.WriteFile(p, in)
-	}
-	if err != nil {
+	if err := pipeline.WriteReport(p, in); err != nil {
 		return fmt.Errorf("writing the report of case %s: %w", r.Case, err)
 	}
 	r.Notebook, r.Report = nbPath, htmlPath
 	return nil
+}
+
+// numberCells numbers the notebook's run cells 1, 2, ... in order, their
+// results with them, as the notebook run top to bottom numbers them. The
+// kernel's own counts depend on the schedule: a parent's cells are counted
+// where the root kernel had got to (after the tables loaded before), and a
+// forked case's cells continue from its parent's.
+func numberCells(nb *nbformat.Notebook) {
+	n := 0
+	for _, c := range nb.Cells {
+		if c.CellType != nbformat.Code || c.ExecutionCount == nil {
+			continue
+		}
+		n++
+		c.ExecutionCount = ptr(n)
+		for i := range c.Outputs {
+			if c.Outputs[i].ExecutionCount != nil {
+				c.Outputs[i].ExecutionCount = ptr(n)
+			}
+		}
+	}
 }
 
 // mayHaveMath reports whether a report could show a formula: a math

@@ -38,7 +38,7 @@ func Compare(a, b string) (*Comparison, error) {
 			c.Unpaired++
 			continue
 		}
-		switch xr, yr := x.Status == StatusPass, y.Status == StatusPass; {
+		switch xr, yr := x.Right(), y.Right(); {
 		case xr && yr:
 			c.BothRight++
 		case !xr && !yr:

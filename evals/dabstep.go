@@ -11,6 +11,7 @@ import (
 	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // KindDABstep is the Kind of a suite read from a DABstep snapshot.
@@ -18,7 +19,7 @@ const KindDABstep = "dabstep"
 
 // DABstepAnswer is the named value a DABstep task's answer is asked as:
 // @answer[VALUE], one string, the submission's agent_answer.
-const DABstepAnswer = "answer"
+const DABstepAnswer = "answer" //houserules:literal the answer's name, not the cell tag
 
 // DABstepPrompt is a task as DABstep's baseline agent gives it to a model
 // (the chat prompt of its baseline: the data folder, the question, the
@@ -90,7 +91,7 @@ func reasoningTrace(answers []*agent.Answer) string {
 		for i, st := range ans.Steps {
 			fmt.Fprintf(&b, "Step %d (%s, turn %d): ran\n%s\n", i+1, st.Status, st.Turn, clip.Bytes(st.Code, traceCodeBytes))
 			if st.Exec != nil {
-				if out := st.Exec.Text(); out != "" {
+				if out := cellText(st.Exec); out != "" {
 					fmt.Fprintf(&b, "Output:\n%s\n", clip.Bytes(out, traceOutputBytes))
 				}
 				if e := st.Exec.Error; e != nil {
@@ -106,6 +107,24 @@ func reasoningTrace(answers []*agent.Answer) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// cellText is what a cell showed as text, in order: what it printed
+// (stdout, stderr) and the text of its displays and last expression's
+// value.
+func cellText(ex *kernel.Execution) string {
+	var parts []string
+	for _, o := range ex.Outputs {
+		switch o.OutputType {
+		case nbformat.OutputStream:
+			parts = append(parts, strings.TrimRight(o.Text, "\n"))
+		case nbformat.OutputExecuteResult, nbformat.OutputDisplayData:
+			if s, ok := o.DataString(nbformat.MimePlain); ok {
+				parts = append(parts, s)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // dabstepSummary is a model's DABstep figures over its first repeats, nil
@@ -131,7 +150,7 @@ func dabstepSummary(model string, rs []Result) *DABstepSummary {
 		}
 		for _, a := range accs {
 			a.Total++
-			if r.Status == StatusPass {
+			if r.Right() {
 				a.Correct++
 			}
 		}
@@ -163,6 +182,10 @@ func dabstepMarkdown(m ModelSummary) string {
 	}
 	if d.Overall.Total > 0 {
 		accuracyTable(&b, "tasks", []dabench.Accuracy{d.Overall, d.Easy, d.Hard})
+	}
+	if len(m.Errored) > 0 {
+		fmt.Fprintf(&b, "\n%d task(s) ended in an error: %s. Each is in the submission with the empty answer, which question_scorer "+
+			"counts right where the gold is empty (\"\" or the empty list), and so do these figures.\n", len(m.Errored), strings.Join(m.Errored, ", "))
 	}
 	return b.String()
 }

@@ -3,12 +3,14 @@ package evals_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/evals"
+	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
 	"github.com/analyst-cli/analyst/nbformat"
@@ -19,7 +21,8 @@ import (
 // it saw as each case started.
 type dabstepSolver struct {
 	answers map[string][]agent.NamedValue
-	sub     string // the submission file, looked at as each case starts
+	fail    map[string]error // task id → the case's error
+	sub     string           // the submission file, looked at as each case starts
 	mu      sync.Mutex
 	seen    []int // lines in it then
 }
@@ -41,16 +44,17 @@ func (f *dabstepSolver) Solve(ctx context.Context, c evals.Case) (*evals.Attempt
 	if len(vs) > 0 {
 		a.Response = agent.FormatAnswers(vs)
 	}
-	return a, nil
+	return a, f.fail[c.ID]
 }
 
 // A DABstep snapshot runs as a suite: a case per task on the context
 // folder, asked as the baseline asks, scored by DABstep's scorer on the
 // answer as the submission has it (a list in brackets whole; no answer is
-// "", right when the gold is the empty list), the submission file written
+// "", right when the gold is the empty list, and so is an errored task's,
+// in the submission and in the summary alike), the submission file written
 // as cases end and again whole at the end, in task order; shards merge to
 // the unsharded run's submission; the all split's cases are unscored but
-// submitted.
+// submitted, and have no score (not 0%).
 func TestDABstepSuite(t *testing.T) {
 	fx, err := dabsteptest.Write(t.TempDir(), dabsteptest.Options{Seed: 1, Payments: 300})
 	if err != nil {
@@ -70,10 +74,15 @@ func TestDABstepSuite(t *testing.T) {
 			t.Errorf("the prompt does not say %q:\n%s", want, c.Prompt)
 		}
 	}
-	answers := map[string][]agent.NamedValue{}
+	answers, fail := map[string][]agent.NamedValue{}, map[string]error{}
 	wantRight := 0
+	var errored []string
 	for i, tk := range fx.Tasks {
 		switch {
+		case tk.Answer == "" && len(errored) == 0: // an error: its line's "" is right for the empty list
+			fail[tk.ID] = &evals.SolveError{Class: evals.ClassTimeout, Err: context.DeadlineExceeded}
+			errored = append(errored, tk.ID)
+			wantRight++
 		case tk.Answer == "": // no answer at all: "" is right for the empty list
 			wantRight++
 		case strings.Contains(tk.Answer, ","): // a list, given in brackets
@@ -87,14 +96,29 @@ func TestDABstepSuite(t *testing.T) {
 		}
 	}
 	full := t.TempDir()
-	solver := &dabstepSolver{answers: answers, sub: dabstep.SubmissionFile(full, "fake_dabstep")}
+	if len(errored) == 0 {
+		t.Fatal("the fixture has no task whose gold is the empty list")
+	}
+	solver := &dabstepSolver{answers: answers, fail: fail, sub: dabstep.SubmissionFile(full, "fake_dabstep")}
 	sum, err := evals.Run(context.Background(), evals.Options{Suite: s, Solvers: []evals.Solver{solver}, Out: full, Jobs: 1, ImageID: "img"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := sum.Models[0]
-	if m.DABstep == nil || m.DABstep.Overall.Correct != wantRight || m.DABstep.Overall.Total != 10 || m.Passed != wantRight {
-		t.Fatalf("summary %+v; want %d of 10 right", m.DABstep, wantRight)
+	if m.DABstep == nil || m.DABstep.Overall.Correct != wantRight || m.DABstep.Overall.Total != 10 || m.Passed != wantRight ||
+		m.Score != dabench.Round4(float64(wantRight)/10) {
+		t.Fatalf("summary %+v, %d passed, score %v; want %d of 10 right, the errored task %v among them", m.DABstep, m.Passed, m.Score, wantRight, errored)
+	}
+	if strings.Join(m.Errored, ",") != strings.Join(errored, ",") {
+		t.Errorf("errored tasks %v, want %v", m.Errored, errored)
+	}
+	md, _ := os.ReadFile(filepath.Join(full, evals.ReportFile))
+	if !strings.Contains(string(md), "1 task(s) ended in an error: "+errored[0]+".") {
+		t.Errorf("report.md does not name the errored task %s:\n%s", errored[0], md)
+	}
+	// DABstep's figures only: not DABench's columns, nor the levels twice.
+	if strings.Contains(string(md), "ABQ") || strings.Contains(string(md), "by level") || strings.Count(string(md), "| easy |") != 1 {
+		t.Errorf("report.md shows DABench's figures or the levels twice:\n%s", md)
 	}
 	for i, n := range solver.seen {
 		if n != i {
@@ -147,6 +171,15 @@ func TestDABstepSuite(t *testing.T) {
 	}
 	if m := sum.Models[0]; m.Unscored != 10 || m.Passed+m.Failed+m.Errors != 0 || m.DABstep.Overall.Total != 0 {
 		t.Errorf("all split: %+v; want 10 unscored", m)
+	}
+	// Unscored is its own state: no score, no interval, skipped in junit.
+	md, _ = os.ReadFile(filepath.Join(out, evals.ReportFile))
+	if row := "| fake:dabstep | 10 | 0 | 0 | 0 | unscored | – |"; !strings.Contains(string(md), row) {
+		t.Errorf("all split's report.md has no row %q:\n%s", row, md)
+	}
+	junit, _ := os.ReadFile(filepath.Join(out, evals.JUnitFile))
+	if !strings.Contains(string(junit), `skipped="10"`) || strings.Count(string(junit), "<skipped message=") != 10 {
+		t.Errorf("all split's junit.xml does not skip the 10 unscored cases:\n%s", junit)
 	}
 	lines, _ := os.ReadFile(dabstep.SubmissionFile(out, "fake_dabstep"))
 	if n := strings.Count(string(lines), "\n"); n != 10 {

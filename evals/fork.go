@@ -179,7 +179,7 @@ func isClosed(c chan struct{}) bool {
 // A stage that failed is recorded in a, the case that started it, as a
 // kernel of its own would have recorded it.
 func startParent(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*parent, error) {
-	pa := &Attempt{Record: newCaseRecord(c, false)}
+	pa := &Attempt{Record: newCaseRecord(c)}
 	cd, err := startCase(ctx, ck, c, pa)
 	return newParent(c, pa, cd, a, err)
 }
@@ -211,8 +211,8 @@ func cellsDigest(cells []*nbformat.Cell) string {
 
 // forkCase runs case c's setup in a session forked from the parent on its
 // data (started if the pool has none): the parent's stage cells go into the
-// case's notebook, tagged as the parent's, and the case's result records
-// the parent's digest. done gives the parent back.
+// case's notebook, as the cells a kernel of the case's own would have run,
+// and the case's result records the parent's digest. done gives the parent back.
 func (s *AgentSolver) forkCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseData, error) {
 	out, err := os.MkdirTemp(ck.tempDir, caseTempPrefix)
 	if err != nil {
@@ -227,7 +227,6 @@ func (s *AgentSolver) forkCase(ctx context.Context, ck caseKernel, c Case, a *At
 	for _, cell := range pa.cells {
 		cp := *cell
 		cp.Outputs = nbformat.CopyOutputs(cell.Outputs) // each case's notebook is its own
-		cp.Metadata.Tags = append(append([]string(nil), cell.Metadata.Tags...), nbformat.TagForkParent)
 		a.Record.Notebook.Cells = append(a.Record.Notebook.Cells, &cp)
 	}
 	a.Record.Stages = append(a.Record.Stages, pa.stages...)

@@ -1,13 +1,13 @@
 package evals_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,7 +166,7 @@ func TestForkedCasesDoNotShareState(t *testing.T) {
 	}
 	stages := map[string]bool{}
 	for _, c := range nb.Cells {
-		if stage, ok := c.Stage(); ok && c.HasTag(nbformat.TagForkParent) && (c.CellType != nbformat.Code || len(c.Outputs) > 0) {
+		if stage, ok := c.Stage(); ok && (c.CellType != nbformat.Code || len(c.Outputs) > 0) {
 			stages[stage] = true
 		}
 	}
@@ -212,9 +212,7 @@ func rerunStandalone(t *testing.T, nb *nbformat.Notebook, path, data string) {
 
 // resultsDiffer says how two runs of the same cases, one forked and one
 // with a kernel per case, differ: in a result but for its timings and
-// fork_of, or in a case notebook's cells (type, source, tags and outputs,
-// the forked one's parent tags aside, and the title, which says how the
-// case ran); "" if in nothing.
+// fork_of, or in a case notebook's bytes; "" if in nothing.
 func resultsDiffer(forked map[string]evals.Result, forkedOut string, alone map[string]evals.Result, aloneOut string) string {
 	if len(forked) != len(alone) {
 		return fmt.Sprintf("%d cases forked, %d alone", len(forked), len(alone))
@@ -231,42 +229,17 @@ func resultsDiffer(forked map[string]evals.Result, forkedOut string, alone map[s
 			aj, _ := json.Marshal(ar)
 			return fmt.Sprintf("case %s: result forked\n%s\nalone\n%s", id, fj, aj)
 		}
-		fc, err := caseCells(filepath.Join(forkedOut, f.Notebook))
+		fb, err := os.ReadFile(filepath.Join(forkedOut, f.Notebook))
 		if err != nil {
 			return err.Error()
 		}
-		ac, err := caseCells(filepath.Join(aloneOut, a.Notebook))
+		ab, err := os.ReadFile(filepath.Join(aloneOut, a.Notebook))
 		if err != nil {
 			return err.Error()
 		}
-		if i, d := firstDifference(fc, ac); d != "" {
-			return fmt.Sprintf("case %s: notebook cell %d: %s", id, i, d)
+		if !bytes.Equal(fb, ab) {
+			return fmt.Sprintf("case %s: the notebooks differ:\n%s\n---\n%s", id, fb, ab)
 		}
 	}
 	return ""
-}
-
-// caseCells is a case notebook's cells after its title, the fork-parent
-// tags taken out.
-func caseCells(path string) ([]*nbformat.Cell, error) {
-	nb, err := nbformat.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range nb.Cells {
-		c.Metadata.Tags = slices.DeleteFunc(c.Metadata.Tags, func(t string) bool { return t == nbformat.TagForkParent })
-	}
-	return nb.Cells[1:], nil
-}
-
-func firstDifference(x, y []*nbformat.Cell) (int, string) {
-	for i := range min(len(x), len(y)) {
-		if dx, dy := nbformat.CellDigest(x[i]), nbformat.CellDigest(y[i]); dx != dy {
-			return i + 1, fmt.Sprintf("forked %q ≠ alone %q", x[i].Source, y[i].Source)
-		}
-	}
-	if len(x) != len(y) {
-		return min(len(x), len(y)) + 1, fmt.Sprintf("%d cells forked, %d alone", len(x), len(y))
-	}
-	return 0, ""
 }

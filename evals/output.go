@@ -45,11 +45,16 @@ type ModelSummary struct {
 	Errors int    `json:"errors"`
 	// Unscored counts the cases without a gold answer (StatusUnscored).
 	Unscored int `json:"unscored,omitempty"`
+	// Errored are the DABstep tasks that ended in an error: each has a
+	// submission line with the empty answer, scored as the leaderboard
+	// scores it (Passed counts those it finds right).
+	Errored []string `json:"errored,omitempty"`
 	// DABstep is the leaderboard's figures of a DABstep suite (nil for
 	// others), and the submission file.
 	DABstep *DABstepSummary `json:"dabstep,omitempty"`
-	// Score is the share of cases entirely right, errors and unanswered
-	// cases counted wrong (the strict ABQ); --min-score compares with it.
+	// Score is the share of the scored cases that are right (Result.Right:
+	// errors and unanswered cases wrong, but for a DABstep task's, scored as
+	// its submitted answer is); --min-score compares with it.
 	Score float64 `json:"score"`
 	// Official is DABench's three figures as its scorer computes them
 	// (unanswered cases dropped); Strict counts them wrong (ours).
@@ -112,6 +117,13 @@ func Summarize(rs []Result) *Summary {
 	return s
 }
 
+// unscoredNote says why a case is neither passed nor failed.
+const unscoredNote = "unscored: the split has no gold answer for this case (its answer is in the submission)"
+
+// ScoredCases counts the cases with a gold answer, the score's
+// denominator; 0 means the model has no score (all unscored), not 0%.
+func (m ModelSummary) ScoredCases() int { return m.Cases - m.Unscored }
+
 func summarizeModel(model string, rs []Result) ModelSummary {
 	ms := ModelSummary{Model: model, Responses: filepath.Join(ResponsesDir, Slug(model)+".jsonl")}
 	ms.addRepeats(rs)
@@ -125,7 +137,7 @@ func summarizeModel(model string, rs []Result) ModelSummary {
 	sc := dabench.Summarize(t.questions)
 	ms.Official, ms.Strict, ms.Answered = sc.Official, sc.Strict, sc.Answered
 	ms.Concepts, ms.ConceptCounts, ms.TwoOrMore = sc.Concepts, sc.ConceptCounts, sc.TwoOrMore
-	if n := ms.Cases - ms.Unscored; n > 0 {
+	if n := ms.ScoredCases(); n > 0 {
 		ms.Score = dabench.Round4(float64(ms.Passed) / float64(n))
 	}
 	ms.DABstep = dabstepSummary(model, rs)
@@ -149,7 +161,7 @@ func (ms *ModelSummary) addRepeats(rs []Result) {
 			order = append(order, r.Case)
 		}
 		runs[r.Case]++
-		if r.Status == StatusPass {
+		if r.Right() {
 			passes[r.Case]++
 		}
 		ms.Repeats = max(ms.Repeats, r.Repeat+1)
@@ -176,15 +188,18 @@ func (ms *ModelSummary) addRepeats(rs []Result) {
 func (ms *ModelSummary) add(r Result) {
 	ms.Digest = r.ModelDigest
 	ms.Cases++
-	switch r.Status {
-	case StatusPass:
+	switch {
+	case r.Right():
 		ms.Passed++
-	case StatusFail:
+	case r.Status == StatusFail:
 		ms.Failed++
-	case StatusUnscored:
+	case r.Status == StatusUnscored:
 		ms.Unscored++
 	default:
 		ms.Errors++
+	}
+	if r.Status == StatusError && r.DABstepID != "" {
+		ms.Errored = append(ms.Errored, r.Case)
 	}
 	ms.PromptTokens += r.PromptTokens
 	ms.CompletionTokens += r.CompletionTokens
@@ -227,7 +242,7 @@ func (t *tally) add(r Result) {
 		t.levelOrder = append(t.levelOrder, lv)
 	}
 	t.levels[lv].Total++
-	if r.Status == StatusPass {
+	if r.Right() {
 		t.levels[lv].Correct++
 	}
 }
@@ -357,13 +372,26 @@ func (s *Summary) WriteMarkdown(w io.Writer, rs []Result) error {
 func (s *Summary) markdown(rs []Result, allCases bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# analyst eval: %s\n\nSuite `%s`.\n\n", s.Suite, short(s.SuiteHash))
-	b.WriteString("| model | cases | passed | failed | errors | score | 95% CI | ABQ | PSAQ | UASQ | strict ABQ | tokens | model s | kernel s |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	// DABstep's figures are its own section's: not DABench's columns.
+	dabstepSuite := len(s.Models) > 0 && s.Models[0].DABstep != nil
+	if dabstepSuite {
+		b.WriteString("| model | cases | passed | failed | errors | score | 95% CI | tokens | model s | kernel s |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	} else {
+		b.WriteString("| model | cases | passed | failed | errors | score | 95% CI | ABQ | PSAQ | UASQ | strict ABQ | tokens | model s | kernel s |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	}
 	for _, m := range s.Models {
-		lo, hi := Wilson(m.Passed, m.Cases)
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s–%s | %s | %s | %s | %s | %d | %.1f | %.1f |\n",
-			m.Model, m.Cases, m.Passed, m.Failed, m.Errors, pct(m.Score), pct(lo), pct(hi), pct(m.Official.ABQ), pct(m.Official.PSAQ),
-			pct(m.Official.UASQ), pct(m.Strict.ABQ), m.PromptTokens+m.CompletionTokens, m.ModelMS/1000, m.KernelMS/1000)
+		score, ci := "unscored", "–"
+		if n := m.ScoredCases(); n > 0 {
+			lo, hi := Wilson(m.Passed, n)
+			score, ci = pct(m.Score), pct(lo)+"–"+pct(hi)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s | ", m.Model, m.Cases, m.Passed, m.Failed, m.Errors, score, ci)
+		if !dabstepSuite {
+			fmt.Fprintf(&b, "%s | %s | %s | %s | ", pct(m.Official.ABQ), pct(m.Official.PSAQ), pct(m.Official.UASQ), pct(m.Strict.ABQ))
+		}
+		fmt.Fprintf(&b, "%d | %.1f | %.1f |\n", m.PromptTokens+m.CompletionTokens, m.ModelMS/1000, m.KernelMS/1000)
 	}
 	for _, m := range s.Models {
 		if m.Repeats > 1 {
@@ -371,13 +399,15 @@ func (s *Summary) markdown(rs []Result, allCases bool) string {
 				m.Repeats, pct(m.PassHatK), strings.Join(append([]string{"none"}, m.Flaky...)[min(1, len(m.Flaky)):], ", "))
 		}
 	}
-	b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
-		"score and strict ABQ count those as wrong.\n")
+	if !dabstepSuite {
+		b.WriteString("\nABQ, PSAQ and UASQ are DABench's figures as its official scorer computes them (cases without a response are left out); " +
+			"score and strict ABQ count those as wrong.\n")
+	}
 	for _, m := range s.Models {
 		b.WriteString(dabstepMarkdown(m))
 	}
 	for _, m := range s.Models {
-		if len(m.Levels) > 1 || len(m.Levels) == 1 && m.Levels[0].Key != "-" {
+		if m.DABstep == nil && (len(m.Levels) > 1 || len(m.Levels) == 1 && m.Levels[0].Key != "-") { // DABstep's section has its levels
 			fmt.Fprintf(&b, "\n## %s by level\n\nScore: cases entirely right, errors and unanswered cases counted wrong.\n\n", m.Model)
 			accuracyTable(&b, "level", m.Levels)
 		}
@@ -398,7 +428,7 @@ func (s *Summary) markdown(rs []Result, allCases bool) string {
 	}
 	var bad []string
 	for _, r := range rs {
-		if r.Status != StatusPass && r.Repeat == 0 {
+		if !r.Right() && r.Repeat == 0 {
 			bad = append(bad, fmt.Sprintf("| %s | %s | %s | %s |", r.Case, r.Model, r.Class, mdCell(wrongAnswers(r))))
 		}
 	}
@@ -489,6 +519,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -499,6 +530,12 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+// junitSkipped marks an unscored case: neither passed nor failed.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -525,6 +562,9 @@ func writeJUnit(w io.Writer, s *Summary, rs []Result) error {
 			case StatusError:
 				jc.Error = p
 				js.Errors++
+			case StatusUnscored:
+				jc.Skipped = &junitSkipped{Message: unscoredNote}
+				js.Skipped++
 			}
 			js.Tests++
 			js.Cases = append(js.Cases, jc)

@@ -33,7 +33,7 @@ func (s *ReferenceSolver) Model() Model { return Model{Spec: ReferenceModel} }
 
 // Solve implements Solver.
 func (s *ReferenceSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
-	a := &Attempt{Record: newCaseRecord(c, false)}
+	a := &Attempt{Record: newCaseRecord(c)}
 	if c.Reference == "" {
 		return a, &SolveError{ClassNoAnswer, errors.New("the case has no reference code")}
 	}

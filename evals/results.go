@@ -22,6 +22,19 @@ const (
 	StatusUnscored = "unscored"
 )
 
+// Right says whether a result counts right, by one rule everywhere (the
+// score, the DABstep figures, levels, repeats, compare, progress): passed;
+// or, for a DABstep task that errored, its submitted answer (the empty
+// one) is right by DABstep's question_scorer, as the leaderboard scores the
+// submission line every task gets (right where the gold is "" or the empty
+// list).
+func (r Result) Right() bool {
+	if r.Status == StatusPass {
+		return true
+	}
+	return r.Status == StatusError && r.DABstepID != "" && r.Total > 0 && r.Correct == r.Total
+}
+
 // Result is one line of results.jsonl: a case × model × repeat.
 type Result struct {
 	Case     string   `json:"case"`

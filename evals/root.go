@@ -138,7 +138,7 @@ func (p *rootPool) start(ctx context.Context, ck caseKernel) (*rootKernel, error
 		return nil, err
 	}
 	rk := &rootKernel{k: k, out: out}
-	rec := newCaseRecord(Case{}, false)
+	rec := newCaseRecord(Case{})
 	st := eda.Setup()
 	sr := &pipeline.StageRunner{Kernel: k, Notebook: rec.Notebook, CellTimeout: ck.cellTimeout}
 	res, err := sr.Run(ctx, st)
@@ -212,7 +212,7 @@ func (s *AgentSolver) loadInRoot(ctx context.Context, ck caseKernel, c Case, a *
 		s.roots.release(rk)
 		return nil, err
 	}
-	pa := &Attempt{Record: newCaseRecord(c, false)}
+	pa := &Attempt{Record: newCaseRecord(c)}
 	for _, cell := range rk.cells {
 		cp := *cell
 		cp.Outputs = nbformat.CopyOutputs(cell.Outputs)

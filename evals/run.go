@@ -339,7 +339,7 @@ func (s *resultSink) add(r Result, a *Attempt) {
 	s.keep(s.subs.add(r))
 	s.results = append(s.results, r)
 	s.prog.Done++
-	if r.Status == StatusPass {
+	if r.Right() {
 		s.prog.Passed++
 	}
 	if r.Status == StatusError {

@@ -22,10 +22,6 @@ const (
 	// reflection's verdict.
 	TagAnswer     = "answer"
 	TagReflection = "reflection"
-	// TagForkParent marks, in an eval case's notebook, the cells of the
-	// kernel the case's session was forked from (setup, load, profile),
-	// with the outputs they had there.
-	TagForkParent = "fork-parent"
 	// How a cell that did not finish well ended.
 	TagNotRun      = "not-run" // the kernel could no longer run cells
 	TagInterrupted = "interrupted"

@@ -96,30 +96,24 @@ func (r *runner) ask(ctx context.Context) error {
 }
 
 // askQuestion asks question n (from 1), then has the model reflect on its
-// charts.
+// charts: the question stage eval runs too, with the run's events, stages
+// and answer cells.
 func (r *runner) askQuestion(ctx context.Context, ag *agent.Agent, n int, q string) error {
-	phase := agent.StageQuestion(n)
-	var ans *agent.Answer
-	err := r.modelStage(phase, fmt.Sprintf("Question %d", n), func() (report.StageStatus, error) {
-		if err := r.enterSession(ctx, phase); err != nil {
-			return report.StatusError, err
-		}
-		a, err := ag.Ask(ctx, phase, q)
-		ans = a
+	a, err := r.questionStage(ag).Ask(ctx, n, q)
+	if a != nil {
 		r.answers = append(r.answers, a)
-		addQuestion(r.nb, phase, q, a, func() string { return r.answerBlock(n, a) })
-		return StageStatusOf(a.Answered, err), err
-	})
-	if err != nil || !ans.Answered || r.reflectRounds() == 0 {
-		return err
 	}
-	rphase := agent.StageReflection(n)
-	return r.modelStage(rphase, fmt.Sprintf("Reflection on question %d", n), func() (report.StageStatus, error) {
-		before := len(ans.Verdicts)
-		err := ag.Reflect(ctx, rphase, ans, r.reflectRounds())
-		addReflection(r.nb, rphase, ans, before, func() string { return r.answerBlock(n, ans) })
-		return StageStatusOf(true, err), err
-	})
+	return modelStageError(err)
+}
+
+// questionStage is the run's question stage for ag.
+func (r *runner) questionStage(ag *agent.Agent) *QuestionStage {
+	return &QuestionStage{Agent: ag, Notebook: r.nb, ReflectRounds: r.reflectRounds(), Enter: r.enterSession, Block: r.answerBlock,
+		Begin: func(name, title string) { r.emit(Event{Type: EventStageStart, Stage: name, Message: title}) },
+		End: func(info report.StageInfo) {
+			r.stages = append(r.stages, info)
+			r.emit(Event{Type: EventStageEnd, Stage: info.Name, Status: string(info.Status), Duration: info.Duration})
+		}}
 }
 
 // onTurn tells the progress display of the agent's model calls, cells and
@@ -142,10 +136,9 @@ func (r *runner) newAgent() *agent.Agent {
 	if r.agent != nil {
 		return r.agent
 	}
-	ag := agent.New(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
+	ag := NewAgent(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
 		DataName: r.in.Name, Profile: r.profile, Folder: r.ds.AgentFolder(r.loaded), Versions: r.opts.Versions,
-		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()})
-	ag.Trace = r.untraced
+		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()}, r.nb)
 	ag.OnTurn = r.onTurn
 	if r.opts.Rerun != nil {
 		ag.Replay = r.opts.Rerun
@@ -176,13 +169,12 @@ func ctxErr(err error) bool {
 // modelStage runs a model stage with its heading, events and StageInfo; a
 // model server failure becomes a *ModelError.
 func (r *runner) modelStage(name, title string, body func() (report.StageStatus, error)) error {
-	start := time.Now()
-	r.emit(Event{Type: EventStageStart, Stage: name, Message: title})
-	r.nb.AddMarkdown("## "+title, nbformat.StageTag(name), nbformat.TagNotebookOnly)
-	status, err := body()
-	info := report.StageInfo{Name: name, Title: title, Status: status, Duration: time.Since(start), Lead: true}
-	r.stages = append(r.stages, info)
-	r.emit(Event{Type: EventStageEnd, Stage: name, Status: string(status), Duration: info.Duration})
+	return modelStageError(r.questionStage(nil).stage(name, title, body))
+}
+
+// modelStageError is a model stage's error, a model server failure made a
+// *ModelError.
+func modelStageError(err error) error {
 	var le *llm.Error
 	if err != nil && !ctxErr(err) && asLLM(err, &le) {
 		return &ModelError{err}
@@ -190,28 +182,18 @@ func (r *runner) modelStage(name, title string, body func() (report.StageStatus,
 	return err
 }
 
-// AddQuestion appends the cells of a question asked in phase: the
-// question, the model's code with its outputs, and the answer. analyst eval
-// writes its case notebooks with it too.
-func AddQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer) {
-	addQuestion(nb, phase, question, a, func() string { return answerBlock(a) })
-}
-
-// addQuestion is AddQuestion with the answer's markdown made by block,
-// called once the model's cells are in nb (a replay on new data reads the
-// new values from them).
+// addQuestion appends the cells of a question asked in phase: the
+// question, the model's code with its outputs, and the answer, its
+// markdown made by block once the model's cells are in nb (a replay on new
+// data reads the new values from them).
 func addQuestion(nb *nbformat.Notebook, phase, question string, a *agent.Answer, block func() string) {
 	nb.AddMarkdown("**Question:** "+question, nbformat.StageTag(phase))
 	addSteps(nb, phase, phase, a)
 	nb.AddMarkdown(block(), nbformat.StageTag(phase), nbformat.TagAnswer)
 }
 
-// AddReflection appends the cells of the reflection phase on answer a: the
+// addReflection appends the cells of the reflection phase on answer a: the
 // model's code, the verdicts from the before-th on, and a revised answer.
-func AddReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int) {
-	addReflection(nb, phase, a, before, func() string { return answerBlock(a) })
-}
-
 func addReflection(nb *nbformat.Notebook, phase string, a *agent.Answer, before int, block func() string) {
 	addSteps(nb, phase, phase, a)
 	for _, v := range a.Verdicts[before:] {

@@ -80,9 +80,9 @@ func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Inp
 	}
 }
 
-// writeReport writes the report to path; formulas as TeX source beat no
+// WriteReport writes the report (analyst run's and each eval case's) to path; formulas as TeX source beat no
 // report at all when KaTeX cannot be used.
-func writeReport(path string, in report.Input) error {
+func WriteReport(path string, in report.Input) error {
 	err := report.WriteFile(path, in)
 	if errors.Is(err, report.ErrKaTeX) {
 		in.KaTeXDir = ""
@@ -118,7 +118,7 @@ func Render(manifest string, nb *nbformat.Notebook, katexDir string) (map[string
 	if _, err := s.writeCharts(nb, name); err != nil {
 		return nil, err
 	}
-	if err := writeReport(s.path(name+".html"), renderInput(m, nb, katexDir)); err != nil {
+	if err := WriteReport(s.path(name+".html"), renderInput(m, nb, katexDir)); err != nil {
 		return nil, fmt.Errorf("rendering the report: %w", err)
 	}
 	out := map[string][]byte{}

@@ -94,10 +94,8 @@ func (r *runner) emit(e Event) {
 
 func (r *runner) run(ctx context.Context) error {
 	r.nb = nbformat.New()
-	r.nb.Metadata.LanguageInfo.Version = r.opts.Versions["python"]
+	SetProvenance(r.nb, r.opts.Versions, r.opts.ImageID)
 	r.nb.SetProvenance("analyst_version", r.opts.AnalystVersion)
-	r.nb.SetProvenance("driver", kernel.DriverHash())
-	r.nb.SetProvenance("image", r.opts.ImageID)
 	r.nb.SetProvenance("data", r.notebookData())
 	r.nb.AddMarkdown(r.notebookTitle(), nbformat.TagNotebookOnly)
 

@@ -41,17 +41,16 @@ func tracer(ix *numtrace.Index, profile *eda.Profile) traceFunc {
 	}
 }
 
-// untraced is the agent's Trace hook: the numbers of an answer no output
-// of the run's cells shows, counting the cells of the answer not yet in
-// the notebook.
-func (r *runner) untraced(a *agent.Answer, values []agent.NamedValue, narrative string) []string {
-	sources := traceSources(r.nb)
+// untraced are the numbers of an answer no output of nb's cells shows,
+// counting the cells of the answer not yet in nb.
+func untraced(nb *nbformat.Notebook, profile *eda.Profile, a *agent.Answer, values []agent.NamedValue, narrative string) []string {
+	sources := traceSources(nb)
 	for _, s := range a.Steps {
 		if !s.Failed && s.Exec != nil {
 			sources = append(sources, numtrace.Source{ID: "new", Texts: numtrace.OutputTexts(nbformat.CopyOutputs(s.Exec.Outputs))})
 		}
 	}
-	vals, prose := tracer(numtrace.NewIndex(sources), r.profile)(a.Question, values, narrative)
+	vals, prose := tracer(numtrace.NewIndex(sources), profile)(a.Question, values, narrative)
 	var all []numtrace.Trace
 	for _, v := range vals {
 		all = append(all, v...)

@@ -30,7 +30,7 @@ func (r *runner) write(res *Result) error {
 		return err
 	}
 	m := r.manifest(charts)
-	if err := writeReport(r.out.path(r.name+".html"), renderInput(m, nb, r.opts.KaTeXDir)); err != nil {
+	if err := WriteReport(r.out.path(r.name+".html"), renderInput(m, nb, r.opts.KaTeXDir)); err != nil {
 		return err
 	}
 	m.Model = r.manifestModel() // it counts the numbers the report traced

@@ -2,6 +2,7 @@ package dabstep
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -28,8 +29,8 @@ type Answer struct {
 
 // IDLines is a task id and the lines of a submission it is on.
 type IDLines struct {
-	TaskID string
-	Lines  []int
+	TaskID string `json:"task_id"`
+	Lines  []int  `json:"lines"`
 }
 
 // submissionFields are the fields the leaderboard takes; it refuses a
@@ -99,23 +100,26 @@ func parseSubmissionLine(raw []byte) (id, answer string, err error) {
 }
 
 // Scores is a submission scored against a split with answers.
+// WriteJSON writes it as JSON: every task's verdict, not only the first
+// maxListed the printout names.
 type Scores struct {
-	Split    string
-	Overall  LevelScore
-	Levels   []LevelScore // easy, hard, then any other level by name
-	Answered int
-	Wrong    []string // answered wrong, in task order
-	Missing  []string // no line: counted wrong
+	Split    string       `json:"split"`
+	Overall  LevelScore   `json:"overall"`
+	Levels   []LevelScore `json:"levels"` // easy, hard, then any other level by name
+	Answered int          `json:"answered"`
+	Wrong    []string     `json:"wrong"`   // answered wrong, in task order
+	Missing  []string     `json:"missing"` // no line: counted wrong
 	// Unknown are the task ids not in the split, by line.
-	Unknown    []IDLines
-	Duplicates []IDLines
-	Tasks      []TaskScore
+	Unknown    []IDLines   `json:"unknown"`
+	Duplicates []IDLines   `json:"duplicates"`
+	Tasks      []TaskScore `json:"tasks"`
 }
 
 // LevelScore is the right answers of a level (or overall) among its tasks.
 type LevelScore struct {
-	Level        string
-	Right, Total int
+	Level string `json:"level"`
+	Right int    `json:"right"`
+	Total int    `json:"total"`
 }
 
 // Percent is the accuracy in percent with two decimals, as the
@@ -129,9 +133,10 @@ func (l LevelScore) Percent() string {
 
 // TaskScore is one task's verdict.
 type TaskScore struct {
-	TaskID, Level string
-	Answered      bool
-	Right         bool
+	TaskID   string `json:"task_id"`
+	Level    string `json:"level"`
+	Answered bool   `json:"answered"`
+	Right    bool   `json:"right"`
 }
 
 // Score scores a submission as the leaderboard does, each task's first
@@ -197,6 +202,25 @@ func sortByLine(ds []IDLines) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Lines[0] < ds[j].Lines[0] })
 }
 
+// WriteJSON writes the scores as one indented JSON object: the figures,
+// every task's verdict in task order, and the lists the printout names.
+func (sc *Scores) WriteJSON(w io.Writer) error {
+	out := *sc
+	for _, l := range []*[]string{&out.Wrong, &out.Missing} {
+		if *l == nil {
+			*l = []string{} // [], not null
+		}
+	}
+	for _, l := range []*[]IDLines{&out.Unknown, &out.Duplicates} {
+		if *l == nil {
+			*l = []IDLines{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
 // maxListed bounds the task ids a line of the printout names.
 const maxListed = 20
 
@@ -244,7 +268,7 @@ func listIDs(ids []string) string {
 	if len(ids) <= maxListed {
 		return strings.Join(ids, ", ")
 	}
-	return strings.Join(ids[:maxListed], ", ") + fmt.Sprintf(" and %d more", len(ids)-maxListed)
+	return strings.Join(ids[:maxListed], ", ") + fmt.Sprintf(" and %d more (--json FILE lists every task's verdict)", len(ids)-maxListed)
 }
 
 func joinInts(ns []int) string {
