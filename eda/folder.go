@@ -28,7 +28,9 @@ const (
 const StageMainTable = "main-table"
 
 // TableStage is the name of a folder table's own stage: "load:payments".
-func TableStage(stage, table string) string { return stage + ":" + table }
+func TableStage(stage, table string) string { return stage + tableStageSep + table }
+
+const tableStageSep = ":"
 
 // FolderTable is a table of a folder dataset as the kernel reads it.
 type FolderTable struct {
