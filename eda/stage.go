@@ -15,6 +15,9 @@ type Cell struct {
 	// notebook folds the cell's code (Jupyter's source_hidden) so that it
 	// opens on results.
 	Summary string
+	// Table is the folder table whose profile the cell displays, in a
+	// stage of many tables (OtherTables); "" elsewhere.
+	Table string
 }
 
 // Stage is a named group of cells; the pipeline runs them in order and the
@@ -55,7 +58,7 @@ func Generated(name string) bool {
 	base, _, _ := strings.Cut(name, tableStageSep)
 	switch base {
 	case StageSetup, StageLoad, StageProfile, StageDistributions, StageVisualization,
-		StageRelationships, StageChanges, StageMainTable, StageIndependent:
+		StageRelationships, StageChanges, StageMainTable, StageIndependent, StageOtherTables:
 		return true
 	}
 	return false
