@@ -15,13 +15,17 @@ type TableProfile struct {
 }
 
 // notebookTables are the profiles of a folder's tables, as the profile
-// cells of their stages (profile:NAME) displayed them, in order.
+// cells of their stages (profile:NAME) displayed them, then those of the
+// other tables' stage (eda.OtherTables), in order.
 func notebookTables(nb *nbformat.Notebook) ([]TableProfile, error) {
 	prefix := eda.TableStage(eda.StageProfile, "")
 	var out []TableProfile
 	for _, c := range nb.Cells {
 		stage, _ := c.Stage()
 		name, ok := strings.CutPrefix(stage, prefix)
+		if stage == eda.StageOtherTables { // past eda.FolderSections tables: a cell each
+			name, ok = eda.OtherTable(c.Source)
+		}
 		if !ok || !c.HasTag(eda.ProfileTag) {
 			continue
 		}

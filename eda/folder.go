@@ -2,6 +2,7 @@ package eda
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,8 +28,14 @@ const (
 // StageMainTable binds df to the main table of a folder dataset.
 const StageMainTable = "main-table"
 
+// StageOtherTables reads and profiles a folder's tables past the first
+// FolderSections, one cell each (OtherTables).
+const StageOtherTables = "other-tables"
+
 // TableStage is the name of a folder table's own stage: "load:payments".
-func TableStage(stage, table string) string { return stage + ":" + table }
+func TableStage(stage, table string) string { return stage + tableStageSep + table }
+
+const tableStageSep = ":"
 
 // FolderTable is a table of a folder dataset as the kernel reads it.
 type FolderTable struct {
@@ -54,6 +61,7 @@ var (
 	readDocPy          = pyFile("read_doc.py")
 	loadFolderSourcePy = pyFile("load_folder_source.py")
 	loadFolderCallPy   = pyFile("load_folder_call.py")
+	otherTablesPy      = pyFile("other_tables.py")
 )
 
 const summaryReadDoc = "Documents: read_doc(name, heading) prints a document, or the section under a heading."
@@ -154,6 +162,63 @@ func ProfileTable(name string, first bool) Stage {
 	cells = append(cells, Plumbing(summaryKeepProfile, Code("profiled["+pyString(name)+"] = "+profiledPy)))
 	return Stage{Name: TableStage(StageProfile, name), Title: "Profile of " + name, Table: name, Cells: cells}
 }
+
+// OtherTables reads and profiles a folder's tables past the first
+// FolderSections (of total) as their own sections would, one cell each,
+// without a section each: a folder of a thousand tables would otherwise
+// repeat the profile's code a thousand times (a 52 MB notebook). Each cell
+// displays its table's profile (tagged ProfileTag, Cell.Table naming the
+// table); the last sums them up: rows, columns and alerts per table.
+func OtherTables(tables []FolderTable, total int) Stage {
+	var profile []string
+	for _, c := range ProfileStage().Cells {
+		if !c.Markdown && !slices.Contains(c.Tags, SketchTag) {
+			profile = append(profile, c.Code())
+		}
+	}
+	cells := []Cell{
+		Markdown(fmt.Sprintf("The folder has %d tables: the first %d have a load and a profile section of their own above; "+
+			"the other %d are read and profiled here by the same code, one cell each, without a section. "+
+			"`load_and_profile(NAME, PATH)` reads a table into `tables[NAME]` as its load section would, then runs the "+
+			"profile's cells on it (`df` and `load_info` name it while they run) and displays its profile; the last cell "+
+			"sums them up: each table's rows, columns and alerts. Their profiles are not kept beyond the main table's "+
+			"choice; `tables[NAME]` and `load_infos[NAME]` are.", total, FolderSections, len(tables))),
+		Plumbing(summaryOtherTables, Code(fill(otherTablesPy, "{{PROFILE_CODE}}", pyString(strings.Join(profile, "\n")),
+			"{{PROFILED}}", profiledPy))),
+	}
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		call := loadAndProfile + pyString(t.Name) + ", " + pyString(t.Path)
+		if t.Converted != "" {
+			call += ", converted=" + pyString(t.Converted)
+		}
+		cells = append(cells, Cell{Source: call + ")", Tags: []string{ProfileTag}, Table: t.Name})
+		names[i] = t.Name
+	}
+	cells = append(cells, Code("other_tables_summary("+pyList(names)+")"))
+	return Stage{Name: StageOtherTables, Title: fmt.Sprintf("The other %d tables", len(tables)), Cells: cells}
+}
+
+// loadAndProfile opens a cell of OtherTables: the call, then the table's
+// name as a Python string (OtherTable reads it back).
+const loadAndProfile = "load_and_profile("
+
+// OtherTable is the table a cell of OtherTables reads and profiles, read
+// from its code; false for any other code.
+func OtherTable(source string) (string, bool) {
+	rest, ok := strings.CutPrefix(source, loadAndProfile)
+	if !ok {
+		return "", false
+	}
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	name, err := strconv.Unquote(quoted)
+	return name, err == nil
+}
+
+const summaryOtherTables = "Load and profile: load_and_profile(name, path) reads a table and runs the profile's cells on it; other_tables_summary sums them up."
 
 // MainTable makes the main table (the one with the most rows, rows of
 // them, of tables in all; with replayed, the recorded run's main table) df,

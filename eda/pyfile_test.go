@@ -56,7 +56,7 @@ func TestEveryTemplateRendered(t *testing.T) {
 	folder := Folder{Dir: "/data", Tables: []FolderTable{{Name: "a", Path: "a.csv"}, {Name: "b", Path: "b.parquet", Converted: "/data/b.parquet.columns", Converter: "c"}},
 		Documents: []string{"manual.md"}}
 	stages = append(stages, SetupFolder(folder), LoadFolder(folder), LoadTable(folder.Tables[0]), LoadTable(folder.Tables[1]),
-		ProfileTable("a", true), ProfileTable("b", false), MainTable("a", 10, 2, false))
+		ProfileTable("a", true), ProfileTable("b", false), OtherTables(folder.Tables, 52), MainTable("a", 10, 2, false))
 	for _, p := range []*Profile{wideProfile(40), wideProfile(6)} {
 		p.OutOfCore = &OutOfCoreInfo{Rows: p.Rows, SampleRows: 10, ChunkRows: 100}
 		stages = append(stages, DistributionsOutOfCore(p, Options{}))

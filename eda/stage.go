@@ -1,5 +1,7 @@
 package eda
 
+import "strings"
+
 // Cell is one notebook cell of a stage.
 type Cell struct {
 	Markdown bool
@@ -13,6 +15,9 @@ type Cell struct {
 	// notebook folds the cell's code (Jupyter's source_hidden) so that it
 	// opens on results.
 	Summary string
+	// Table is the folder table whose profile the cell displays, in a
+	// stage of many tables (OtherTables); "" elsewhere.
+	Table string
 }
 
 // Stage is a named group of cells; the pipeline runs them in order and the
@@ -44,3 +49,17 @@ func (c Cell) Code() string {
 // Markdown and Code build cells.
 func Markdown(src string, tags ...string) Cell { return Cell{Markdown: true, Source: src, Tags: tags} }
 func Code(src string, tags ...string) Cell     { return Cell{Source: src, Tags: tags} }
+
+// Generated says whether the stage named name is one eda generates (a
+// folder table's own, "load:payments", included): its markdown explains
+// how its numbers were computed, which the report folds away below them.
+// The model's stages (questions, reflections, the exploration) are not.
+func Generated(name string) bool {
+	base, _, _ := strings.Cut(name, tableStageSep)
+	switch base {
+	case StageSetup, StageLoad, StageProfile, StageDistributions, StageVisualization,
+		StageRelationships, StageChanges, StageMainTable, StageIndependent, StageOtherTables:
+		return true
+	}
+	return false
+}

@@ -31,6 +31,11 @@ const (
 	orphanSample  = 5    // ORPHAN_SAMPLE: orphan values listed per relationship
 	diagramTables = 12   // DIAGRAM_TABLES: tables drawn at most in the diagram
 
+	// FolderSections is how many of a folder's tables get a load and a
+	// profile section of their own; the others are read and profiled one
+	// cell each and summed up in one table (OtherTables).
+	FolderSections = 50
+
 	// HEADER_STABLE_SHARE: the header is the first row after which this
 	// share of the sampled rows has its field count (rows above it are a
 	// preamble: a title, comments).

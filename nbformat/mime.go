@@ -28,4 +28,7 @@ const (
 	// together (keys, relationships, orphans), read back by the run
 	// (eda.RelationshipsFromData).
 	MimeRelationships = "application/vnd.analyst.relationships+json"
+	// MimeAnalystPrefix starts every mime type analyst defines (these, and
+	// eda's sketch and changes).
+	MimeAnalystPrefix = "application/vnd.analyst."
 )

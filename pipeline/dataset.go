@@ -115,12 +115,17 @@ func (d *Dataset) KernelOptions(opts kernel.Options, outputDir string) kernel.Op
 // LoadStages are the stages every analysis of the dataset starts with:
 // setup, load and profile, read out of core when ooc is set. A folder's:
 // setup (with read_doc when it has documents), the loader, then each
-// table's load and profile (see RunLoad for what follows them).
+// table's load and profile, past eda.FolderSections tables the others in
+// one stage (eda.OtherTables; see RunLoad for what follows them).
 func (d *Dataset) LoadStages(ooc *eda.OutOfCore) []eda.Stage {
 	if d.folder != nil {
 		stages := []eda.Stage{eda.SetupFolder(*d.folder), eda.LoadFolder(*d.folder)}
-		for i, t := range d.folder.Tables {
+		tables := d.folder.Tables
+		for i, t := range tables[:min(len(tables), eda.FolderSections)] {
 			stages = append(stages, eda.LoadTable(t), eda.ProfileTable(t.Name, i == 0))
+		}
+		if len(tables) > eda.FolderSections {
+			stages = append(stages, eda.OtherTables(tables[eda.FolderSections:], len(tables)))
 		}
 		return stages
 	}
@@ -174,6 +179,9 @@ func (d *Dataset) RunLoad(ooc *eda.OutOfCore, run func(eda.Stage) (StageResult, 
 		res, err := run(st)
 		if err != nil {
 			return l, err
+		}
+		for _, t := range res.Tables {
+			l.Tables = append(l.Tables, LoadedTable{Name: t.Name, Path: d.tablePath(t.Name), Profile: t.Profile})
 		}
 		switch p := res.Profile; {
 		case p == nil:

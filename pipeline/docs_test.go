@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/docscheck"
 	"github.com/analyst-cli/analyst/internal/units"
 )
@@ -15,7 +16,8 @@ import (
 // the constant, so a changed constant fails here until the page says so.
 func TestDocsStateTheFolderCaps(t *testing.T) {
 	docscheck.Says(t, "docs/folders.md",
-		fmt.Sprintf("At most %s files and %s of tables and documents", thousands(MaxFolderFiles), units.Bytes(MaxFolderBytes)))
+		fmt.Sprintf("At most %s files and %s of tables and documents", thousands(MaxFolderFiles), units.Bytes(MaxFolderBytes)),
+		fmt.Sprintf("Past the first %d tables, the others", eda.FolderSections))
 	page := docscheck.Read(t, "docs/folders.md")
 	for ext := range documentFormats {
 		if !strings.Contains(page, "`"+ext+"`") {

@@ -89,9 +89,9 @@ func (r *runner) loadRate() (float64, bool) {
 }
 
 // loadStage says whether the stage named name reads the data: the load
-// stage, and a folder's tables' own.
+// stage, a folder's tables' own, and the one of its other tables.
 func (r *runner) loadStage(name string) bool {
-	if name == eda.StageLoad {
+	if name == eda.StageLoad || name == eda.StageOtherTables && r.in.Folder != nil {
 		return true
 	}
 	if r.in.Folder == nil {

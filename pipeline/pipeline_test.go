@@ -163,6 +163,11 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 	if !bytes.Contains(html, []byte("sales.csv")) || !bytes.Contains(html, []byte("data:image/png;base64,")) {
 		t.Errorf("report lacks the data name or inline charts")
 	}
+	checkReportShapes(t, string(html), res.Profile)
+	// Each generated stage folds its method below its results, closed.
+	if n := strings.Count(string(html), `<details class="method">`); n != 5 || strings.Contains(string(html), `<details class="method" open`) {
+		t.Errorf("%d closed method disclosures, want one per stage (5)", n)
+	}
 	// Nothing but the run's files is left in the output folder.
 	entries, _ := os.ReadDir(out)
 	var names []string
@@ -475,5 +480,33 @@ func checkOpensOnResults(t *testing.T, nb *nbformat.Notebook, file string) {
 	}
 	if n != len(plumbing) {
 		t.Errorf("%d cells carry metadata.jupyter.source_hidden = true, want %d", n, len(plumbing))
+	}
+}
+
+// checkReportShapes checks that the report's columns table draws each
+// numeric and date column's histogram (from the sketch the notebook
+// holds) and each categorical column's top values.
+func checkReportShapes(t *testing.T, html string, p *eda.Profile) {
+	t.Helper()
+	drawn := 0
+	for _, c := range p.ColumnInfo {
+		var label string
+		switch c.Kind {
+		case eda.KindNumeric:
+			label = `aria-label="Histogram of ` + c.Name + `,`
+		case eda.KindDatetime:
+			label = `aria-label="Rows over time of ` + c.Name + `,`
+		case eda.KindCategorical:
+			label = `aria-label="Most frequent values of ` + c.Name + `:`
+		default:
+			continue
+		}
+		drawn++
+		if !strings.Contains(html, `<td class="shape"><svg class="spark"`) || !strings.Contains(html, label) {
+			t.Errorf("column %s (%s): no sparkline %s in the report", c.Name, c.Kind, label)
+		}
+	}
+	if drawn < 3 {
+		t.Errorf("only %d columns to draw: the sales data should have numeric, date and categorical ones", drawn)
 	}
 }

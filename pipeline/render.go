@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/nbformat"
@@ -67,6 +68,7 @@ func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Inp
 		CellNumbers:       cellNumbers,
 		Notebook:          nb,
 		Profile:           profile,
+		Distributions:     notebookDistributions(nb),
 		Inputs:            reportInputs(m),
 		Relationships:     notebookRelationships(nb),
 		KaTeXDir:          katexDir,
@@ -179,4 +181,57 @@ func notebookRelationships(nb *nbformat.Notebook) *eda.RelationshipProfile {
 		return nil
 	}
 	return p
+}
+
+// notebookDistributions are the distributions of the columns the report's
+// profile describes, as the sketch cell of the same stage (a folder
+// table's own profile stage, or the profile stage) keeps them; nil without
+// one, or when it cannot be read (the report then draws no histograms).
+func notebookDistributions(nb *nbformat.Notebook) map[string]*report.Distribution {
+	stage, ok := profileStage(nb)
+	if !ok {
+		return nil
+	}
+	var raw json.RawMessage
+	for _, c := range nb.Cells {
+		if s, _ := c.Stage(); s == stage && c.HasTag(eda.SketchTag) {
+			for _, o := range c.Outputs {
+				if r, ok := o.Data[eda.MimeSketch]; ok {
+					raw = r
+				}
+			}
+		}
+	}
+	sk, err := baseline.ParseSketch(raw)
+	if raw == nil || err != nil {
+		return nil
+	}
+	out := map[string]*report.Distribution{}
+	for _, c := range sk.Columns {
+		d := &report.Distribution{}
+		if c.Numbers != nil {
+			d.Points, d.Weights = c.Numbers.Points, c.Numbers.Weights
+		}
+		if c.Dates != nil {
+			d.Periods = c.Dates.Periods
+		}
+		out[c.Name] = d
+	}
+	return out
+}
+
+// profileStage is the stage of the first cell whose output is a profile:
+// the one audit.NotebookProfile reads.
+func profileStage(nb *nbformat.Notebook) (string, bool) {
+	for _, c := range nb.Cells {
+		if !c.HasTag(eda.ProfileTag) {
+			continue
+		}
+		for _, o := range c.Outputs {
+			if _, ok := o.Data[nbformat.MimeProfile]; ok {
+				return c.Stage()
+			}
+		}
+	}
+	return "", false
 }

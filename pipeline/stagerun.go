@@ -34,7 +34,10 @@ type StageResult struct {
 	// Relationships is what the relationships stage displayed; nil for
 	// the other stages.
 	Relationships *eda.RelationshipProfile
-	Kernel        time.Duration
+	// Tables are the profiles of a stage of many tables
+	// (eda.OtherTables), each cell's by the table it names.
+	Tables []LoadedTable
+	Kernel time.Duration
 }
 
 // Run runs st's cells in order and stops at the first failure: a
@@ -98,7 +101,11 @@ func (s *StageRunner) cell(ctx context.Context, stage string, n int, c eda.Cell,
 			res.Info.Status = report.StatusError
 			return err
 		}
-		res.Profile = p
+		if c.Table != "" {
+			res.Tables = append(res.Tables, LoadedTable{Name: c.Table, Profile: p})
+		} else {
+			res.Profile = p
+		}
 	case cell.HasTag(eda.RelationshipsTag):
 		p, err := relationshipsOf(ex)
 		if err != nil {

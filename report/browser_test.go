@@ -3,13 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/png"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/browsertest"
 	"github.com/analyst-cli/analyst/kernel"
 	kimage "github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
@@ -29,18 +30,8 @@ import (
 	"github.com/analyst-cli/analyst/numtrace"
 )
 
-// chromiumPath is Debian's chromium (scripts/install-deps.sh installs it).
-const chromiumPath = "/usr/bin/chromium"
-
 // needs fails the test, or skips it in -short mode, saying what is missing.
-func needs(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if testing.Short() {
-		t.Skip(msg)
-	}
-	t.Fatal(msg)
-}
+var needs = browsertest.Needs
 
 // imageKaTeXDir is KaTeX inside the kernel image this host has built.
 func imageKaTeXDir(t *testing.T) string {
@@ -163,7 +154,7 @@ ax.set_xlabel("region")
 ax.set_ylabel("sales")
 plt.show()`},
 	})
-	nb.AddMarkdown("The chart shows **east** ahead, with mean sales $\\bar{x} \\approx 112.4$.", nbformat.StageTag("visualization"))
+	nb.AddMarkdown("The chart shows **east** ahead, with mean sales $\\bar{x} \\approx 112.4$.", nbformat.StageTag("visualization"), nbformat.TagModel)
 	formulas++
 	in := Input{
 		Title:    "Sales by region",
@@ -208,7 +199,7 @@ type pageState struct {
 	Math          int     `json:"math"`
 	MathRendered  int     `json:"mathRendered"`
 	KaTeXErrors   int     `json:"katexErrors"`
-	KaTeXFont     bool    `json:"katexFont"`
+	KaTeXFonts    int     `json:"katexFonts"`
 	Images        []box   `json:"images"`
 	CodeHeight    float64 `json:"codeHeight"`
 	CodeCollapsed bool    `json:"codeCollapsed"`
@@ -243,13 +234,13 @@ const pageStateJS = `(async () => {
     scriptAsText: document.body.innerText.includes("<script>window.__pwned=1</script>"),
     math: maths.length,
     mathRendered: maths.filter(el => {
-      const k = el.querySelector(".katex");
+      const k = el.querySelector(".katex math");
       if (!k) return false;
       const b = k.getBoundingClientRect();
       return b.width > 0 && b.height > 0;
     }).length,
     katexErrors: document.querySelectorAll(".katex-error").length,
-    katexFont: document.fonts.check("16px KaTeX_Main") && Array.from(document.fonts).some(f => f.family.includes("KaTeX") && f.status === "loaded"),
+    katexFonts: Array.from(document.fonts).filter(f => f.family.includes("KaTeX")).length,
     images: Array.from(document.querySelectorAll("figure.chart img")).map(img => {
       const b = img.getBoundingClientRect();
       return {naturalWidth: img.naturalWidth, x: b.left + window.scrollX, y: b.top + window.scrollY, width: b.width, height: b.height};
@@ -277,6 +268,10 @@ const pageStateJS = `(async () => {
   };
 })()`
 
+// openMethodsJS opens every stage's "How this was computed" and says
+// whether each was closed.
+const openMethodsJS = `Array.from(document.querySelectorAll("details.method")).map(d => { const closed = !d.open; d.open = true; return closed; })`
+
 // followTracedJS clicks the answer's first traced link and says whether
 // the page scrolled and its cell's top is then in the window.
 const followTracedJS = `(async () => {
@@ -294,8 +289,8 @@ const followTracedJS = `(async () => {
 // nothing fails in the console, charts and formulas render, the injected
 // scripts do not run, and printing shows the collapsed code.
 func TestBrowser(t *testing.T) {
-	if _, err := exec.LookPath(chromiumPath); err != nil {
-		needs(t, "needs Debian's chromium at %s (scripts/install-deps.sh): %v", chromiumPath, err)
+	if _, err := exec.LookPath(browsertest.ChromiumPath); err != nil {
+		needs(t, "needs Debian's chromium at %s (scripts/install-deps.sh): %v", browsertest.ChromiumPath, err)
 	}
 	imageKaTeXDir(t) // skip before starting a kernel
 	in, formulas := realRunInput(t)
@@ -306,25 +301,9 @@ func TestBrowser(t *testing.T) {
 	}
 	pageURL := (&url.URL{Scheme: "file", Path: path}).String()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-
 	var mu sync.Mutex
 	var requests, consoleErrors, exceptions, logErrors []string
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+	ctx := browsertest.Start(t, 1280, 900, func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev := ev.(type) {
@@ -350,13 +329,21 @@ func TestBrowser(t *testing.T) {
 				logErrors = append(logErrors, ev.Entry.Text+" "+ev.Entry.URL)
 			}
 		}
-	}))
-	defer cancel()
+	})
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelTimeout()
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("opening %s: %v", pageURL, err)
+	}
+	// Each stage's method is folded: its formulas are typeset but hidden
+	// until opened, which the checks of formulas below do first.
+	folded, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](openMethodsJS))
+	if err != nil {
+		t.Fatalf("opening the methods: %v", err)
+	}
+	if len(folded) != 2 || slices.Contains(folded, false) {
+		t.Errorf("method disclosures closed as the page opens: %v, want two (load, distributions), each closed", folded)
 	}
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](pageStateJS, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -387,12 +374,13 @@ func TestBrowser(t *testing.T) {
 		len(st.RichJSON) != 1 || !strings.Contains(st.RichJSON[0], `"regions": ["north", "south"]`) {
 		t.Errorf("displayed Markdown headings %q, HTML shown %v, JSON %q", st.RichMarkdown, st.RichHTML, st.RichJSON)
 	}
-	// Formulas typeset by KaTeX with its inlined fonts.
+	// Formulas typeset by KaTeX as MathML, drawn with the browser's own
+	// fonts: the page declares none of KaTeX's.
 	if st.Math != formulas || st.MathRendered != formulas || st.KaTeXErrors != 0 {
-		t.Errorf("formulas: %d in the page, %d rendered, %d KaTeX errors; want %d, %d, 0", st.Math, st.MathRendered, st.KaTeXErrors, formulas, formulas)
+		t.Errorf("formulas: %d in the page, %d rendered as MathML, %d KaTeX errors; want %d, %d, 0", st.Math, st.MathRendered, st.KaTeXErrors, formulas, formulas)
 	}
-	if !st.KaTeXFont {
-		t.Errorf("KaTeX's fonts did not load from the page")
+	if st.KaTeXFonts != 0 {
+		t.Errorf("the page declares %d KaTeX fonts, want none (MathML uses the system's)", st.KaTeXFonts)
 	}
 	// The scripts in the outputs did not run; the DataFrame's shows as text.
 	if st.Pwned != "undefined" {

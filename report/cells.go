@@ -10,6 +10,7 @@ import (
 	_ "image/gif" // image sizes of gif outputs
 	_ "image/jpeg"
 	_ "image/png"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/clip"
 	"github.com/analyst-cli/analyst/nbformat"
 )
@@ -25,7 +27,11 @@ import (
 // Limits on what one output puts in the page; the notebook has it all.
 const (
 	maxTextOutput = 200_000 // bytes of a stream, text/plain or traceback
-	maxJSONOutput = 60_000  // bytes of a chart description or JSON output
+	maxJSONOutput = 60_000  // bytes of a JSON output
+	// maxChartJSON bounds a chart's description beside its image: enough
+	// for a bar chart's or a histogram's numbers; a scatter's thousands of
+	// points are in the notebook (and in NAME_files/chart-N.json).
+	maxChartJSON = 6_000
 )
 
 // codeStyle is chroma's style for code; the page carries its stylesheet
@@ -132,6 +138,38 @@ func (r *cellRenderer) cell(c *nbformat.Cell) (string, error) {
 	}
 }
 
+// method says whether c, a cell of the stage named stage, explains how
+// the stage's numbers were computed: the markdown of a stage eda
+// generates, unless the model wrote it or it states traced numbers.
+func (r *cellRenderer) method(c *nbformat.Cell, stage string) bool {
+	if c.CellType != nbformat.Markdown || !eda.Generated(stage) {
+		return false
+	}
+	if c.HasTag(nbformat.TagModel) || c.HasTag(nbformat.TagAnswer) || c.HasTag(nbformat.TagReflection) {
+		return false
+	}
+	_, marked := r.marks[c.ID]
+	return !marked
+}
+
+// heading is the heading that opens a method cell ("### Numeric
+// columns"), rendered as the cell renders it, to stand above the results
+// its section explains; "" when the cell opens with text.
+func (r *cellRenderer) heading(c *nbformat.Cell) (string, error) {
+	first, _, _ := strings.Cut(strings.TrimLeft(c.Source, "\n"), "\n")
+	if !atxHeading.MatchString(first) {
+		return "", nil
+	}
+	h, err := r.md.render(first, nil, 2)
+	if err != nil {
+		return "", err
+	}
+	return `<div class="cell markdown-cell section-heading">` + "\n" + h + "</div>\n", nil
+}
+
+// atxHeading is a markdown line that is a heading.
+var atxHeading = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
+
 // codeCell renders a code cell: its source, highlighted, in a collapsed
 // <details>; its outputs below. A cell tagged failed-attempt or collapsed
 // is collapsed as a whole behind a labelled summary (a failed attempt's
@@ -158,6 +196,12 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 		meta = append(meta, "hidden in the notebook")
 	}
 	code := highlight(c.Source, r.language)
+	if c.Metadata.SourceHidden {
+		// Plumbing (the loader, the profile's computation): long, the same
+		// in every report, and folded in the notebook too. Plain text is a
+		// fifth of highlighted code's bytes.
+		code = `<pre class="chroma plain"><code>` + html.EscapeString(c.Source) + `</code></pre>`
+	}
 	var b strings.Builder
 	id := ""
 	if c.ID != "" {
@@ -315,7 +359,7 @@ func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 		b.WriteString(`<figure class="` + class + `">` + img)
 		if isChart {
 			b.WriteString(`<details class="chart-data"><summary>Chart data</summary><pre>` +
-				html.EscapeString(capText(prettyJSON(desc), maxJSONOutput)) + "</pre></details>")
+				html.EscapeString(capText(prettyJSON(desc), maxChartJSON)) + "</pre></details>")
 		}
 		b.WriteString("</figure>\n")
 		return b.String(), nil
@@ -348,6 +392,11 @@ func (r *cellRenderer) richOutput(o nbformat.Output) (string, error) {
 	// Other JSON outputs (a profile, a plotly figure): collapsed, as data.
 	for _, mime := range sortedKeys(o.Data) {
 		if mime == nbformat.MimeChart || !(mime == nbformat.MimeJSON || strings.HasSuffix(mime, "+json")) {
+			continue
+		}
+		if strings.HasPrefix(mime, nbformat.MimeAnalystPrefix) {
+			// analyst's own data (the profile, the sketch, ...): the report
+			// shows it as the overview; the notebook keeps it whole.
 			continue
 		}
 		fmt.Fprintf(&b, `<details class="output-json"><summary>Data (%s)</summary><pre>%s</pre></details>`+"\n",

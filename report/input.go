@@ -37,6 +37,11 @@ type Input struct {
 	CellNumbers map[string][]NumberMark
 	Notebook    *nbformat.Notebook // cells tagged "stage:NAME", in order
 	Profile     *eda.Profile       // nil when profiling did not finish
+	// Distributions are the profiled columns' distributions as the
+	// profile's sketch keeps them, by column name: the columns table draws
+	// a numeric or date column's as a small histogram (a categorical
+	// column's top values come from Profile). nil draws none.
+	Distributions map[string]*Distribution
 	// Relationships is the profile of the tables together (eda.Relationships),
 	// shown as "Tables and relationships" with the diagram of the cell tagged
 	// eda.RelationshipsChartTag; nil for a single table or when it did not finish.
@@ -53,6 +58,17 @@ type Input struct {
 	// point into. "" means the folder above usr/share/javascript/katex when
 	// KaTeXDir ends so (the kernel image's rootfs: see KaTeXDirIn), else /.
 	KaTeXRoot string
+}
+
+// Distribution is a column's distribution as the sketch keeps it.
+type Distribution struct {
+	// Points are a numeric column's values in order (each distinct value,
+	// or quantiles), Weights the rows each stands for.
+	Points  []float64
+	Weights []int64
+	// Periods are a date column's rows per period, [period, rows], in
+	// order.
+	Periods [][2]int64
 }
 
 // Inputs are a folder dataset's files: each table with its name in the

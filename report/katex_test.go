@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -73,34 +72,33 @@ func TestResolveIn(t *testing.T) {
 }
 
 // fakeKaTeX lays out a rootfs whose KaTeX is Debian's shape with absolute
-// symlinks, which only resolve right against the rootfs.
+// symlinks, which only resolve right against the rootfs; its stylesheet and
+// fonts are there too, as Debian ships them, for the page to leave out.
 func fakeKaTeX(t *testing.T) (rootfs string) {
 	rootfs = t.TempDir()
 	k := KaTeXDirIn(rootfs)
-	mustWrite(t, filepath.Join(k, "katex.js"), `window.katex={render:function(){}};var s="</script>";`)
-	mustSymlink(t, "/usr/share/javascript/katex/katex.js", filepath.Join(k, "katex.min.js"))
+	mustWrite(t, filepath.Join(rootfs, "usr/share/nodejs/katex/dist/katex.js"), `window.katex={render:function(){}};var s="</script>";`)
+	mustSymlink(t, "/usr/share/nodejs/katex/dist/katex.js", filepath.Join(k, "katex.min.js"))
 	mustWrite(t, filepath.Join(k, "contrib/auto-render.js"), `window.renderMathInElement=function(){};`)
 	mustWrite(t, filepath.Join(k, "katex.min.css"),
-		`@font-face{font-family:KaTeX_AMS;src:url(fonts/KaTeX_AMS-Regular.woff2) format('woff2'),url(fonts/KaTeX_AMS-Regular.woff) format('woff'),url(fonts/KaTeX_AMS-Regular.ttf) format('truetype');font-weight:400}`+
-			`@font-face{font-family:KaTeX_Main;src:url(fonts/KaTeX_Main-Bold.woff) format("woff");font-weight:700}.katex{font:normal 1.21em KaTeX_Main}`)
-	fonts := filepath.Join(rootfs, "usr/share/fonts/truetype/katex")
-	mustWrite(t, filepath.Join(fonts, "KaTeX_AMS-Regular.woff2"), "AMS-woff2")
-	mustWrite(t, filepath.Join(fonts, "KaTeX_Main-Bold.woff"), "Main-woff")
+		`@font-face{font-family:KaTeX_AMS;src:url(fonts/KaTeX_AMS-Regular.woff2) format('woff2')}.katex{font:normal 1.21em KaTeX_Main}`)
+	mustWrite(t, filepath.Join(rootfs, "usr/share/fonts/truetype/katex/KaTeX_AMS-Regular.woff2"), "AMS-woff2")
 	mustSymlink(t, "/usr/share/fonts/truetype/katex", filepath.Join(k, "fonts"))
 	return rootfs
 }
 
+// TestKaTeXInlined: the page carries KaTeX's scripts, typesets formulas as
+// MathML, and carries none of KaTeX's fonts or stylesheet.
 func TestKaTeXInlined(t *testing.T) {
 	rootfs := fakeKaTeX(t)
 	in := goldenInput()
 	in.KaTeXDir = KaTeXDirIn(rootfs)
 	out := render(t, in)
 	for _, want := range []string{
-		`src:url(data:font/woff2;base64,` + base64.StdEncoding.EncodeToString([]byte("AMS-woff2")) + `) format("woff2");font-weight:400`,
-		`src:url(data:font/woff;base64,` + base64.StdEncoding.EncodeToString([]byte("Main-woff")) + `) format("woff");font-weight:700`,
 		`window.katex={render:function(){}};var s="<\/script>";`,
 		`window.renderMathInElement=function(){};`,
 		`renderMathInElement(el, options)`,
+		`output: "mathml",`,
 		`{left: "$$", right: "$$", display: true}`,
 		`<span class="math math-display">$$\bar{x} = \frac{1}{n}\sum_{i=1}^{n} x_i$$</span>`,
 	} {
@@ -108,8 +106,10 @@ func TestKaTeXInlined(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(out, "url(fonts/") || strings.Contains(out, "code class=\"math") {
-		t.Errorf("fonts not inlined or formulas not handed to KaTeX")
+	for _, not := range []string{"@font-face", "KaTeX_", "font/woff", "url(", `code class="math`} {
+		if strings.Contains(out, not) {
+			t.Errorf("report holds %q: KaTeX's fonts or stylesheet inlined, or formulas not handed to KaTeX", not)
+		}
 	}
 	if refs := externalRefs(out); len(refs) > 0 {
 		t.Errorf("references out of the page: %q", refs)
@@ -125,19 +125,19 @@ func TestKaTeXErrors(t *testing.T) {
 	rootfs := fakeKaTeX(t)
 	k := KaTeXDirIn(rootfs)
 	// Resolved against the host's / instead of the rootfs, the absolute
-	// fonts symlink leads to the host's fonts: where the host has none, an
-	// explicit wrong root fails rather than reading elsewhere.
-	if _, statErr := os.Stat("/usr/share/fonts/truetype/katex"); errors.Is(statErr, os.ErrNotExist) {
+	// katex.min.js symlink leads to the host's file: where the host has
+	// none, an explicit wrong root fails rather than reading elsewhere.
+	if _, statErr := os.Stat("/usr/share/nodejs/katex/dist/katex.js"); errors.Is(statErr, os.ErrNotExist) {
 		if err := Render(&strings.Builder{}, Input{KaTeXDir: k, KaTeXRoot: "/"}); !errors.Is(err, ErrKaTeX) {
 			t.Errorf("KaTeX with its root given as /: %v, want ErrKaTeX", err)
 		}
 	}
-	if err := os.Remove(filepath.Join(rootfs, "usr/share/fonts/truetype/katex/KaTeX_Main-Bold.woff")); err != nil {
+	if err := os.Remove(filepath.Join(k, "contrib/auto-render.js")); err != nil {
 		t.Fatal(err)
 	}
 	err := Render(&strings.Builder{}, Input{KaTeXDir: k})
-	if !errors.Is(err, ErrKaTeX) || !strings.Contains(err.Error(), "KaTeX_Main-Bold") {
-		t.Errorf("missing font: %v, want ErrKaTeX naming it", err)
+	if !errors.Is(err, ErrKaTeX) || !strings.Contains(err.Error(), "auto-render") {
+		t.Errorf("missing auto-render: %v, want ErrKaTeX naming it", err)
 	}
 	if err := Render(&strings.Builder{}, Input{KaTeXDir: t.TempDir()}); !errors.Is(err, ErrKaTeX) {
 		t.Errorf("empty folder: %v, want ErrKaTeX", err)

@@ -60,9 +60,7 @@ func buildRelationships(rel *eda.RelationshipProfile, nb *nbformat.Notebook) *re
 	for _, r := range rel.Relationships {
 		v.Links = append(v.Links, linkViewOf(r))
 	}
-	for _, a := range rel.Alerts {
-		v.Alerts = append(v.Alerts, alertView{Type: slug(a.Type), Label: strings.ReplaceAll(a.Type, "_", " "), Message: a.Message})
-	}
+	v.Alerts = alertLines(rel.Alerts)
 	v.Picture = diagramFigure(nb)
 	return v
 }

@@ -52,7 +52,6 @@ type page struct {
 	Generator  string
 	CSS        template.CSS
 	KaTeX      bool
-	KaTeXCSS   template.CSS
 	KaTeXJS    template.JS
 	AutoRender template.JS
 	Facts      []fact
@@ -100,23 +99,55 @@ type overview struct {
 	Notes   []string
 }
 
+// alertView is one line of the alerts: a finding about one column, or
+// about the table. A column's alerts share a line, each its badge, their
+// messages joined: a column of codes is unique_id and identifier at once,
+// one finding that ydata-profiling's two rules both make.
 type alertView struct {
-	Type, Label, Message string
+	Badges  []alertBadge
+	Message string
+}
+
+type alertBadge struct{ Type, Label string }
+
+// alertLines are the alerts, one line per column (where its first alert
+// was) and one per alert about no single column, in the profile's order.
+func alertLines(alerts []eda.Alert) []alertView {
+	var lines []alertView
+	byColumn := map[string]int{}
+	for _, a := range alerts {
+		b := alertBadge{Type: slug(a.Type), Label: strings.ReplaceAll(a.Type, "_", " ")}
+		if i, ok := byColumn[a.Column]; ok && a.Column != "" {
+			lines[i].Badges = append(lines[i].Badges, b)
+			lines[i].Message += "; " + a.Message
+			continue
+		}
+		if a.Column != "" {
+			byColumn[a.Column] = len(lines)
+		}
+		lines = append(lines, alertView{Badges: []alertBadge{b}, Message: a.Message})
+	}
+	return lines
 }
 
 type columnView struct {
 	Name, Kind, Dtype, Missing, MissingTitle, Distinct, DistinctTitle string
 	Samples                                                           []string
 	MoreSamples                                                       int
+	Spark                                                             template.HTML
 }
 
 type stageView struct {
-	ID, Name, Title   string
-	Status            string // as shown
-	StatusClass       string
-	Duration          string
-	Note              string
-	Cells             []template.HTML
+	ID, Name, Title string
+	Status          string // as shown
+	StatusClass     string
+	Duration        string
+	Note            string
+	Cells           []template.HTML
+	// Method is the stage's explanation, formulas and thresholds (the
+	// markdown of a stage eda generates), shown below its results behind
+	// one closed "How this was computed" disclosure.
+	Method            []template.HTML
 	notReached, known bool
 	lead              bool
 }
@@ -142,7 +173,7 @@ func buildPage(in Input) (*page, error) {
 	}
 	p.Inputs = buildInputs(in.Inputs)
 	if in.Profile != nil {
-		p.Overview = buildOverview(in.Profile)
+		p.Overview = buildOverview(in.Profile, in.Distributions)
 	} else {
 		p.NoProfile = true
 	}
@@ -176,8 +207,9 @@ func pageTitle(in Input) string {
 	return "analyst report"
 }
 
-// addKaTeX inlines KaTeX from dir (in the kernel image), if given, so
-// that the page renders formulas with no network request.
+// addKaTeX inlines KaTeX's scripts from dir (in the kernel image), if
+// given, so that the page typesets formulas, as MathML, with no network
+// request.
 func (p *page) addKaTeX(dir, root string) error {
 	if dir == "" {
 		return nil
@@ -187,7 +219,6 @@ func (p *page) addKaTeX(dir, root string) error {
 		return err
 	}
 	p.KaTeX = true
-	p.KaTeXCSS = template.CSS(safeInStyle(k.CSS))
 	p.KaTeXJS = template.JS(safeInScript(k.JS))
 	p.AutoRender = template.JS(safeInScript(k.AutoRender))
 	return nil
@@ -260,9 +291,6 @@ func safeInScript(js string) string {
 	js = replaceFold(js, "</script", `<\/script`)
 	return strings.ReplaceAll(js, "<!--", `<\!--`)
 }
-
-// safeInStyle keeps inlined CSS from ending its <style> element early.
-func safeInStyle(css string) string { return replaceFold(css, "</style", `<\/style`) }
 
 // replaceFold replaces old (ASCII) in s ignoring case.
 func replaceFold(s, old, repl string) string {
@@ -391,7 +419,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 const maxSamples = 5
 
-func buildOverview(pr *eda.Profile) *overview {
+func buildOverview(pr *eda.Profile, dists map[string]*Distribution) *overview {
 	o := &overview{}
 	o.Facts = append(o.Facts,
 		fact{Label: "Rows", Value: groupDigits(int64(pr.Rows))},
@@ -411,9 +439,7 @@ func buildOverview(pr *eda.Profile) *overview {
 		o.Facts = append(o.Facts, fact{Label: "In memory", Value: units.Rounded(pr.MemoryBytes)})
 	}
 	o.Facts = append(o.Facts, fact{Label: "Duplicate rows", Value: groupDigits(int64(pr.DuplicateRows))})
-	for _, a := range pr.Alerts {
-		o.Alerts = append(o.Alerts, alertView{Type: slug(a.Type), Label: strings.ReplaceAll(a.Type, "_", " "), Message: a.Message})
-	}
+	o.Alerts = alertLines(pr.Alerts)
 	for _, c := range pr.ColumnInfo {
 		cv := columnView{
 			Name: c.Name, Kind: c.Kind, Dtype: c.Dtype,
@@ -421,6 +447,7 @@ func buildOverview(pr *eda.Profile) *overview {
 			MissingTitle:  groupDigits(int64(c.Missing)) + " missing" + markersTitle(c.Markers),
 			Distinct:      groupDigits(int64(c.Distinct)),
 			DistinctTitle: percent(c.DistinctShare) + " distinct",
+			Spark:         sparkline(c, dists[c.Name]),
 		}
 		for i, s := range c.Sample {
 			if i == maxSamples {
@@ -609,7 +636,16 @@ func (set *stageSet) addCells(nb *nbformat.Notebook, cr *cellRenderer) error {
 		if err != nil {
 			return err
 		}
-		if h != "" {
+		switch {
+		case h == "":
+		case ok && cr.method(c, name):
+			s.Method = append(s.Method, template.HTML(h))
+			if head, err := cr.heading(c); err != nil {
+				return err
+			} else if head != "" {
+				s.Cells = append(s.Cells, template.HTML(head))
+			}
+		default:
 			s.Cells = append(s.Cells, template.HTML(h))
 		}
 	}

@@ -134,6 +134,10 @@ func goldenInput() Input {
 		Numbers:  goldenNumbers(nb),
 		Notebook: nb,
 		Profile:  profile,
+		Distributions: map[string]*Distribution{
+			`<b>x</b>"'`: {Points: []float64{1.5}, Weights: []int64{1}},
+			"date":       {Periods: [][2]int64{{19723, 1}, {19724, 1}}},
+		},
 		Run: RunInfo{
 			DataName:   "sales.csv",
 			DataSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -225,13 +229,16 @@ func TestGoldenContent(t *testing.T) {
 		// overview: escaped column names, samples, alerts, load notes
 		`<th scope="row" class="colname">&lt;b&gt;x&lt;/b&gt;&#34;&#39;</th>`,
 		`<code>&lt;script&gt;alert(5)&lt;/script&gt;</code>`,
-		`<span class="badge alert-badge alert-high-missing">high missing</span> &lt;b&gt;x&lt;/b&gt;&#34;&#39; has 50% missing values`,
+		// a column's alerts on one line, its badges first
+		`<li><span class="badge alert-badge alert-high-missing">high missing</span> <span class="badge alert-badge alert-missing-markers">missing markers</span> &lt;b&gt;x&lt;/b&gt;&#34;&#39; has 50% missing values; &#39;&lt;b&gt;x`,
 		`utf-8-sig (with byte-order mark)`, `semicolon (;)`, `3 ragged rows skipped`,
+		// each column's shape, from the sketch's numbers
+		`<td class="shape"><svg class="spark" width="96" height="24" viewBox="0 0 96 24" role="img" aria-label="Every value of &lt;b&gt;x&lt;/b&gt;&#34;&#39; is 1.5">`,
+		`<td class="shape"></td>`, // text, nothing to draw
 		// missing-value markers and conversions: the list applied, per column, alerts and notes
 		`<dt>Read as missing</dt> <dd>&#34;&#34; &#34;-&#34; &#34;n/a&#34; (ignoring case and surrounding spaces)</dd>`,
 		`title="1 missing, of which markers: &#34;n/a&#34; 1"`,
-		`<span class="badge alert-badge alert-case-variants">case variants</span> &#39;label&#39; has values that differ only by case`,
-		`<span class="badge alert-badge alert-missing-markers">missing markers</span>`,
+		`<li><span class="badge alert-badge alert-unique-id">unique id</span> <span class="badge alert-badge alert-case-variants">case variants</span> label is unique: an identifier?; &#39;label&#39; has values that differ only by case`,
 		`&#39;price&#39; held numbers as text and was converted: currency symbols $ removed`,
 		// formulas kept for KaTeX-less display, escaped
 		`<code class="math math-display">$$\bar{x} = \frac{1}{n}\sum_{i=1}^{n} x_i$$</code>`,
@@ -274,6 +281,10 @@ func TestGoldenContent(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	alerts := out[strings.Index(out, `<ul class="alerts">`):]
+	if n := strings.Count(alerts[:strings.Index(alerts, "</ul>")], "<li>"); n != 2 {
+		t.Errorf("%d lines of alerts, want 2: one per column", n)
 	}
 	for _, bad := range []string{"\x1b", "<script>alert", "onerror", "javascript:", `src="x"`, "<style scoped>"} {
 		if strings.Contains(out, bad) {
@@ -567,7 +578,8 @@ func TestHiddenSourceAndOutputs(t *testing.T) {
 	nb := nbformat.New()
 	nb.AddCode("print(1)\n1/0", []nbformat.Output{nbformat.Stream("stdout", "1\n"), nbformat.Error("ZeroDivisionError", "division by zero", nil)}, 1).HideSource().HideOutputs()
 	out := render(t, Input{Notebook: nb})
-	for _, want := range []string{"hidden in the notebook</span></summary>", `<details class="hidden-outputs"><summary>Outputs (1, hidden in the notebook)</summary>`} {
+	for _, want := range []string{"hidden in the notebook</span></summary>", `<details class="hidden-outputs"><summary>Outputs (1, hidden in the notebook)</summary>`,
+		"<pre class=\"chroma plain\"><code>print(1)\n1/0</code></pre>"} { // plumbing: plain, not highlighted
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -656,5 +668,108 @@ func TestCapText(t *testing.T) {
 	}
 	if capText("short", 10) != "short" {
 		t.Errorf("capText cut a short text")
+	}
+}
+
+// TestMethodFolded: a generated stage opens on its results, each section's
+// heading above them, and keeps its explanation, formulas and threshold
+// tables, unchanged, in one closed "How this was computed" below; the
+// model's markdown, and a stage eda does not generate, stay in the open.
+func TestMethodFolded(t *testing.T) {
+	nb := nbformat.New()
+	dist := nbformat.StageTag(eda.StageDistributions)
+	nb.AddMarkdown("### Numeric columns\n\nThe mean is $\\bar{x}$.\n\n| alert | threshold |\n|---|---|\n| skewed | 1 |", dist)
+	nb.AddCode("df.describe()", []nbformat.Output{nbformat.Stream("stdout", "the statistics\n")}, 1, dist)
+	nb.AddMarkdown("Bars of the top values, explained.", dist)
+	nb.AddCode("bars()", []nbformat.Output{nbformat.Stream("stdout", "the bars\n")}, 2, dist)
+	nb.AddMarkdown("A note of the model in a generated stage.", dist, nbformat.TagModel)
+	nb.AddMarkdown("Profile of a table, explained.", nbformat.StageTag(eda.TableStage(eda.StageProfile, "orders")))
+	nb.AddMarkdown("The reasoning of the model.", nbformat.StageTag("question-1"))
+	out := render(t, Input{Notebook: nb, Run: RunInfo{Stages: []StageInfo{
+		{Name: eda.StageDistributions, Title: "Distributions", Status: StatusOK},
+		{Name: eda.TableStage(eda.StageProfile, "orders"), Title: "Profile of orders", Status: StatusOK},
+		{Name: "question-1", Title: "Question 1", Status: StatusOK},
+	}}})
+	section := func(id string) string {
+		s := out[strings.Index(out, `<section id="`+id+`"`):]
+		return s[:strings.Index(s, "</section>")]
+	}
+	d := section("stage-distributions")
+	order := []string{`<h5>Numeric columns</h5>`, "the statistics", "the bars", "A note of the model", `<details class="method">`,
+		"<summary>How this was computed</summary>", `<h5>Numeric columns</h5>`, `$\bar{x}$`, "<td>skewed</td>", "Bars of the top values, explained."}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(d[at:], w)
+		if i < 0 {
+			t.Fatalf("distributions: %q missing or out of order (results, then the method) in\n%s", w, d)
+		}
+		at += i + len(w)
+	}
+	if strings.Count(d, `<details class="method"`) != 1 || strings.Count(out, "<details class=\"method\" open") != 0 {
+		t.Errorf("want one closed method disclosure in the stage:\n%s", d)
+	}
+	if m := d[strings.Index(d, `<details class="method">`):]; strings.Contains(m, "A note of the model") {
+		t.Errorf("the model's markdown is folded with the method")
+	}
+	if !strings.Contains(section("stage-profile-orders"), `<details class="method">`) {
+		t.Errorf("a folder table's profile does not fold its method")
+	}
+	if q := section("stage-question-1"); strings.Contains(q, "<details") || !strings.Contains(q, "The reasoning of the model.") {
+		t.Errorf("a model stage's markdown is folded:\n%s", q)
+	}
+}
+
+// TestAlertLines: one line per column, whatever rules found it (a column of
+// codes is unique_id and identifier), and one per alert of no single
+// column, in the profile's order.
+func TestAlertLines(t *testing.T) {
+	got := alertLines([]eda.Alert{
+		{Type: eda.AlertDuplicates, Message: "2 rows are duplicates"},
+		{Type: eda.AlertUniqueID, Column: "order_id", Message: "'order_id' has a different value in every row: an identifier?"},
+		{Type: eda.AlertSkewed, Column: "amount", Message: "'amount' is skewed"},
+		{Type: eda.AlertIdentifier, Column: "order_id", Message: "'order_id' is a code or identifier"},
+		{Type: eda.AlertHighCorrelation, Columns: []string{"a", "b"}, Message: "'a' and 'b' are highly correlated"},
+		{Type: eda.AlertHighCorrelation, Columns: []string{"a", "c"}, Message: "'a' and 'c' are highly correlated"},
+	})
+	want := []alertView{
+		{Badges: []alertBadge{{"duplicates", "duplicates"}}, Message: "2 rows are duplicates"},
+		{Badges: []alertBadge{{"unique-id", "unique id"}, {"identifier", "identifier"}},
+			Message: "'order_id' has a different value in every row: an identifier?; 'order_id' is a code or identifier"},
+		{Badges: []alertBadge{{"skewed", "skewed"}}, Message: "'amount' is skewed"},
+		{Badges: []alertBadge{{"high-correlation", "high correlation"}}, Message: "'a' and 'b' are highly correlated"},
+		{Badges: []alertBadge{{"high-correlation", "high correlation"}}, Message: "'a' and 'c' are highly correlated"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("alert lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestAnalystDataNotRepeated: the JSON analyst reads back (a profile, a
+// sketch) is not repeated in the page, which shows it as the overview; its
+// one-line summary is. Other JSON outputs are kept, collapsed, and a
+// chart's description is cut at maxChartJSON.
+func TestAnalystDataNotRepeated(t *testing.T) {
+	nb := nbformat.New()
+	nb.AddCode("show_profile()", []nbformat.Output{nbformat.DisplayData(nbformat.MimeBundle{
+		nbformat.MimeProfile: json.RawMessage(`{"rows": 3, "secret_marker": 1}`),
+		eda.MimeSketch:       json.RawMessage(`{"version": 1, "sketch_marker": 2}`),
+		nbformat.MimePlain:   jstr("Data profile: 3 rows"),
+	}, nil)}, 1)
+	nb.AddCode("other()", []nbformat.Output{nbformat.DisplayData(nbformat.MimeBundle{
+		"application/vnd.example+json": json.RawMessage(`{"kept_marker": 3}`),
+	}, nil)}, 2)
+	long := `{"kind":"scatter","title":"t","axes":[{"kind":"scatter","series":[{"label":"s","x":[` + strings.Repeat("1.25,", 3000) + `1]}]}]}`
+	nb.AddCode("scatter()", []nbformat.Output{nbformat.DisplayData(nbformat.MimeBundle{
+		nbformat.MimePNG: jstr(tinyPNG), nbformat.MimeChart: json.RawMessage(long),
+	}, nil)}, 3)
+	out := render(t, Input{Notebook: nb})
+	if strings.Contains(out, "secret_marker") || strings.Contains(out, "sketch_marker") || !strings.Contains(out, "Data profile: 3 rows") {
+		t.Errorf("the profile's or sketch's JSON is in the page, or its summary is not")
+	}
+	if !strings.Contains(out, "kept_marker") {
+		t.Errorf("another JSON output was dropped")
+	}
+	if !strings.Contains(out, "more bytes not shown here; the notebook has them all]") || len(out) > 40_000 {
+		t.Errorf("a long chart description is not cut (%d bytes of page)", len(out))
 	}
 }
