@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -203,4 +205,69 @@ func must(t testing.TB, err error) {
 func gzipTo(t *testing.T, path, content string) {
 	t.Helper()
 	must(t, os.WriteFile(path, gz(t, []byte(content)), 0o644))
+}
+
+// Issue 32 item 4: a document linked to a FIFO inside the folder, and a
+// document given with --data that is a link to /dev/zero, are refused at
+// once, naming the file; the check does not block on the FIFO nor read
+// the device forever.
+func TestCheckFolderRefusesFIFOsAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.csv": "x\n1\n"})
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	must(t, os.Symlink("pipe", filepath.Join(dir, "notes.md")))
+	devLink := filepath.Join(t.TempDir(), "manual.md")
+	must(t, os.Symlink("/dev/zero", devLink))
+	checks := map[string]func() error{
+		"a link to a FIFO in the folder": func() error { _, err := pipeline.CheckFolder(dir, false); return err },
+		"a link to /dev/zero given": func() error {
+			_, err := pipeline.CheckDataSet([]string{filepath.Join(dir, "a.csv"), devLink}, false)
+			return err
+		},
+	}
+	for name, check := range checks {
+		done := make(chan error, 1)
+		go func() { done <- check() }()
+		select {
+		case err := <-done:
+			wantInputError(t, err, "not a regular file")
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the check still runs after 20 s", name)
+		}
+	}
+}
+
+// Issue 32 item 5: table names from file names whose length changes when
+// lower-cased, or that are not UTF-8 (a Latin-1 name from a Windows zip),
+// taken as bytes: no panic, and the name is the file's without its
+// extensions, byte for byte.
+func TestTableNamesAreBytes(t *testing.T) {
+	for _, c := range []struct{ file, table string }{
+		{"Ⱥ.csv", "Ⱥ"},
+		{"ȺȺȺ.CSV.GZ", "ȺȺȺ"},
+		{"\xdcbersicht.csv", "\xdcbersicht"},
+		{"\xdcbersicht.csv.gz", "\xdcbersicht"},
+		{"İstanbul.json", "İstanbul"},
+		{"sales.CSV.Gzip", "sales"},
+		{"\xff\xfe.tsv", "\xff\xfe"},
+	} {
+		dir := t.TempDir()
+		content := "x\n1\n"
+		if strings.HasSuffix(strings.ToLower(c.file), ".json") {
+			content = `[{"x": 1}]`
+		}
+		if strings.HasSuffix(strings.ToLower(c.file), "gz") || strings.HasSuffix(strings.ToLower(c.file), "gzip") {
+			gzipTo(t, filepath.Join(dir, c.file), content)
+		} else {
+			writeTree(t, dir, map[string]string{c.file: content})
+		}
+		in, err := pipeline.CheckFolder(dir, false)
+		if err != nil {
+			t.Errorf("%q: %v", c.file, err)
+			continue
+		}
+		if got := in.Folder.Tables()[0].Table; got != c.table {
+			t.Errorf("%q: table %q, want %q", c.file, got, c.table)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -119,10 +120,15 @@ func (r *runner) run(ctx context.Context) error {
 
 	kopts := r.ds.KernelOptions(r.opts.Kernel, r.out.filesDir())
 	k, err := kernel.Start(ctx, kopts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	var changed *kernel.DataChangedError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &changed):
+		return &DataError{Path: changed.Path, Msg: "the file changed between its check and the kernel's staging (" + changed.Why +
+			"), so the kernel would not read the bytes run.json records; nothing was read from it. Run again once nothing changes the folder"}
+	default:
 		return &SandboxError{Err: err}
 	}
 	r.k = k
