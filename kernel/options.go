@@ -113,6 +113,16 @@ type Limits struct {
 	CellTimeout time.Duration
 }
 
+// cellOutputBytes bounds the output replies Go accepts for one cell,
+// whatever the driver claims: what the driver's own caps let through (the
+// stream text kept twice over, each display at its largest image in base64
+// plus its HTML twice, and room for an error's traceback). A driver past it
+// is not the driver's code speaking.
+func (l Limits) cellOutputBytes() int64 {
+	perDisplay := int64(l.ImageBytes)/3*4 + 2*int64(l.HTMLBytes) + 64<<10
+	return 2*int64(l.StreamBytes) + int64(l.MaxDisplays)*perDisplay + 4<<20
+}
+
 // DefaultLimits are the limits used unless the caller sets others.
 func DefaultLimits() Limits {
 	return Limits{
