@@ -93,6 +93,11 @@ func (r *runner) emit(e Event) {
 	}
 }
 
+// aroundStaging, set by tests only, runs between the data's check and the
+// kernel's staging of it, and its result once the kernel has started: the
+// window a folder's owner would swap a subfolder in, and put it back.
+var aroundStaging func() (after func())
+
 func (r *runner) run(ctx context.Context) error {
 	r.nb = nbformat.New()
 	r.nb.Metadata.LanguageInfo.Version = r.opts.Versions["python"]
@@ -119,7 +124,12 @@ func (r *runner) run(ctx context.Context) error {
 	}
 
 	kopts := r.ds.KernelOptions(r.opts.Kernel, r.out.filesDir())
+	afterStaging := func() {}
+	if aroundStaging != nil {
+		afterStaging = aroundStaging()
+	}
 	k, err := kernel.Start(ctx, kopts)
+	afterStaging()
 	var changed *kernel.DataChangedError
 	switch {
 	case err == nil:
