@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/dirfd"
@@ -183,7 +184,9 @@ func CheckDataSet(paths []string, skipUnreadable bool) (*Input, error) {
 				return nil, folderStatError(p, err)
 			}
 			x := &InputFile{Path: name, Shown: p, Bytes: fi.Size(), In: in}
-			if x.Kind, x.Format, x.Reason = kindOf(name); x.Kind == InputIgnored {
+			if x.Kind, x.Format, x.Reason = kindOf(name); !utf8.ValidString(name) {
+				return nil, &InputError{p, notUTF8}
+			} else if x.Kind == InputIgnored {
 				return nil, &InputError{p, x.Reason}
 			}
 			f.Files = append(f.Files, x)
@@ -335,11 +338,20 @@ func classifyEntry(dir *dirfd.Dir, p, rel string, d fs.DirEntry) (f *InputFile, 
 	}
 	f.In = &Input{Path: source, dir: dir, rel: sourceRel}
 	f.Kind, f.Format, f.Reason = kindOf(rel)
+	if !utf8.ValidString(rel) {
+		f.Kind, f.Reason = InputIgnored, notUTF8
+	}
 	if f.Kind == InputIgnored {
 		f.In = nil
 	}
 	return f, ""
 }
+
+// notUTF8 is why a file whose path is not UTF-8 is left out: the kernel's
+// code, the notebook and run.json name files in UTF-8, and would name
+// another file.
+const notUTF8 = "its name is not UTF-8 (Latin-1 or another code page, as Windows zips often have), which the kernel, the notebook and run.json " +
+	"cannot name; rename it, e.g. convmv -f latin1 -t utf8 --notest FILE"
 
 // kindOf is what a folder's file is by its extension.
 func kindOf(rel string) (kind, format, reason string) {

@@ -239,35 +239,45 @@ func TestCheckFolderRefusesFIFOsAndDevices(t *testing.T) {
 
 // Issue 32 item 5: table names from file names whose length changes when
 // lower-cased, or that are not UTF-8 (a Latin-1 name from a Windows zip),
-// taken as bytes: no panic, and the name is the file's without its
-// extensions, byte for byte.
+// taken as bytes: no panic; a UTF-8 name's table is the name without its
+// extensions, byte for byte; one that is not UTF-8 is listed as ignored,
+// saying why and how to rename it.
 func TestTableNamesAreBytes(t *testing.T) {
 	for _, c := range []struct{ file, table string }{
 		{"Ⱥ.csv", "Ⱥ"},
 		{"ȺȺȺ.CSV.GZ", "ȺȺȺ"},
-		{"\xdcbersicht.csv", "\xdcbersicht"},
-		{"\xdcbersicht.csv.gz", "\xdcbersicht"},
 		{"İstanbul.json", "İstanbul"},
 		{"sales.CSV.Gzip", "sales"},
-		{"\xff\xfe.tsv", "\xff\xfe"},
+		{"\xdcbersicht.csv", ""},
+		{"\xdcbersicht.csv.gz", ""},
+		{"\xff\xfe.tsv", ""},
 	} {
 		dir := t.TempDir()
 		content := "x\n1\n"
 		if strings.HasSuffix(strings.ToLower(c.file), ".json") {
 			content = `[{"x": 1}]`
 		}
-		if strings.HasSuffix(strings.ToLower(c.file), "gz") || strings.HasSuffix(strings.ToLower(c.file), "gzip") {
+		lower := strings.ToLower(c.file)
+		if strings.HasSuffix(lower, "gz") || strings.HasSuffix(lower, "gzip") {
 			gzipTo(t, filepath.Join(dir, c.file), content)
 		} else {
 			writeTree(t, dir, map[string]string{c.file: content})
 		}
+		writeTree(t, dir, map[string]string{"other.csv": "y\n2\n"})
 		in, err := pipeline.CheckFolder(dir, false)
 		if err != nil {
 			t.Errorf("%q: %v", c.file, err)
 			continue
 		}
-		if got := in.Folder.Tables()[0].Table; got != c.table {
-			t.Errorf("%q: table %q, want %q", c.file, got, c.table)
+		f := in.Folder.Files[0]
+		if f.Path == "other.csv" {
+			f = in.Folder.Files[1]
+		}
+		switch {
+		case c.table == "" && (f.Kind != pipeline.InputIgnored || !strings.Contains(f.Reason, "its name is not UTF-8")):
+			t.Errorf("%q: %s %q; want ignored, its name not UTF-8", c.file, f.Kind, f.Reason)
+		case c.table != "" && f.Table != c.table:
+			t.Errorf("%q: table %q, want %q", c.file, f.Table, c.table)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -72,4 +73,27 @@ func TestRunRefusesAFolderSwappedDuringStaging(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Issue 32 item 5, end to end: a run on a folder whose tables are named
+// Ⱥ.csv (longer once lower-cased) and, in Latin-1 from a Windows zip,
+// \xdcbersicht.csv: no panic; Ⱥ is loaded, the other listed as ignored in
+// run.json, saying why.
+func TestRunFolderWithNamesAsBytes(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"Ⱥ.csv": "a,b\n1,2\n3,4\n", "\xdcbersicht.csv": "c,d\n5,6\n7,8\n"})
+	res := run(t, options(t, dir, filepath.Join(t.TempDir(), "out")))
+	if res.Failure != "" {
+		t.Errorf("the run failed: %s", res.Failure)
+	}
+	nb, err := json.Marshal(res.Notebook)
+	must(t, err)
+	man, err := json.Marshal(res.Manifest)
+	must(t, err)
+	if !strings.Contains(string(nb), "Ⱥ") {
+		t.Errorf("the notebook does not load the table Ⱥ")
+	}
+	if !strings.Contains(string(man), "its name is not UTF-8") {
+		t.Errorf("run.json does not say why \\xdcbersicht.csv was left out")
+	}
 }
