@@ -33,10 +33,35 @@ func Render(w io.Writer, in Input) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	if err := pageTemplate.Execute(bw, p); err != nil {
+	if err := pageTemplate.Execute(bidiShown{bw}, p); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return bw.Flush()
+}
+
+// bidiControls are the Unicode controls that reorder the text around them
+// (embeddings, overrides, isolates): in a file, table or column name they
+// make the report show another name than the one the data has (U+202E
+// turns "txt.exe" around). The report shows each as its code point
+// instead, as text.
+var bidiControls = func() *strings.Replacer {
+	var pairs []string
+	for _, r := range []rune{0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069} {
+		pairs = append(pairs, string(r), fmt.Sprintf("[U+%04X]", r))
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// bidiShown writes through bidiControls. The template writes each piece
+// of text and each value in one call, so no character is split between
+// calls.
+type bidiShown struct{ w io.Writer }
+
+func (b bidiShown) Write(p []byte) (int, error) {
+	if _, err := bidiControls.WriteString(b.w, string(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // WriteFile renders the report to path atomically: it writes a temporary
