@@ -319,10 +319,7 @@ func rerun(ctx context.Context, nb *nbformat.Notebook, data runData, name string
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(outDir)
-	if err := os.Chmod(outDir, 0o777); err != nil { // the sandbox user writes here
-		return err
-	}
+	defer os.RemoveAll(outDir) // 0700: the kernel (this process) copies /output's files here
 	kopts.OutputDir = outDir
 	k, err := kernel.Start(ctx, kopts)
 	if err != nil {
@@ -413,8 +410,7 @@ func dataMount(data, name string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup := func() { os.RemoveAll(dir) }
-	_ = os.Chmod(dir, 0o755)
+	cleanup := func() { os.RemoveAll(dir) } // 0700: the kernel stages its file again, in its own folder
 	if err := os.Link(data, filepath.Join(dir, name)); err != nil {
 		if err := copyFile(data, filepath.Join(dir, name)); err != nil {
 			cleanup()

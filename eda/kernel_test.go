@@ -703,6 +703,7 @@ func TestLoadErrors(t *testing.T) {
 		{"data.parquet", append([]byte("PAR1"), binary...), "pyarrow"},
 		{"archive.csv", append([]byte("PK\x03\x04"), binary[:100]...), "zip archive"},
 		{"broken.json", []byte(`[{"a": 1}, {"a": `), "not valid JSON"},
+		{"nested.json", bytes.Repeat([]byte("["), 100000), "nested too deeply"}, // issue 32 item 13
 		{"fake.xlsx", []byte("a,b\n1,2\n"), "not one"},
 		{"too_long.csv", []byte("a,b\n1,2,3,4\n5,6,7,8\n"), "the first data row has 4 fields"},
 	}

@@ -271,13 +271,29 @@ import resource
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 vm = int([l for l in open("/proc/self/status") if l.startswith("VmSize")][0].split()[1]) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (vm + (300 << 20), hard))
-plt.figure(figsize=(200, 200), dpi=100)
+plt.figure(figsize=(95, 95), dpi=100)
 plt.plot([1, 2, 3])
 `)
 	mustOK(t, k, "resource.setrlimit(resource.RLIMIT_AS, (soft, hard))")
-	want := "could not render figure 1 (20000x20000 pixels): MemoryError"
+	want := "could not render figure 1 (9500x9500 pixels): MemoryError"
 	if ex.Status != kernel.StatusError || ex.Error == nil || !strings.Contains(ex.Error.Value, want) || !strings.Contains(ex.Error.Value, "out of memory while drawing it") {
 		t.Fatalf("status %s, error %+v, stderr %q; want an error %q, out of memory", ex.Status, ex.Error, ex.Stderr(), want)
+	}
+}
+
+// Issue 32 item 13: a 40000x40000 figure is an error of its cell, checked
+// before any drawing, not a kernel killed at its memory limit: the state
+// is kept.
+func TestFigureTooLargeIsACellError(t *testing.T) {
+	k := startKernel(t, nil)
+	mustOK(t, k, "kept = 42")
+	ex := run(t, k, "plt.figure(figsize=(400, 400), dpi=100)\nplt.plot([1, 2, 3])")
+	want := "could not render figure 1 (40000x40000 pixels): FigureTooLarge: it would be 40000x40000 pixels, more than the 100 million"
+	if ex.Status != kernel.StatusError || ex.Error == nil || !strings.Contains(ex.Error.Value, want) {
+		t.Fatalf("status %s, error %+v; want an error %q", ex.Status, ex.Error, want)
+	}
+	if got := strings.TrimSpace(mustOK(t, k, "print(kept)").Stdout()); got != "42" {
+		t.Errorf("after the figure, kept = %q; want the state kept", got)
 	}
 }
 

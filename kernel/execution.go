@@ -77,6 +77,9 @@ type Execution struct {
 	// KilledProcesses counts processes the cell left running that the
 	// driver killed after it.
 	KilledProcesses int
+	// outputBytes counts the output replies received for the cell (see
+	// Limits.cellOutputBytes).
+	outputBytes int64
 }
 
 // Stdout is everything the cell wrote to standard output.

@@ -344,6 +344,10 @@ func (k *Kernel) Execute(ctx context.Context, code string, eo ExecOptions) (*Exe
 				k.endCell(ex, clock.why)
 				return ex, clock.ctxErr
 			}
+			if ex.outputBytes > k.limits.cellOutputBytes() {
+				k.floodedCell(ex)
+				return ex, clock.ctxErr
+			}
 		case <-clock.timer.C:
 			if clock.interrupt(StatusTimeout) {
 				_ = k.send(interruptRequest{Type: reqInterrupt, Reason: string(StatusTimeout)})
@@ -419,6 +423,7 @@ func (k *Kernel) handleReply(ex *Execution, id string, line []byte, progress fun
 	}
 	switch m.Type {
 	case replyOutput:
+		ex.outputBytes += int64(len(m.Output))
 		var o nbformat.Output
 		if err := json.Unmarshal(m.Output, &o); err == nil {
 			ex.Outputs = append(ex.Outputs, o)
@@ -472,6 +477,24 @@ func (k *Kernel) killCell(ex *Execution, why Status) {
 	// Nobody reads the driver's lines any more: drop them, so podman is
 	// never blocked writing them while it is being removed.
 	go func() {
+		for range k.lines {
+		}
+	}()
+	_ = k.remove()
+}
+
+// floodedCell ends a cell whose outputs passed what the driver may send
+// for one cell: the driver is not keeping its own caps (the cell's code
+// writes to its protocol stream), so nothing more it says can be trusted,
+// and the kernel is stopped. What was received is kept.
+func (k *Kernel) floodedCell(ex *Execution) {
+	ex.Status = StatusDied
+	ex.StateLost = true
+	ex.Cause = fmt.Sprintf("the cell's outputs passed %s, more than the driver sends for one cell under the output caps (stream, images, HTML, "+
+		"displays): the cell wrote to the kernel's protocol channel itself, so the %s was stopped and its state is lost",
+		units.Bytes(k.limits.cellOutputBytes()), k.what())
+	k.markDead(fmt.Errorf("%w: %s", ErrDead, ex.Cause))
+	go func() { // drop what is still queued, so podman never blocks on it
 		for range k.lines {
 		}
 	}()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/internal/command"
+	"github.com/analyst-cli/analyst/internal/dirfd"
 	"github.com/analyst-cli/analyst/internal/meminfo"
 	"github.com/analyst-cli/analyst/internal/units"
 )
@@ -21,6 +22,9 @@ type Options struct {
 	// Data is a file or folder mounted read-only at /data. A file keeps its
 	// name: /data/NAME.
 	Data string
+	// DataID, when set, is the file Data was when it was checked: staging
+	// refuses another one (a *DataChangedError).
+	DataID dirfd.ID
 	// DataFiles, set instead of Data, make /data a folder of these files
 	// only, each at its Path (a folder dataset: its tables and documents, not
 	// what else its folder holds). Each is staged as Data's files are.
@@ -65,6 +69,25 @@ type Options struct {
 // /data/Path in the kernel (Path relative, with '/').
 type DataFile struct {
 	Path, Source string
+	// Dir and Rel, when Dir is set, are how the file is opened instead of
+	// Source: Rel beneath the folder Dir, no link followed (the folder as
+	// it was checked, whatever its owner swapped since).
+	Dir *dirfd.Dir
+	Rel string
+	// ID, when set, is the file that was checked and hashed: staging
+	// refuses another one (a *DataChangedError).
+	ID dirfd.ID
+}
+
+// DataChangedError is a data file that is not, when staged, the file that
+// was checked: replaced, or reached through a link that was not there.
+type DataChangedError struct {
+	Path string // the file as the caller named it (Source)
+	Why  string
+}
+
+func (e *DataChangedError) Error() string {
+	return e.Path + ": the file changed between its check and its staging for the kernel (" + e.Why + ")"
 }
 
 // Mount is a host path mounted read-only at Target in the kernel.
@@ -88,6 +111,16 @@ type Limits struct {
 	MaxDisplays     int // rich outputs kept per cell
 	// CellTimeout is the default per-cell timeout.
 	CellTimeout time.Duration
+}
+
+// cellOutputBytes bounds the output replies Go accepts for one cell,
+// whatever the driver claims: what the driver's own caps let through (the
+// stream text kept twice over, each display at its largest image in base64
+// plus its HTML twice, and room for an error's traceback). A driver past it
+// is not the driver's code speaking.
+func (l Limits) cellOutputBytes() int64 {
+	perDisplay := int64(l.ImageBytes)/3*4 + 2*int64(l.HTMLBytes) + 64<<10
+	return 2*int64(l.StreamBytes) + int64(l.MaxDisplays)*perDisplay + 4<<20
 }
 
 // DefaultLimits are the limits used unless the caller sets others.

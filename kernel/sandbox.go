@@ -126,16 +126,16 @@ func (k *Kernel) prepareMounts() error {
 	if err := k.writeIdentityFiles(dir); err != nil {
 		return fmt.Errorf("starting kernel: %w", err)
 	}
-	// Rootless podman maps the caller's uid in; it must be able to read.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return fmt.Errorf("starting kernel: %w", err)
-	}
+	// dir stays 0700 (os.MkdirTemp's mode): it holds links to the data,
+	// and no other local user may reach them. The container sees only the
+	// folders mounted from inside it, whose own modes let its user read;
+	// rootless podman runs as the caller, dir's owner.
 	var data *staged
 	switch {
 	case k.opts.Data != "" && len(k.opts.DataFiles) > 0:
 		return fmt.Errorf("starting kernel: give Data or DataFiles, not both")
 	case k.opts.Data != "":
-		data, err = stageData(k.opts.Data, filepath.Join(dir, "data"))
+		data, err = stageData(k.opts.Data, filepath.Join(dir, "data"), k.opts.DataID)
 	case len(k.opts.DataFiles) > 0:
 		data, err = stageFiles(k.opts.DataFiles, filepath.Join(dir, "data"))
 	}

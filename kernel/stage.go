@@ -3,12 +3,12 @@ package kernel
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 
+	"github.com/analyst-cli/analyst/internal/dirfd"
 	"github.com/analyst-cli/analyst/internal/units"
 )
 
@@ -31,8 +31,9 @@ type staged struct {
 	copied int64 // bytes copied because a hard link was not possible
 }
 
-// stageData makes src (a file or a folder) available at dst/NAME.
-func stageData(src, dst string) (*staged, error) {
+// stageData makes src (a file or a folder) available at dst/NAME; a file
+// must be id when id is set.
+func stageData(src, dst string, id dirfd.ID) (*staged, error) {
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, err
@@ -42,13 +43,16 @@ func stageData(src, dst string) (*staged, error) {
 	}
 	s := &staged{path: filepath.Join(dst, filepath.Base(filepath.Clean(src))), dir: fi.IsDir()}
 	if !s.dir {
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file", src)
-		}
-		return s, s.linkOrCopy(src, s.path, fi)
+		return s, s.stageFile(DataFile{Source: src, ID: id}, s.path)
 	}
-	// A folder: the same tree of folders, each file linked (symbolic links
-	// are kept as they are: they resolve inside the container, as before).
+	// A folder: the same tree of folders, each file opened beneath the
+	// folder's descriptor and linked (symbolic links are kept as they are:
+	// they resolve inside the container, as before).
+	dir, err := dirfd.OpenDir(src)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
 	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -71,11 +75,7 @@ func stageData(src, dst string) (*staged, error) {
 			}
 			return os.Symlink(target, to)
 		case d.Type().IsRegular():
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			return s.linkOrCopy(p, to, fi)
+			return s.stageFile(DataFile{Source: p, Dir: dir, Rel: filepath.ToSlash(rel)}, to)
 		}
 		return nil // sockets, fifos, devices: not data
 	})
@@ -96,26 +96,59 @@ func stageFiles(files []DataFile, dst string) (*staged, error) {
 		if !filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("data file %q: not a relative path inside the data folder", f.Path)
 		}
-		fi, err := os.Stat(f.Source)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file", f.Source)
-		}
 		to := filepath.Join(s.path, rel)
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			return nil, err
 		}
-		if err := s.linkOrCopy(f.Source, to, fi); err != nil {
+		if err := s.stageFile(f, to); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-func (s *staged) linkOrCopy(src, dst string, fi fs.FileInfo) error {
-	if err := os.Link(src, dst); err == nil {
+// beforeStageFile, set by tests only, runs just before a file is opened
+// for staging: the moment a folder's owner would swap it.
+var beforeStageFile func(DataFile)
+
+// stageFile opens f once (beneath its folder's descriptor, no link
+// followed, when it has one), checks that it is a regular file and the
+// one that was checked (f.ID), and links or copies it to dst from that
+// descriptor: the staged file is the one hashed, whatever the path now
+// names.
+func (s *staged) stageFile(f DataFile, dst string) error {
+	if beforeStageFile != nil {
+		beforeStageFile(f)
+	}
+	var in *os.File
+	var err error
+	if f.Dir != nil {
+		in, err = f.Dir.Open(f.Rel)
+	} else {
+		in, err = dirfd.OpenFile(f.Source)
+	}
+	var nr *dirfd.NotRegularError
+	switch {
+	case errors.Is(err, dirfd.ErrLink):
+		return &DataChangedError{Path: f.Source, Why: dirfd.ErrLink.Error()}
+	case errors.As(err, &nr):
+		return &DataChangedError{Path: f.Source, Why: "it is now " + dirfd.Kind(nr.Mode) + ", not a regular file"}
+	case err != nil:
+		return fmt.Errorf("staging %s: %w", f.Source, err)
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return fmt.Errorf("staging %s: %w", f.Source, err)
+	}
+	if f.ID != (dirfd.ID{}) && dirfd.IDOf(fi) != f.ID {
+		return &DataChangedError{Path: f.Source, Why: "it was replaced by another file"}
+	}
+	return s.linkOrCopy(in, f.Source, dst, fi)
+}
+
+func (s *staged) linkOrCopy(in *os.File, src, dst string, fi fs.FileInfo) error {
+	if err := dirfd.Link(in, dst); err == nil {
 		return nil
 	} else if !errors.Is(err, os.ErrPermission) && !isCrossDevice(err) {
 		return fmt.Errorf("staging %s: %w", src, err)
@@ -124,19 +157,7 @@ func (s *staged) linkOrCopy(src, dst string, fi fs.FileInfo) error {
 		return fmt.Errorf("staging %s: it cannot be hard-linked into %s (another filesystem, or a file you do not own), and copying more than %s of data for each kernel is refused; set TMPDIR to a folder on the data's filesystem",
 			src, os.TempDir(), units.Bytes(maxStageCopy))
 	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-	if err != nil {
-		return fmt.Errorf("staging %s: %w", src, err)
-	}
-	n, err := io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	n, err := dirfd.Copy(in, dst, fi.Mode().Perm(), maxStageCopy-s.copied)
 	if err != nil {
 		return fmt.Errorf("staging %s: copying it: %w", src, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/analyst-cli/analyst/internal/dirfd"
 )
 
 func inode(t *testing.T, p string) uint64 {
@@ -21,7 +23,7 @@ func inode(t *testing.T, p string) uint64 {
 func TestStageDataLinks(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "sales.csv")
 	os.WriteFile(src, []byte("a\n1\n"), 0o644)
-	s, err := stageData(src, filepath.Join(t.TempDir(), "data"))
+	s, err := stageData(src, filepath.Join(t.TempDir(), "data"), dirfd.ID{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestStageDataFolder(t *testing.T) {
 	os.Symlink("sub/x.csv", filepath.Join(src, "link.csv"))
 	dst := filepath.Join(src, "stage", "data") // inside the data folder
 	os.MkdirAll(filepath.Dir(dst), 0o755)
-	s, err := stageData(src, dst)
+	s, err := stageData(src, dst, dirfd.ID{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestStageFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "2024", "orders.csv"), []byte("x\n1\n"), 0o644)
 	os.WriteFile(filepath.Join(src, "manual.md"), []byte("# M\n"), 0o644)
 	os.WriteFile(filepath.Join(src, ".env"), []byte("SECRET=1\n"), 0o600)
-	s, err := stageFiles([]DataFile{{"2024/orders.csv", filepath.Join(src, "2024", "orders.csv")}, {"manual.md", filepath.Join(src, "manual.md")}},
+	s, err := stageFiles([]DataFile{{Path: "2024/orders.csv", Source: filepath.Join(src, "2024", "orders.csv")}, {Path: "manual.md", Source: filepath.Join(src, "manual.md")}},
 		filepath.Join(t.TempDir(), "data"))
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func TestStageFiles(t *testing.T) {
 		t.Errorf("staged %v; want 2024/ and manual.md only", entries)
 	}
 	for _, bad := range []string{"../escape.csv", "/etc/passwd", "a/../../b.csv"} {
-		_, err := stageFiles([]DataFile{{bad, filepath.Join(src, "manual.md")}}, filepath.Join(t.TempDir(), "data"))
+		_, err := stageFiles([]DataFile{{Path: bad, Source: filepath.Join(src, "manual.md")}}, filepath.Join(t.TempDir(), "data"))
 		if err == nil || !strings.Contains(err.Error(), "not a relative path inside the data folder") {
 			t.Errorf("stageFiles(%q): %v; want a refusal", bad, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/analyst-cli/analyst/internal/parquetnpy"
 	"github.com/analyst-cli/analyst/kernel"
@@ -14,7 +15,8 @@ import (
 // Parquet reader): a folder of per-column .npy files, mounted read-only at
 // Target, next to the file.
 type Converted struct {
-	Dir    string // on the host; Remove deletes it
+	Dir    string // on the host, inside base
+	base   string // the private (0700) temporary folder; Remove deletes it
 	Target string // in the kernel: /data/NAME.columns
 	Schema *parquetnpy.Schema
 }
@@ -23,7 +25,7 @@ type Converted struct {
 func (c *Converted) Mount() kernel.Mount { return kernel.Mount{Source: c.Dir, Target: c.Target} }
 
 // Remove deletes the converted files.
-func (c *Converted) Remove() error { return os.RemoveAll(c.Dir) }
+func (c *Converted) Remove() error { return os.RemoveAll(c.base) }
 
 // ConvertedSuffix is appended to the data file's name for the folder the
 // kernel sees the converted columns in.
@@ -33,18 +35,21 @@ const ConvertedSuffix = ".columns"
 // errors are *InputError (the file cannot be read as Parquet) or the
 // system's (disk full).
 func ConvertParquet(in *Input) (*Converted, error) {
-	dir, err := os.MkdirTemp("", "analyst-parquet-")
+	// The folder in the shared $TMPDIR is 0700 (no other local user reads
+	// the data's columns); the kernel's user (another uid when podman runs
+	// as root) reads the folder inside it, its mount's root.
+	base, err := os.MkdirTemp("", "analyst-parquet-")
 	if err != nil {
 		return nil, fmt.Errorf("converting %s: %w", in.Name, err)
 	}
-	// The kernel's user (another uid when podman runs as root) reads it.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		os.RemoveAll(dir)
+	dir := filepath.Join(base, "columns")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		os.RemoveAll(base)
 		return nil, err
 	}
 	s, err := parquetnpy.Convert(in.Path, dir)
 	if err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(base)
 		if pe, ok := err.(*parquetnpy.Error); ok {
 			return nil, &InputError{in.Path, pe.Msg}
 		}
@@ -53,5 +58,5 @@ func ConvertParquet(in *Input) (*Converted, error) {
 		}
 		return nil, fmt.Errorf("converting %s: %w", in.Path, err)
 	}
-	return &Converted{Dir: dir, Target: kernel.DataMount + "/" + in.Name + ConvertedSuffix, Schema: s}, nil
+	return &Converted{Dir: dir, base: base, Target: kernel.DataMount + "/" + in.Name + ConvertedSuffix, Schema: s}, nil
 }

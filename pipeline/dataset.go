@@ -91,7 +91,7 @@ func (d *Dataset) IsFolder() bool { return d.folder != nil }
 func (d *Dataset) KernelOptions(opts kernel.Options, outputDir string) kernel.Options {
 	opts.OutputDir = outputDir
 	if d.folder == nil {
-		opts.Data = d.In.Path
+		opts.Data, opts.DataID = d.In.Path, d.In.id.dirfdID()
 		if d.conv != nil {
 			opts.Mounts = append(append([]kernel.Mount(nil), opts.Mounts...), d.conv.Mount())
 		}
@@ -101,7 +101,7 @@ func (d *Dataset) KernelOptions(opts kernel.Options, outputDir string) kernel.Op
 	opts.DataFiles = nil
 	for _, f := range d.In.Folder.Files {
 		if f.Kind == InputTable || f.Kind == InputDocument {
-			opts.DataFiles = append(opts.DataFiles, kernel.DataFile{Path: f.Path, Source: f.In.Path})
+			opts.DataFiles = append(opts.DataFiles, f.In.dataFile(f.Path))
 		}
 	}
 	for _, t := range d.folder.Tables {

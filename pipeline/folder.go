@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/dirfd"
 	"github.com/analyst-cli/analyst/internal/filehash"
 	"github.com/analyst-cli/analyst/internal/mdheadings"
 	"github.com/analyst-cli/analyst/internal/units"
@@ -177,8 +179,14 @@ func CheckDataSet(paths []string, skipUnreadable bool) (*Input, error) {
 		seen[name] = p
 		f.Given = append(f.Given, abs)
 		if !fi.IsDir() {
-			x := &InputFile{Path: name, Shown: p, Bytes: fi.Size(), In: &Input{Path: abs}}
-			if x.Kind, x.Format, x.Reason = kindOf(name); x.Kind == InputIgnored {
+			in, err := givenFile(abs)
+			if err != nil {
+				return nil, folderStatError(p, err)
+			}
+			x := &InputFile{Path: name, Shown: p, Bytes: fi.Size(), In: in}
+			if x.Kind, x.Format, x.Reason = kindOf(name); !utf8.ValidString(name) {
+				return nil, &InputError{p, notUTF8}
+			} else if x.Kind == InputIgnored {
 				return nil, &InputError{p, x.Reason}
 			}
 			f.Files = append(f.Files, x)
@@ -197,6 +205,21 @@ func CheckDataSet(paths []string, skipUnreadable bool) (*Input, error) {
 	}
 	name := strings.TrimSuffix(filepath.Base(f.Given[0]), filepath.Ext(f.Given[0]))
 	return &Input{Name: name, Bytes: f.Bytes(), SHA256: f.Digest(), Format: FormatFolder, Folder: f, Frame: folderFrame(f)}, nil
+}
+
+// givenFile is a file given by itself in a set: opened, like a folder's
+// files, relative to its folder's descriptor (once its path's links are
+// resolved: the path is the one the user gave).
+func givenFile(abs string) (*Input, error) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := dirfd.OpenDir(filepath.Dir(real))
+	if err != nil {
+		return nil, err
+	}
+	return &Input{Path: abs, dir: dir, rel: filepath.Base(real)}, nil
 }
 
 // check applies the caps, checks and hashes the files, and names the
@@ -222,6 +245,12 @@ func (f *Folder) check(shown string, skipUnreadable bool) error {
 // *InputError.
 func listFolder(abs, shown, prefix string) ([]*InputFile, error) {
 	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, folderStatError(shown, err)
+	}
+	// Every file is opened relative to this descriptor, with no link
+	// followed: a subfolder swapped for a link after the listing is refused.
+	dir, err := dirfd.OpenDir(root)
 	if err != nil {
 		return nil, folderStatError(shown, err)
 	}
@@ -251,7 +280,7 @@ func listFolder(abs, shown, prefix string) ([]*InputFile, error) {
 		if d.IsDir() {
 			return nil
 		}
-		f, target := classifyEntry(root, p, rel, d)
+		f, target := classifyEntry(dir, p, rel, d)
 		if target != "" {
 			outside = append(outside, fmt.Sprintf("%s → %s", rel, target))
 			return nil
@@ -280,9 +309,10 @@ var errTooManyFiles = errors.New("too many files")
 // document or ignored, by its extension. A symbolic link is the file it
 // points to when that is inside root; else target is where it points (and
 // f is nil).
-func classifyEntry(root, p, rel string, d fs.DirEntry) (f *InputFile, target string) {
+func classifyEntry(dir *dirfd.Dir, p, rel string, d fs.DirEntry) (f *InputFile, target string) {
+	root := dir.Path()
 	f = &InputFile{Path: rel}
-	source := p
+	source, sourceRel := p, rel
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
 		t, err := filepath.EvalSymlinks(p)
@@ -290,14 +320,15 @@ func classifyEntry(root, p, rel string, d fs.DirEntry) (f *InputFile, target str
 			f.Kind, f.Reason = InputIgnored, "a symbolic link to nothing ("+unwrapPathError(err)+")"
 			return f, ""
 		}
-		if r, err := filepath.Rel(root, t); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		r, err := filepath.Rel(root, t)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
 			return nil, t
 		}
 		if fi, err := os.Stat(t); err == nil && fi.IsDir() {
 			f.Kind, f.Reason = InputIgnored, "a symbolic link to a folder of the folder, not followed: its files are read where they are"
 			return f, ""
 		}
-		source = t
+		source, sourceRel = t, filepath.ToSlash(r)
 	case !d.Type().IsRegular():
 		f.Kind, f.Reason = InputIgnored, "not a regular file (a pipe, socket or device)"
 		return f, ""
@@ -305,13 +336,22 @@ func classifyEntry(root, p, rel string, d fs.DirEntry) (f *InputFile, target str
 	if fi, err := os.Stat(source); err == nil {
 		f.Bytes = fi.Size()
 	}
-	f.In = &Input{Path: source}
+	f.In = &Input{Path: source, dir: dir, rel: sourceRel}
 	f.Kind, f.Format, f.Reason = kindOf(rel)
+	if !utf8.ValidString(rel) {
+		f.Kind, f.Reason = InputIgnored, notUTF8
+	}
 	if f.Kind == InputIgnored {
 		f.In = nil
 	}
 	return f, ""
 }
+
+// notUTF8 is why a file whose path is not UTF-8 is left out: the kernel's
+// code, the notebook and run.json name files in UTF-8, and would name
+// another file.
+const notUTF8 = "its name is not UTF-8 (Latin-1 or another code page, as Windows zips often have), which the kernel, the notebook and run.json " +
+	"cannot name; rename it, e.g. convmv -f latin1 -t utf8 --notest FILE"
 
 // kindOf is what a folder's file is by its extension.
 func kindOf(rel string) (kind, format, reason string) {
@@ -412,7 +452,7 @@ func checkFolderFiles(shown string, files []*InputFile, skip bool) error {
 // checkTableFile checks a table as CheckInput checks a file; its name in
 // the kernel is its path in the folder.
 func checkTableFile(f *InputFile) error {
-	in, err := checkFile(f.In.Path)
+	in, err := checkFolderFile(f)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -425,15 +465,23 @@ func checkTableFile(f *InputFile) error {
 	return nil
 }
 
-// checkDocument hashes a document and lists a Markdown document's
-// headings, in one read.
-func checkDocument(f *InputFile) error {
-	r, err := os.Open(f.In.Path)
+// checkFolderFile checks a folder's table by its descriptor.
+func checkFolderFile(f *InputFile) (*Input, error) {
+	r, err := f.In.open()
 	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
-			return errors.New("permission denied: analyst cannot read the file; check its permissions (chmod a+r)")
-		}
-		return errors.New(unwrapPathError(err))
+		return nil, errors.New(openError(err))
+	}
+	defer r.Close()
+	return checkOpened(f.Shown, f.In, r)
+}
+
+// checkDocument hashes a document and lists a Markdown document's
+// headings, in one read of its descriptor (opened non-blocking, and
+// refused unless a regular file: a FIFO or a device is not a document).
+func checkDocument(f *InputFile) error {
+	r, err := f.In.open()
+	if err != nil {
+		return errors.New(openError(err))
 	}
 	defer r.Close()
 	before, err := r.Stat()
@@ -459,8 +507,8 @@ func checkDocument(f *InputFile) error {
 	if why := idOf(before).changed(idOf(after), true); why != "" {
 		return errors.New("the file changed while analyst read it (" + why + "); run again once whatever writes it has finished")
 	}
-	f.SHA256 = hex.EncodeToString(h.Sum(nil))
-	f.In = &Input{Path: f.In.Path, Name: f.Path, Bytes: f.Bytes, SHA256: f.SHA256, Format: f.Format, id: idOf(after)}
+	f.SHA256, f.Bytes = hex.EncodeToString(h.Sum(nil)), after.Size()
+	f.In = &Input{Path: f.In.Path, Name: f.Path, Bytes: after.Size(), SHA256: f.SHA256, Format: f.Format, id: idOf(after), dir: f.In.dir, rel: f.In.rel}
 	return nil
 }
 
@@ -494,13 +542,17 @@ func nameTables(tables []*InputFile) {
 }
 
 // tableName is a path without its compression and format extensions.
+// Names are bytes (a Latin-1 name from a Windows zip is not UTF-8, and
+// lower-casing may change a name's length): the extensions are cut by an
+// ASCII comparison, never by lower-casing the whole name.
 func tableName(path string) string {
-	lower := strings.ToLower(path)
 	for _, ext := range []string{".gz", ".gzip"} {
-		lower = strings.TrimSuffix(lower, ext)
+		if n := len(path) - len(ext); n >= 0 && strings.EqualFold(path[n:], ext) {
+			path = path[:n]
+			break
+		}
 	}
-	name := path[:len(lower)]
-	return strings.TrimSuffix(name, filepath.Ext(name))
+	return strings.TrimSuffix(path, filepath.Ext(path))
 }
 
 // folderContents says what a folder without tables holds.

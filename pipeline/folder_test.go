@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/analyst-cli/analyst/pipeline"
 )
@@ -203,4 +205,79 @@ func must(t testing.TB, err error) {
 func gzipTo(t *testing.T, path, content string) {
 	t.Helper()
 	must(t, os.WriteFile(path, gz(t, []byte(content)), 0o644))
+}
+
+// Issue 32 item 4: a document linked to a FIFO inside the folder, and a
+// document given with --data that is a link to /dev/zero, are refused at
+// once, naming the file; the check does not block on the FIFO nor read
+// the device forever.
+func TestCheckFolderRefusesFIFOsAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.csv": "x\n1\n"})
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	must(t, os.Symlink("pipe", filepath.Join(dir, "notes.md")))
+	devLink := filepath.Join(t.TempDir(), "manual.md")
+	must(t, os.Symlink("/dev/zero", devLink))
+	checks := map[string]func() error{
+		"a link to a FIFO in the folder": func() error { _, err := pipeline.CheckFolder(dir, false); return err },
+		"a link to /dev/zero given": func() error {
+			_, err := pipeline.CheckDataSet([]string{filepath.Join(dir, "a.csv"), devLink}, false)
+			return err
+		},
+	}
+	for name, check := range checks {
+		done := make(chan error, 1)
+		go func() { done <- check() }()
+		select {
+		case err := <-done:
+			wantInputError(t, err, "not a regular file")
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the check still runs after 20 s", name)
+		}
+	}
+}
+
+// Issue 32 item 5: table names from file names whose length changes when
+// lower-cased, or that are not UTF-8 (a Latin-1 name from a Windows zip),
+// taken as bytes: no panic; a UTF-8 name's table is the name without its
+// extensions, byte for byte; one that is not UTF-8 is listed as ignored,
+// saying why and how to rename it.
+func TestTableNamesAreBytes(t *testing.T) {
+	for _, c := range []struct{ file, table string }{
+		{"Ⱥ.csv", "Ⱥ"},
+		{"ȺȺȺ.CSV.GZ", "ȺȺȺ"},
+		{"İstanbul.json", "İstanbul"},
+		{"sales.CSV.Gzip", "sales"},
+		{"\xdcbersicht.csv", ""},
+		{"\xdcbersicht.csv.gz", ""},
+		{"\xff\xfe.tsv", ""},
+	} {
+		dir := t.TempDir()
+		content := "x\n1\n"
+		if strings.HasSuffix(strings.ToLower(c.file), ".json") {
+			content = `[{"x": 1}]`
+		}
+		lower := strings.ToLower(c.file)
+		if strings.HasSuffix(lower, "gz") || strings.HasSuffix(lower, "gzip") {
+			gzipTo(t, filepath.Join(dir, c.file), content)
+		} else {
+			writeTree(t, dir, map[string]string{c.file: content})
+		}
+		writeTree(t, dir, map[string]string{"other.csv": "y\n2\n"})
+		in, err := pipeline.CheckFolder(dir, false)
+		if err != nil {
+			t.Errorf("%q: %v", c.file, err)
+			continue
+		}
+		f := in.Folder.Files[0]
+		if f.Path == "other.csv" {
+			f = in.Folder.Files[1]
+		}
+		switch {
+		case c.table == "" && (f.Kind != pipeline.InputIgnored || !strings.Contains(f.Reason, "its name is not UTF-8")):
+			t.Errorf("%q: %s %q; want ignored, its name not UTF-8", c.file, f.Kind, f.Reason)
+		case c.table != "" && f.Table != c.table:
+			t.Errorf("%q: table %q, want %q", c.file, f.Table, c.table)
+		}
+	}
 }

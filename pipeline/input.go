@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/analyst-cli/analyst/internal/dirfd"
 )
 
 // InputError is a dataset analyst cannot use: missing, unreadable, empty, or
@@ -38,6 +40,10 @@ type Input struct {
 	// id is the file as it was hashed: a run checks that the file it read
 	// is still that one (see unchanged).
 	id fileID
+	// dir and rel, for a folder's file, are its folder opened once and its
+	// path there: the file is opened by them alone (see open).
+	dir *dirfd.Dir
+	rel string
 	// Folder is set when the dataset is a folder (Format FormatFolder): its
 	// files, each checked and hashed. Path, Name, Bytes and SHA256 are then
 	// the folder's (see Folder.Digest).
@@ -75,24 +81,40 @@ func checkFile(path string) (*Input, error) {
 		return nil, &InputError{path, err.Error()}
 	case fi.IsDir():
 		return nil, &InputError{path, "is a folder; give one data file (CSV, TSV, JSON, JSON Lines, a spreadsheet, SPSS, Stata, SAS, SQLite or Parquet)"}
-	case !fi.Mode().IsRegular():
-		return nil, &InputError{path, "is not a regular file"}
-	case fi.Size() == 0:
-		return nil, &InputError{path, "the file is empty"}
 	}
-	f, err := os.Open(abs)
+	in := &Input{Path: abs}
+	f, err := in.open()
 	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
-			return nil, &InputError{path, "permission denied: analyst cannot read the file; check its permissions (chmod a+r)"}
-		}
-		return nil, &InputError{path, err.Error()}
+		return nil, &InputError{path, openError(err)}
 	}
 	defer f.Close()
+	return checkOpened(path, in, f)
+}
+
+// openError says why a data file could not be opened, and what to do.
+func openError(err error) string {
+	var nr *dirfd.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return "is " + dirfd.Kind(nr.Mode) + ", not a regular file: analyst reads data from regular files only; copy the data into a file"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied: analyst cannot read the file; check its permissions (chmod a+r)"
+	}
+	return unwrapPathError(err)
+}
+
+// checkOpened checks and hashes the data file open as f (in's file, path
+// as the user named it), by the descriptor: its format, its bytes, and
+// that it did not change while read.
+func checkOpened(path string, in *Input, f *os.File) (*Input, error) {
 	before, err := f.Stat()
 	if err != nil {
 		return nil, &InputError{path, err.Error()}
 	}
-	format, err := checkFormat(abs, f)
+	if before.Size() == 0 {
+		return nil, &InputError{path, "the file is empty"}
+	}
+	format, err := checkFormat(in.Path, f)
 	if err != nil {
 		return nil, &InputError{path, err.Error()}
 	}
@@ -111,10 +133,25 @@ func checkFile(path string) (*Input, error) {
 	if why := idOf(before).changed(idOf(after), true); why != "" {
 		return nil, &InputError{path, "the file changed while analyst read it (" + why + "); run again once whatever writes it has finished"}
 	}
-	in := &Input{Path: abs, Name: filepath.Base(abs), Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format, id: idOf(after)}
-	// An estimate that fails leaves the memory check to the kernel.
-	in.Frame, _ = EstimateFrame(abs, format, size)
+	in.Name, in.Bytes, in.SHA256, in.Format, in.id = filepath.Base(in.Path), size, hex.EncodeToString(h.Sum(nil)), format, idOf(after)
+	// An estimate that fails leaves the memory check to the kernel. It
+	// reads the file by the descriptor too (/proc/self/fd/N is the file f
+	// holds, whatever its path now names).
+	in.Frame, _ = EstimateFrame(fdPath(f), format, size)
 	return in, nil
+}
+
+// fdPath names the file f holds, by its descriptor.
+func fdPath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
+
+// open opens the data file by the descriptor of its folder (a folder's
+// file: no link followed) or by its path (a file the user named), checked
+// to be a regular file and never blocking on a FIFO.
+func (in *Input) open() (*os.File, error) {
+	if in.dir != nil {
+		return in.dir.Open(in.rel)
+	}
+	return dirfd.OpenFile(in.Path)
 }
 
 // format is a kind of file, known by its extensions and, where it has one,

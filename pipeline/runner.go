@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -92,6 +93,11 @@ func (r *runner) emit(e Event) {
 	}
 }
 
+// aroundStaging, set by tests only, runs between the data's check and the
+// kernel's staging of it, and its result once the kernel has started: the
+// window a folder's owner would swap a subfolder in, and put it back.
+var aroundStaging func() (after func())
+
 func (r *runner) run(ctx context.Context) error {
 	r.nb = nbformat.New()
 	SetProvenance(r.nb, r.opts.Versions, r.opts.ImageID)
@@ -116,11 +122,21 @@ func (r *runner) run(ctx context.Context) error {
 	}
 
 	kopts := r.ds.KernelOptions(r.opts.Kernel, r.out.filesDir())
+	afterStaging := func() {}
+	if aroundStaging != nil {
+		afterStaging = aroundStaging()
+	}
 	k, err := kernel.Start(ctx, kopts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	afterStaging()
+	var changed *kernel.DataChangedError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &changed):
+		return &DataError{Path: changed.Path, Msg: "the file changed between its check and the kernel's staging (" + changed.Why +
+			"), so the kernel would not read the bytes run.json records; nothing was read from it. Run again once nothing changes the folder"}
+	default:
 		return &SandboxError{Err: err}
 	}
 	r.k = k

@@ -1,14 +1,17 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"syscall"
 	"time"
 
-	"github.com/analyst-cli/analyst/internal/filehash"
+	"github.com/analyst-cli/analyst/internal/dirfd"
+	"github.com/analyst-cli/analyst/kernel"
 )
 
 // The kernel reads the user's file itself (a hard link to it is mounted,
@@ -39,6 +42,15 @@ func idOf(fi fs.FileInfo) fileID {
 		id.ctime = time.Unix(st.Ctim.Unix())
 	}
 	return id
+}
+
+// dirfdID is the file's device and inode, as staging checks them.
+func (id fileID) dirfdID() dirfd.ID { return dirfd.ID{Dev: id.dev, Ino: id.ino} }
+
+// dataFile is the file as the kernel stages it at /data/path: opened by
+// its folder's descriptor, and refused unless it is the file hashed.
+func (in *Input) dataFile(path string) kernel.DataFile {
+	return kernel.DataFile{Path: path, Source: in.Path, Dir: in.dir, Rel: in.rel, ID: in.id.dirfdID()}
 }
 
 // changed says how now differs from id in what it holds ("" when it does
@@ -73,7 +85,14 @@ func (in *Input) unchanged(rehash bool) error {
 		}
 		return nil
 	}
-	fi, err := os.Stat(in.Path)
+	// By the descriptor, as the file was hashed: a path swapped for a link
+	// in between is refused, not followed.
+	f, err := in.open()
+	if err != nil {
+		return in.unreadable(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return in.unreadable(err)
 	}
@@ -83,11 +102,11 @@ func (in *Input) unchanged(rehash bool) error {
 	if !rehash {
 		return nil
 	}
-	sum, err := filehash.SHA256(in.Path)
-	if err != nil {
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
 		return in.unreadable(err)
 	}
-	if sum != in.SHA256 {
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != in.SHA256 {
 		return in.changedError(fmt.Sprintf("its sha256 is now %s, its size and modification time as before", sum))
 	}
 	return nil

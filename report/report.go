@@ -33,10 +33,79 @@ func Render(w io.Writer, in Input) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	if err := pageTemplate.Execute(bw, p); err != nil {
+	if err := pageTemplate.Execute(bidiShown{bw, new(bool)}, p); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return bw.Flush()
+}
+
+// bidiControls are the Unicode controls that reorder the text around them
+// (embeddings, overrides, isolates): in a file, table or column name they
+// make the report show another name than the one the data has (U+202E
+// turns "txt.exe" around). The report shows each as its code point, as
+// text; inside a script (KaTeX's own source holds some) as the JavaScript
+// escape that means the same character.
+var bidiRunes = []rune{0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+
+func bidiReplacer(format string) *strings.Replacer {
+	var pairs []string
+	for _, r := range bidiRunes {
+		pairs = append(pairs, string(r), fmt.Sprintf(format, r))
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+var (
+	bidiInText   = bidiReplacer("[U+%04X]")
+	bidiInScript = bidiReplacer(`\u%04X`)
+)
+
+// bidiShown writes through the replacers, knowing from the tags it writes
+// whether it is inside a <script>. The template writes each piece of text
+// and each value in one call, so neither a character nor a tag is split
+// between calls.
+type bidiShown struct {
+	w        io.Writer
+	inScript *bool
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func (b bidiShown) Write(p []byte) (int, error) {
+	s := string(p)
+	for s != "" {
+		tag := "<script"
+		if *b.inScript {
+			tag = "</script"
+		}
+		i := strings.Index(asciiLower(s), tag) // the same length as s, unlike strings.ToLower
+
+		piece := s
+		if i >= 0 {
+			piece, s = s[:i+len(tag)], s[i+len(tag):]
+		} else {
+			s = ""
+		}
+		r := bidiInText
+		if *b.inScript {
+			r = bidiInScript
+		}
+		if _, err := r.WriteString(b.w, piece); err != nil {
+			return 0, err
+		}
+		if i >= 0 {
+			*b.inScript = !*b.inScript
+		}
+	}
+	return len(p), nil
 }
 
 // WriteFile renders the report to path atomically: it writes a temporary

@@ -771,5 +771,23 @@ func TestAnalystDataNotRepeated(t *testing.T) {
 	}
 	if !strings.Contains(out, "more bytes not shown here; the notebook has them all]") || len(out) > 40_000 {
 		t.Errorf("a long chart description is not cut (%d bytes of page)", len(out))
+
+// Issue 32 item 13: bidi controls in a name (U+202E turns "gpj.exe" into
+// what reads as "exe.jpg") are shown as their code points, never passed
+// raw into the report.
+func TestBidiControlsInNamesAreShown(t *testing.T) {
+	in := goldenInput()
+	name := "invoice\u202egpj.exe.csv"
+	in.Inputs = &Inputs{Folder: "shop\u2066x", Main: "invoice", Files: []InputFile{{Path: name, Kind: "table", Table: "invoice\u202egpj.exe"}}}
+	out := render(t, in)
+	for _, r := range []string{"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"} {
+		if strings.Contains(out, r) {
+			t.Errorf("the report holds the bidi control U+%04X raw", []rune(r)[0])
+		}
+	}
+	for _, want := range []string{"invoice[U+202E]gpj.exe.csv", "shop[U+2066]x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not show %q", want)
+		}
 	}
 }

@@ -503,6 +503,10 @@ def read_json_file(path, fmt, compression, encoding, info):
     except ValueError as e:
         kind = "JSON Lines (one JSON object per line)" if fmt == "jsonl" else "JSON"
         raise AnalystDataError(f"the file is not valid {kind}: {e}") from None
+    except RecursionError:
+        # [[[[... a hundred thousand deep: bad data, not a failed cell.
+        raise AnalystDataError("the JSON is nested too deeply to read (more levels of [ and { than Python's recursion "
+                               "limit); flatten it into records first, e.g. with jq") from None
     # Lists and objects inside cells cannot be counted or compared; keep them as JSON text
     # (json.loads gives them back), and say in json_columns which columns hold them.
     for column in df.columns[df.dtypes == object]:

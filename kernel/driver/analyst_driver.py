@@ -395,8 +395,22 @@ def _describe_plotly(fig_dict):
         return {"kind": "unknown", "error": "chart description failed: %s" % e}
 
 
+# The most pixels a figure may have to be drawn: its RGBA canvas alone takes
+# 4 bytes a pixel (400 MB here), and a 40000x40000 figure (6.4 GB) would
+# cost the whole kernel at its memory limit instead of the cell an error.
+MAX_FIGURE_PIXELS = 100_000_000
+
+
+class FigureTooLarge(ValueError):
+    pass
+
+
 def figure_output(fig, cell):
     """A matplotlib figure as Jupyter's inline backend renders it, plus its description."""
+    w, h = fig.get_size_inches() * fig.dpi
+    if w * h > MAX_FIGURE_PIXELS:
+        raise FigureTooLarge("it would be %dx%d pixels, more than the %d million a figure may have; make it smaller with "
+                             "figsize or dpi" % (round(w), round(h), MAX_FIGURE_PIXELS // 1_000_000))
     buf = io.BytesIO()
     # Same call as IPython's print_figure (inline backend), so re-running the
     # notebook in Jupyter gives the same bytes; the PNG carries no timestamp.
