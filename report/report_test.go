@@ -771,6 +771,8 @@ func TestAnalystDataNotRepeated(t *testing.T) {
 	}
 	if !strings.Contains(out, "more bytes not shown here; the notebook has them all]") || len(out) > 40_000 {
 		t.Errorf("a long chart description is not cut (%d bytes of page)", len(out))
+	}
+}
 
 // Issue 32 item 13: bidi controls in a name (U+202E turns "gpj.exe" into
 // what reads as "exe.jpg") are shown as their code points, never passed
