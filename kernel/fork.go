@@ -25,8 +25,8 @@ import (
 
 // ForkOptions configure one forked session.
 type ForkOptions struct {
-	// Name names the session: its output area is /output/NAME, its TMPDIR
-	// /tmp/NAME. Lowercase letters, digits and '-', at most 40; "" means
+	// Name names the session: its output area is /output/NAME (its TMPDIR,
+	// HOME and working folder have a random name). Lowercase letters, digits and '-', at most 40; "" means
 	// "fork-N", N counting the kernel's forks from 1.
 	Name string
 	// Seed seeds the session's `random` and numpy's global generator; nil

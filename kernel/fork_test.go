@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestForkSessionsDoNotShareState(t *testing.T) {
 	mustOK(t, k, "import json\ndf = pd.DataFrame({'a': [1, 2, 3]})\ncounter = 0")
 	beside := fork(t, k, kernel.ForkOptions{Name: "beside"})
 	a := fork(t, k, kernel.ForkOptions{Name: "a", OutputDir: t.TempDir()})
-	mustOK(t, a, `
+	aTmp := strings.TrimSpace(mustOK(t, a, `
 import os, tempfile
 del df
 counter += 100
@@ -73,8 +74,12 @@ json.leaked = 'from a'
 pd.set_option('display.max_rows', 3)
 open(os.path.join(tempfile.gettempdir(), 'scratch.txt'), 'w').write('a was here')
 open('/output/a/result.txt', 'w').write('a')
-print(tempfile.gettempdir())`)
-	const check = `
+print(tempfile.gettempdir())`).Stdout())
+	// Its scratch folder has a name no other session could guess before it.
+	if !strings.HasPrefix(aTmp, "/tmp/analyst-session-") || len(aTmp) != len("/tmp/analyst-session-")+32 {
+		t.Errorf("the session's TMPDIR is %q, want /tmp/analyst-session- and 32 random hex digits", aTmp)
+	}
+	check := "A_TMP = " + strconv.Quote(aTmp) + `
 import os, tempfile
 print(json.dumps({
   "df": 'df' in globals() and int(df['a'].sum()),
@@ -82,7 +87,7 @@ print(json.dumps({
   "leaked": 'leaked' in globals(),
   "module": hasattr(json, 'leaked'),
   "option": pd.get_option('display.max_rows'),
-  "a_tmp": os.path.exists('/tmp/a/scratch.txt'),
+  "a_tmp": os.path.exists(A_TMP + '/scratch.txt'),
   "a_output": os.path.exists('/output/a/result.txt'),
 }))`
 	want := `{"df": 6, "counter": 0, "leaked": false, "module": false, "option": 60, "a_tmp": true, "a_output": true}`

@@ -198,6 +198,7 @@ func (k *Kernel) driverConfig() driverConfig {
 		HTMLLimit:       k.limits.HTMLBytes,
 		MaxDisplays:     k.limits.MaxDisplays,
 		RLimits:         k.rlimits(),
+		SessionMemory:   k.limits.MemoryBytes,
 	}
 	if k.opts.OutputDir != "" {
 		cfg.OutputDir = OutputMount

@@ -59,6 +59,9 @@ type driverConfig struct {
 	OutputDir      string `json:"output_dir,omitempty"`
 	OutputLimit    string `json:"output_limit,omitempty"`
 	OutputMaxFiles int    `json:"output_max_files,omitempty"`
+	// SessionMemory is the container's memory, from which a forked session's
+	// address space cap is made (driver/analyst_fork.py, _cap_memory).
+	SessionMemory int64 `json:"session_memory"`
 }
 
 type executeRequest struct {
@@ -85,8 +88,8 @@ type shutdownRequest struct {
 }
 
 // forkRequest asks the parent for session Session (a number Go chooses,
-// unique in the kernel) named Name: its output area /output/NAME, its TMPDIR
-// /tmp/NAME, and the seed of its random generators.
+// unique in the kernel) named Name: its output area /output/NAME, and the
+// seed of its random generators.
 type forkRequest struct {
 	Type    string `json:"type"` // reqFork
 	ID      string `json:"id"`

@@ -68,6 +68,9 @@ func (k *Kernel) environment() []string {
 		"MPLCONFIGDIR=/tmp/matplotlib",
 		"PYTHONDONTWRITEBYTECODE=1",
 		"PYTHONHASHSEED=0",
+		// No user site: a usercustomize.py or .pth that one forked session
+		// writes under HOME must not run in a later session's Python.
+		"PYTHONNOUSERSITE=1",
 		"PYTHONUNBUFFERED=1",
 		"OPENBLAS_NUM_THREADS=" + threads,
 		"OMP_NUM_THREADS=" + threads,

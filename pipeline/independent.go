@@ -32,8 +32,8 @@ type section struct {
 // exploration, by a conversation of its own, MaxIndependentAtOnce at once
 // (one at a time in a replay on new data, which follows the recorded cells
 // in order). Their sections go into the notebook in the questions' order.
-// A question that fails stops the ones not yet begun; the first error is
-// the run's.
+// A question that fails stops the others; its error is the run's (the
+// others', stopped because of it, are interruptions, not the cause).
 func (r *runner) askIndependent(ctx context.Context) error {
 	if _, err := r.runStage(ctx, eda.IndependentQuestions()); err != nil {
 		return err
@@ -54,6 +54,8 @@ func (r *runner) askIndependent(ctx context.Context) error {
 	sections := make([]*section, len(r.opts.Questions))
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
+	var first sync.Once
+	var cause error // the failure that stopped the others, before they were stopped
 	for i, q := range r.opts.Questions {
 		sem <- struct{}{} // begun in order: those not begun are the last
 		if ctx.Err() != nil {
@@ -65,13 +67,17 @@ func (r *runner) askIndependent(ctx context.Context) error {
 			defer func() { <-sem }()
 			s := r.answerInFork(ctx, i+1, q)
 			if s.err != nil {
+				first.Do(func() { cause = s.err })
 				cancel()
 			}
 			sections[i] = s
 		}()
 	}
 	wg.Wait()
-	return r.mergeSections(sections)
+	if err := r.mergeSections(sections); cause == nil {
+		return err
+	}
+	return cause
 }
 
 // answerInFork answers question n in a session forked for it, named and

@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -171,4 +173,39 @@ func cellOutput(nb *nbformat.Notebook, code string) string {
 		}
 	}
 	return ""
+}
+
+// A question whose model request fails (HTTP 400) while the others run
+// stops them, and the run fails as the model's error, not as an
+// interruption: the error, run.json's failure and the report's run end name
+// the model's refusal (issue 32, item 10: it was "interrupted (Ctrl-C or
+// SIGTERM)", exit 130).
+func TestIndependentQuestionFailureIsTheRunsError(t *testing.T) {
+	dir := t.TempDir()
+	data := salesCSV(t, dir, 50)
+	f := newFakeModel(t, "ollama")
+	slow := []turn{{Calls: []call{llmtest.Code("import time\ntime.sleep(120)")}}}
+	f.Conversations = map[string][]turn{
+		"First slow question.":  slow,
+		"Second slow question.": slow,
+		"The refused question.": {{Status: http.StatusBadRequest}},
+	}
+	opts := options(t, data, filepath.Join(dir, "out"))
+	opts.Questions = []string{"First slow question.", "Second slow question.", "The refused question."}
+	opts.Independent, opts.NoExplore = true, true
+	opts.Model = f.Client(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := pipeline.Run(ctx, opts)
+	var me *pipeline.ModelError
+	if !errors.As(err, &me) || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("the run's error: %T %v, want the model's HTTP 400 as a *pipeline.ModelError", err, err)
+	}
+	if res == nil || !strings.Contains(res.Failure, "400") || strings.Contains(res.Failure, "interrupted") {
+		t.Fatalf("the run's failure: %+v", res)
+	}
+	manifest, _ := withoutOccasion(t, res.Files.Manifest)
+	if got, _ := manifest["failure"].(string); got != res.Failure {
+		t.Errorf("run.json failure %q, want %q", got, res.Failure)
+	}
 }

@@ -661,17 +661,18 @@ def _refuse_file(req_id, rel, why, size=0, allocated=0):
           refused=why)
 
 
-def _send_file(req_id, path, rel, room):
-    """Sends /output/rel if it fits in room bytes; returns the room it took."""
+def _send_file(req_id, dir_fd, name, rel, seen, room):
+    """Sends /output/rel (name in the folder open as dir_fd, the file lstat
+    saw as seen) if it fits in room bytes; returns the room it took."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=dir_fd)
     except OSError as e:
         _refuse_file(req_id, rel, "it could not be read: %s" % (e.strerror or e))
         return 0
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            return 0
+        if not stat.S_ISREG(st.st_mode) or st.st_ino != seen.st_ino:
+            return 0  # replaced since it was listed: the next cell sees it
         size, allocated = st.st_size, st.st_blocks * 512
         frees = _output_sent.get(rel, 0)  # analyst keeps that copy until this one is whole
         if size > room + frees:
@@ -696,24 +697,26 @@ def _send_file(req_id, path, rel, room):
     return offset - frees
 
 
-def _output_files(req_id, root, skipped):
-    """Yields (path, rel, lstat) for the regular files under root; a folder
-    that cannot be read (a path longer than PATH_MAX) is reported as not
-    copied out, and names that are no files or not UTF-8 go to skipped."""
+def _output_files(req_id, root_fd, skipped):
+    """Yields (folder descriptor, name, rel, lstat) for the regular files
+    under the folder open as root_fd, walked by descriptor (os.fwalk: no
+    link followed, each folder checked to be the one listed, so code that
+    swaps a folder for a link meanwhile gets nothing else copied out); a
+    folder that cannot be read is reported as not copied out, and names that
+    are no files or not UTF-8 go to skipped."""
     def unreadable(e):
-        rel = os.path.relpath(e.filename, root) if e.filename else "."
+        rel = os.path.normpath(e.filename) if e.filename else "."
         _refuse_file(req_id, rel, "it is a folder that could not be read (%s): the files in it were not "
                      "copied out" % (e.strerror or e))
 
     sessions = analyst_fork.output_areas()  # each session copies out its own
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
-        if dirpath == root and sessions:
+    for dirpath, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=root_fd, onerror=unreadable):
+        if dirpath == "." and sessions:
             dirnames[:] = [d for d in dirnames if d not in sessions]
         for name in filenames:
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
+            rel = os.path.normpath(os.path.join(dirpath, name))
             try:
-                st = os.lstat(path)
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except OSError as e:
                 _refuse_file(req_id, rel, "it could not be read: %s" % (e.strerror or e))
                 continue
@@ -725,20 +728,42 @@ def _output_files(req_id, root, skipped):
             except UnicodeEncodeError:
                 skipped.append(rel.encode("utf-8", "replace").decode("utf-8"))
                 continue
-            yield path, rel, st
+            yield dir_fd, name, rel, st
+
+
+def _output_root(cfg, cell):
+    """The output folder, open: a forked session's is the folder it was
+    given (its cell says so if its path now leads elsewhere); the kernel's,
+    /output opened following no link. None if there is none."""
+    area = analyst_fork.output_area()
+    if area is not None:
+        fd, same = area
+        if not same:
+            cell.outputs.append(_marker_stream(
+                "[analyst: %s is no longer this session's output folder (it was moved or replaced, by code of "
+                "this or another session): the files copied out are those in the folder the session was given]"
+                % cfg["output_dir"]))
+        return os.dup(fd)
+    root = cfg.get("output_dir")
+    if not root:
+        return None
+    try:
+        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
 
 
 def copy_out(req_id, cfg, cell, room):
     """Sends every regular file under /output that is new or changed since
     the last cell, within room bytes; symbolic links, devices and fifos are
     not files to copy. Raises CopyStopped on an interrupt."""
-    root = cfg.get("output_dir")
-    if not root or not os.path.isdir(root):
+    root_fd = _output_root(cfg, cell)
+    if root_fd is None:
         return
     current = {}
     skipped = []
     try:
-        for path, rel, st in _output_files(req_id, root, skipped):
+        for dir_fd, name, rel, st in _output_files(req_id, root_fd, skipped):
             if len(current) >= cfg["output_max_files"]:
                 _refuse_file(req_id, rel, "more than %d files in /output: this file and any after it were not "
                              "copied out" % cfg["output_max_files"])
@@ -747,11 +772,12 @@ def copy_out(req_id, cfg, cell, room):
             current[rel] = key
             if _output_seen.get(rel) != key:
                 try:
-                    room -= _send_file(req_id, path, rel, room)
+                    room -= _send_file(req_id, dir_fd, name, rel, st, room)
                 except CopyStopped:
                     del current[rel]  # not copied: it is new to the next cell
                     raise
     finally:
+        os.close(root_fd)
         _output_seen.clear()
         _output_seen.update(current)
     if skipped:
@@ -770,7 +796,10 @@ _execution_count = 0
 
 
 def _on_sigint(signum, frame):
-    if _running:
+    # Only an interrupt analyst asked for over the protocol (the reader sets
+    # _interrupted before it signals): a SIGINT from a session's code, which
+    # runs as the same user, does not stop this process's cell.
+    if _running and _interrupted.is_set():
         raise KeyboardInterrupt
 
 
@@ -1058,6 +1087,7 @@ DEFAULT_CONFIG = {
     "output_dir": None,
     "output_limit": "",
     "output_max_files": 10000,
+    "session_memory": 0,
 }
 _config = DEFAULT_CONFIG
 

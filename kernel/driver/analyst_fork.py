@@ -36,9 +36,19 @@ What crosses the fork (README, "Forked sessions"):
   one session never moves another's position; pipes and sockets lead to the
   parent's processes and become /dev/null in the child.
 - the filesystem is the container's, shared: a child writes its files to
-  /output/NAME (copied out to its own folder; a file it writes directly in
-  /output is not copied, and its cell says so) and gets /tmp/NAME as
-  TMPDIR; both are removed when it ends.
+  /output/NAME (copied out to its own folder, from the folder it was given,
+  by descriptor; a file it writes directly in /output is not copied, and its
+  cell says so) and gets a folder of its own, /tmp/analyst-session-TOKEN
+  (TOKEN random, made before the child is claimed), as its working folder,
+  TMPDIR, HOME and MPLCONFIGDIR. When it ends, every process it started is
+  killed (it is a child subreaper: a process that leaves its session id is
+  still its descendant), and its folders and whatever appeared directly in
+  /tmp and /dev/shm since the fork point are removed.
+- memory: a child's address space is capped (hard RLIMIT_AS, which it cannot
+  raise) at what it had when claimed plus the container's memory less twice
+  the kernel's resident set (a child may copy every page it shares), so a
+  runaway child gets a MemoryError before the container's limit kills
+  anyone.
 - random seeds: `random` and numpy's global generator are seeded with the
   session's seed (the Go side derives it from the name), so what a child
   draws does not depend on when it was forked.
@@ -53,6 +63,7 @@ import queue
 import random
 import re
 import resource
+import secrets
 import shutil
 import signal
 import stat
@@ -68,16 +79,22 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")  # kernel/fork.go checks the 
 MAX_LINE = (64 << 20) - 64  # the Go side's maxLine, less the frame
 OOM_SCORE_ADJ = 500  # a child is killed at the memory limit before its parent
 POLL = 0.25  # seconds between checks that a session's process still lives
+PRIVATE_PREFIX = "/tmp/analyst-session-"  # + a random token: a session's own folder
+SCRATCH = ("/tmp", "/dev/shm")  # shared places whose new entries a session's end removes
+MIN_SESSION_MEMORY = 256 << 20  # the least a session may grow by, whatever the kernel holds
 
 _lock = threading.Lock()  # guards _sessions
 _sessions = {}  # number -> Session, in the parent
 _session_pids = set()  # every session ever forked: processes of these sessions are ours to reap
+_live = {}  # pid -> own folder of each copy (spare or claimed) whose relay has not seen it end
 _cancelled = set()  # numbers killed before their fork: never to be forked
 _own_threads = set()  # the driver's threads: every other live thread blocks a fork
 _child = None  # in a child: its Session
 _inherited = []  # the parent's protocol files in a child: kept, never closed by the collector
 _oom_kills = [None]  # the container's OOM-kill count when last read
 _outside_seen = {}  # in a child: the files directly in /output when it last looked
+_scratch_base = {}  # SCRATCH folder -> the names in it at the fork point (no session live)
+_area_fd = [None, None]  # in a child: its output area, open, and its (st_dev, st_ino)
 
 
 class Session:
@@ -87,6 +104,7 @@ class Session:
         self.number = number
         self.name = name
         self.pid = 0
+        self.private = ""  # its own folder, PRIVATE_PREFIX + a random token
         self.requests = queue.Queue()
         self.req_w = -1
         self.rep_r = -1
@@ -137,10 +155,14 @@ def _guard_process():
 
 
 def _set_dumpable(on):
+    _prctl(PR_SET_DUMPABLE, int(on))
+
+
+def _prctl(option, value):
     import ctypes
 
-    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, int(on), 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(%d)" % option)
 
 
 def _oom_adj(value=None):
@@ -192,6 +214,10 @@ def fork(req, cfg):
         return
     claim = {"session": number, "name": name, "seed": req.get("seed"), "started": started}
     s, _spare = _spare, None
+    if s is not None and _held(s.pid):
+        _signal(s.pid, signal.SIGKILL)  # its relay reaps it; a fresh copy replaces it
+        s = None
+    _remove_leftover_areas(cfg, name)
     try:
         if s is None or not _claim(s, claim):  # no spare, or it died
             s = _fork_copy()
@@ -200,6 +226,18 @@ def fork(req, cfg):
         driver.reply("forked", id=req.get("id"), session=number, pid=0, refusal="the kernel could not fork: %s" % e)
         return
     driver.reply("forked", id=req.get("id"), session=number, pid=s.pid, refusal="")
+
+
+def _held(pid):
+    """Whether process pid is stopped or traced (a session can SIGSTOP the
+    spare: it would never answer its claim)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+    except OSError:
+        return False
+    state = fields.get("State", "").split()
+    return bool(state) and state[0] in ("T", "t") or fields.get("TracerPid", "0").strip() != "0"
 
 
 def _claim(s, claim):
@@ -266,6 +304,7 @@ def _fork_copy():
     with its relay running; returns it as a Session without a number."""
     reap_zombies()
     s = Session(None, None)
+    s.private = PRIVATE_PREFIX + secrets.token_hex(16)
     req_r, s.req_w = os.pipe()
     s.rep_r, rep_w = os.pipe()
     gc.freeze()  # the parent's objects stay out of the child's collections
@@ -274,6 +313,8 @@ def _fork_copy():
             # The only other threads are the driver's: blocked reading a
             # pipe, or waiting for the protocol lock this thread holds.
             warnings.simplefilter("ignore", DeprecationWarning)
+            if not _sessions:  # the fork point: what a session's end keeps
+                _note_scratch()
             base = _oom_adj()
             if base is not None:  # the child inherits it: killed first at the limit
                 _oom_adj(min(1000, max(base, 0) + OOM_SCORE_ADJ))
@@ -283,9 +324,10 @@ def _fork_copy():
                 _oom_adj(base)
                 raise
             if s.pid == 0:
-                _become_child(req_r, rep_w)  # never returns
+                _become_child(req_r, rep_w, s.private)  # never returns
             _oom_adj(base)  # down again to where it was: allowed without privileges
             _session_pids.add(s.pid)
+            _live[s.pid] = s.private
     except OSError:
         os.close(s.req_w)
         os.close(s.rep_r)
@@ -324,9 +366,6 @@ def _refusal(number, name, cfg, threads):
             return "session %d was cancelled before it was forked" % number
         if number in _sessions or any(s.name == name for s in _sessions.values()):
             return "a session %r (number %d) is still running" % (name, number)
-    for path in _areas(cfg, name):
-        if os.path.lexists(path):
-            return "%s already exists: the session's folder must be new" % path
     strangers = _strangers() if threads else []
     if strangers:
         return ("the kernel has threads its code started (%s); a fork would copy the locks they "
@@ -374,10 +413,57 @@ def _native_threads():
     return others
 
 
-def _areas(cfg, name):
-    """The folders session name writes to: its output area and its TMPDIR."""
+def _area(cfg, name):
+    """Session name's output area, or None."""
     out = cfg.get("output_dir")
-    return ([os.path.join(out, name)] if out else []) + [os.path.join("/tmp", name)]
+    return os.path.join(out, name) if out else None
+
+
+def _remove_leftover_areas(cfg, name):
+    """Removes what is at the output area of session name before it is
+    forked (no live session has the name): a session's code may have made
+    it, to block the fork or to read what the new session writes there."""
+    path = _area(cfg, name)
+    if path:
+        _remove(path)
+
+
+def _remove(path):
+    """Removes path, whatever it is, following no link."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path, ignore_errors=True)  # fd-based: follows no link
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _note_scratch():
+    prefix = os.path.basename(PRIVATE_PREFIX)  # a copy's folder is never the kernel's
+    for folder in SCRATCH:
+        try:
+            _scratch_base[folder] = {n for n in os.listdir(folder) if not n.startswith(prefix)}
+        except OSError:
+            _scratch_base[folder] = None
+
+
+def _clean_scratch(ended):
+    """Removes session ended's folder and what appeared directly in /tmp and
+    /dev/shm since the fork point, but the folders of the live sessions and
+    the spare: what a session left there must not reach a later one."""
+    _remove(ended.private)
+    gone = []
+    with _lock:  # a copy forked after the listing made its folder after it too
+        keep = {os.path.basename(p) for p in _live.values()}
+        for folder, base in _scratch_base.items():
+            try:
+                names = os.listdir(folder) if base is not None else []
+            except OSError:
+                continue
+            gone += [os.path.join(folder, n) for n in names if n not in base and n not in keep]
+    for path in gone:
+        _remove(path)
 
 
 def route(line):
@@ -402,7 +488,17 @@ def kill(number):
         if s is None:
             _cancelled.add(number)
     if s is not None:
-        _signal(s.pid, signal.SIGKILL)
+        _kill_session_tree(s.pid)
+
+
+def _kill_session_tree(pid):
+    """Kills session process pid and every process below it: stopped first,
+    so its descendants stay its own (it is their subreaper) until they are
+    dead."""
+    _signal(pid, signal.SIGSTOP)
+    kill_descendants(pid)
+    _signal(pid, signal.SIGKILL)
+    _signal(pid, signal.SIGCONT)
 
 
 def _feed(s):
@@ -501,16 +597,21 @@ def _end(s, status, too_long):
     with _lock:
         claimed = _sessions.get(s.number) is s
     _relayed_first_line(s)  # ended before it was ready
-    kill_session(s.pid)
+    with _lock:
+        _live.pop(s.pid, None)
+    kill_orphans()
     s.requests.put(None)
     os.close(s.rep_r)
     oom = _oom_killed()  # read even for a spare, so its death is not another's
     if not claimed:
+        _remove(s.private)
         return  # a spare: nobody to tell
-    for path in _areas(driver._config, s.name):
-        shutil.rmtree(path, ignore_errors=True)
     with _lock:
         _sessions.pop(s.number, None)
+    area = _area(driver._config, s.name)
+    if area:
+        _remove(area)
+    _clean_scratch(s)
     code = sig = None
     if status is not None and status >= 0:
         if os.WIFSIGNALED(status):
@@ -546,8 +647,17 @@ def oom_kill_count():
 
 # ---- processes --------------------------------------------------------------
 
+# A session's process is a child subreaper (PR_SET_CHILD_SUBREAPER): a
+# process it starts stays its descendant whatever it does (double fork,
+# setsid), so its processes are found by parent pid, not by session id,
+# which a process may leave. When the session's process dies first, its
+# processes become the kernel's children, with a session id that is not
+# the kernel's: kill_orphans finds them there.
+PR_SET_CHILD_SUBREAPER = 36
+
+
 def _procs():
-    """(pid, session id, state) of every process in the container."""
+    """(pid, parent pid, session id, state) of every process in the container."""
     out = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -557,7 +667,20 @@ def _procs():
                 fields = f.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        out.append((int(name), int(fields[3]), fields[0]))
+        out.append((int(name), int(fields[1]), int(fields[3]), fields[0]))
+    return out
+
+
+def _below(roots, procs):
+    """The processes of procs below the pids in roots, as (pid, state)."""
+    children = {}
+    for pid, ppid, _, state in procs:
+        children.setdefault(ppid, []).append((pid, state))
+    out, todo = [], list(roots)
+    while todo:
+        for pid, state in children.get(todo.pop(), ()):
+            out.append((pid, state))
+            todo.append(pid)
     return out
 
 
@@ -568,84 +691,96 @@ def _signal(pid, sig):
         pass
 
 
-def reap_zombies():
-    """Reaps ended processes of sessions that were left to the container's
-    first process (their parent ended). Only those: a cell's own
-    subprocesses are waited for by the cell, a session by its relay."""
+def _kill_until_gone(find):
+    """SIGKILLs the live processes find() returns until it returns none
+    (a process may fork while it is being killed); returns how many."""
+    killed = set()
+    for _ in range(400):
+        left = [pid for pid, state in find() if state != b"Z"]
+        if not left:
+            break
+        killed.update(left)
+        for pid in left:
+            _signal(pid, signal.SIGKILL)
+        time.sleep(0.002)
+    return len(killed)
+
+
+def kill_descendants(pid):
+    """Kills every process below pid."""
+    return _kill_until_gone(lambda: _below([pid], _procs()))
+
+
+def _orphans(procs):
+    """Children of the kernel (the container's first process) that are no
+    live session or spare and not in the kernel's own session: processes of
+    ended sessions, whatever session id they took."""
+    me, my_sid = os.getpid(), os.getsid(0)
+    with _lock:
+        ours = set(_live)
+    return [(pid, state) for pid, ppid, sid, state in procs
+            if ppid == me and pid not in ours and sid != my_sid]
+
+
+def kill_orphans():
+    """Kills the processes of ended sessions and everything below them, and
+    reaps them."""
     if os.getpid() != 1:
         return
-    for pid, sid, state in _procs():
-        if state == b"Z" and sid in _session_pids and pid not in _session_pids:
+    def find():
+        procs = _procs()
+        top = _orphans(procs)
+        return top + _below([pid for pid, _ in top], procs)
+    _kill_until_gone(find)
+    reap_zombies()
+
+
+def reap_zombies():
+    """Reaps ended processes left to the container's first process by ended
+    sessions. Only those: a cell's own subprocesses are waited for by the
+    cell, a session by its relay."""
+    if os.getpid() != 1:
+        return
+    for pid, state in _orphans(_procs()):
+        if state == b"Z" and pid not in _session_pids:
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
-
-
-def kill_session(sid):
-    """Kills every process left in session sid (not the session's own
-    process, which its relay waits for) and reaps them."""
-    for _ in range(200):
-        left = [pid for pid, s, state in _procs() if s == sid and state != b"Z" and pid != sid]
-        if not left:
-            break
-        for pid in left:
-            _signal(pid, signal.SIGKILL)
-        time.sleep(0.005)
-    reap_zombies()
 
 
 def reap_strays():
-    """After a cell: kills the processes it left behind. In a session: those
-    of its own session. In a parent with live sessions: every process but
-    the sessions' (so it may not kill all at once). Returns the count, or
-    None where the driver's own way applies (no sessions)."""
+    """After a cell: kills the processes it left behind. In a session: every
+    process below it. In a parent with live sessions: every process but the
+    sessions' and theirs (so it may not kill all at once). Returns the
+    count, or None where the driver's own way applies (no sessions)."""
     if _child is not None:
-        return _kill_own_strays()
+        n = kill_descendants(os.getpid())
+        driver._reap_zombies()
+        return n
     with _lock:
-        live = {s.pid for s in _sessions.values()}
+        live = set(_live)
     if not live:
         return None
     me = os.getpid()
-    killed = set()
-    for _ in range(200):
-        left = [pid for pid, sid, state in _procs()
-                if pid != me and state != b"Z" and pid not in live and sid not in live]
-        if not left:
-            break
-        killed.update(left)
-        for pid in left:
-            _signal(pid, signal.SIGKILL)
-        time.sleep(0.005)
-    for pid, sid, state in _procs():
-        if state == b"Z" and pid not in live and sid not in live:
+
+    def find():
+        procs = _procs()
+        theirs = live | {pid for pid, _ in _below(live, procs)}
+        return [(pid, state) for pid, _, _, state in procs if pid != me and pid not in theirs]
+    n = _kill_until_gone(find)
+    for pid, ppid, _, state in _procs():
+        if state == b"Z" and ppid == me and pid not in live:
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
-    reap_zombies()
-    return len(killed)
-
-
-def _kill_own_strays():
-    me = os.getpid()
-    killed = set()
-    for _ in range(200):
-        driver._reap_zombies()
-        left = [pid for pid, sid, state in _procs() if sid == me and pid != me and state != b"Z"]
-        if not left:
-            break
-        killed.update(left)
-        for pid in left:
-            _signal(pid, signal.SIGKILL)
-        time.sleep(0.005)
-    driver._reap_zombies()
-    return len(killed)
+    return n
 
 
 # ---- the child ----------------------------------------------------------------
 
-def _become_child(req_r, rep_w):
+def _become_child(req_r, rep_w, private):
     """Turns the forked copy into a session: what does not depend on its
     name at once, then, once a fork request claims it (the first line on
     its pipe), the rest; then serves it. Never returns."""
@@ -661,7 +796,8 @@ def _become_child(req_r, rep_w):
         if _oom_adj_fd[0] is not None:  # the kernel's, not this process's
             os.close(_oom_adj_fd[0])
             _oom_adj_fd[0] = None
-        os.setsid()  # its processes are found by session id
+        os.setsid()  # out of the kernel's session: kill_orphans tells its processes by that
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)  # and they stay below it, whatever they do
         _neutralize_fds(keep={0, 1, 2, req_r, rep_w})
         _inherited.append((driver._proto_in, driver._proto_out))
         driver._proto_in = os.fdopen(req_r, "r", encoding="utf-8", errors="replace")
@@ -673,9 +809,11 @@ def _become_child(req_r, rep_w):
         _close_figures()
         _reseed(0)  # copies the generators' pages now, not when claimed
         _rlimits()
+        _private_folder(private)
         line = driver._proto_in.readline()
         if line:
             _serve_claimed(json.loads(line))
+            kill_descendants(_child.pid)  # nothing it started outlives it
     except BaseException:
         code = 70
         try:  # straight to its pipe: the driver's channel may not be set up yet
@@ -699,7 +837,7 @@ def _serve_claimed(claim):
     driver._config = cfg
     driver._output_seen.clear()
     _outside_seen.update(_files_outside_area())
-    _private_tmp(s.name)
+    _cap_memory(cfg.get("session_memory"))
     _reseed(claim.get("seed"))
     driver.reply("ready", pid=s.pid, uid=os.getuid(), python=sys.version.split()[0], rlimits=_rlimits(),
                  preload_ms=round((time.monotonic() - claim["started"]) * 1000, 3))
@@ -758,8 +896,39 @@ def _child_config(cfg, name):
     cfg = dict(cfg)
     if cfg.get("output_dir"):
         cfg["output_dir"] = os.path.join(cfg["output_dir"], name)
-        os.makedirs(cfg["output_dir"], mode=0o755)
+        _make_area(cfg["output_dir"])
     return cfg
+
+
+def _make_area(path):
+    """Makes the session's output area anew and keeps it open: its files are
+    copied out from this folder (output_area), wherever a sibling moves it,
+    never from what the path leads to later. The parent removed what was
+    at the path; a sibling may have put something there again since."""
+    for _ in range(5):
+        try:
+            os.mkdir(path, 0o755)
+            break
+        except FileExistsError:
+            _remove(path)
+    else:
+        raise OSError("%s: another session keeps making it; the session's folder must be new" % path)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    st = os.fstat(fd)
+    _area_fd[0], _area_fd[1] = fd, (st.st_dev, st.st_ino)
+
+
+def output_area():
+    """In a child: (descriptor of its output area, whether its path still
+    leads to it); None in the parent."""
+    if _area_fd[0] is None:
+        return None
+    try:
+        st = os.lstat(driver._config["output_dir"])
+        same = (st.st_dev, st.st_ino) == _area_fd[1]
+    except OSError:
+        same = False
+    return _area_fd[0], same
 
 
 def _files_outside_area():
@@ -795,11 +964,43 @@ def note_outside_area(cell):
             "keeps the files it writes under %s]" % (", ".join("/output/" + n for n in new[:20]), area)))
 
 
-def _private_tmp(name):
-    path = os.path.join("/tmp", name)
-    os.makedirs(path, mode=0o700)
-    os.environ["TMPDIR"] = path
+def _private_folder(path):
+    """Makes the copy's own folder (a random name, made before any session
+    could learn it) its working folder, TMPDIR, HOME and MPLCONFIGDIR (a
+    copy of the kernel's: a planted matplotlibrc stays in its session), so
+    nothing a session leaves there reaches another; the parent removes it
+    when the session ends."""
+    os.mkdir(path, 0o700)
+    mpl = os.environ.get("MPLCONFIGDIR")
+    if mpl and os.path.isdir(mpl):
+        dst = os.path.join(path, "matplotlib")
+        shutil.copytree(mpl, dst, symlinks=True)
+        os.environ["MPLCONFIGDIR"] = dst
+    os.chdir(path)
+    os.environ["TMPDIR"] = os.environ["HOME"] = path
     tempfile.tempdir = path
+
+
+def _cap_memory(container):
+    """Caps the session's address space, hard (it cannot raise it): what it
+    has now plus the container's memory less twice what the kernel holds
+    (the session may copy each page it shares on write), at least
+    MIN_SESSION_MEMORY. A runaway session gets a MemoryError instead of the
+    container's limit killing it, its siblings or the kernel."""
+    if not container:
+        return
+    size = rss = 0
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                size = int(line.split()[1]) * 1024
+            elif line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) * 1024
+    cap = size + max(container - 2 * rss, MIN_SESSION_MEMORY)
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def _reseed(seed):
