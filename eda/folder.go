@@ -77,10 +77,6 @@ func SetupFolder(f Folder) Stage {
 // same functions as a file's load cell, reading each table into
 // tables[NAME] (LoadTable).
 func LoadFolder(f Folder) Stage {
-	na := f.NAValues
-	if na == nil {
-		na = DefaultNAValues
-	}
 	intro := fmt.Sprintf("The dataset is the folder `%s`: %s. Each table is read by the loader below into `tables[NAME]` "+
 		"(how it was read into `load_infos[NAME]`), in a section of its own, then profiled. A table's name is its path in "+
 		"the folder without its extensions; tables whose names would clash keep their extensions.\n\n",
@@ -88,7 +84,7 @@ func LoadFolder(f Folder) Stage {
 	loaderMd := strings.Replace(LoadFrom(Source{Path: f.Dir + "/TABLE"}).Cells[0].Source, "The loader below reads `TABLE`.", "The loader below reads each table the same way.", 1)
 	return Stage{Name: StageLoad, Title: "Load the tables", Cells: []Cell{
 		Markdown(intro + loaderMd),
-		Plumbing(summaryLoadFolder, Code(loader(fill(loadFolderSourcePy, "{{DATA_DIR}}", pyString(f.Dir)), loadFolderCallPy, na), TagLoadData)),
+		Plumbing(summaryLoadFolder, Code(loader(constants(loadFolderSourcePy, "DATA_DIR", pyString(f.Dir)), loadFolderCallPy, naValues(f.NAValues)), TagLoadData)),
 	}}
 }
 

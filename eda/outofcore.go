@@ -96,9 +96,7 @@ var distinctError = fmt.Sprintf("1/√(k−2) ≈ %.1f%% (k = %s hashes), so wit
 func LoadOutOfCore(src Source, o OutOfCore) Stage {
 	o = o.withDefaults()
 	st := LoadFrom(src)
-	loader := st.Cells[1].Source
-	loader = loader[:mustIndex(loader, "\ndf, load_info = load_table(")] // its functions, not the call
-	code := loader + "\n" + fill(oocLoadPy, "{{CHUNK_ROWS}}", underscored(o.ChunkRows), "{{PLAN_BYTES}}", underscored(o.PlanBytes),
+	code := loaderFunctions(loadSource(src), naValues(src.NAValues)) + "\n" + fill(oocLoadPy, "{{CHUNK_ROWS}}", underscored(o.ChunkRows), "{{PLAN_BYTES}}", underscored(o.PlanBytes),
 		"{{SAMPLE_ROWS}}", underscored(o.SampleRows), "{{SAMPLE_SEED}}", strconv.Itoa(o.Seed))
 	return Stage{Name: StageLoad, Title: "Load the data (out of core)", Cells: []Cell{
 		Markdown(outOfCoreIntroMd(o) + "\n\n" + st.Cells[0].Source),

@@ -29,12 +29,12 @@ const (
 
 var (
 	// loadPy is the loader: the text formats' code, then the other formats'
-	// (kept apart to keep each simple: {{LOAD_FORMATS}}), before the lines
-	// that call it.
+	// (kept apart to keep each simple), between where the data is and the
+	// lines that call it.
 	loadPy           = pyFileWhole("load.py")
 	loadFormatsPy    = pyFileWhole("load_formats.py")
-	loadSourcePy     = pyFile("load_source.py") // where a file's data is: {{SOURCE}}
-	loadCallPy       = pyFile("load_call.py")   // the lines that read it into df: {{CALL}}
+	loadSourcePy     = pyFile("load_source.py") // where a file's data is
+	loadCallPy       = pyFile("load_call.py")   // the lines that read it into df
 	setupPy          = pyFile("setup.py")
 	profileColumnsPy = pyFileWhole("profile_columns.py")
 	profileAlertsPy  = pyFileWhole("profile_alerts.py")
@@ -103,10 +103,6 @@ func LoadWith(dataPath string, opts LoadOptions) Stage {
 // (DataErrorName).
 func LoadFrom(src Source) Stage {
 	name := path.Base(src.Path)
-	na := src.NAValues
-	if na == nil {
-		na = DefaultNAValues
-	}
 	intro := "The loader below reads " + mdCode(name) + ". From the first " + strconv.Itoa(headKB) + " KB of the file it decides how: " +
 		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
 		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
@@ -132,8 +128,7 @@ func LoadFrom(src Source) Stage {
 	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
-		Plumbing(summaryLoad, Code(loader(fill(loadSourcePy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted)), loadCallPy, na), TagLoadData)),
+		Plumbing(summaryLoad, Code(loader(loadSource(src), loadCallPy, naValues(src.NAValues)), TagLoadData)),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
@@ -143,12 +138,37 @@ func LoadFrom(src Source) Stage {
 // (where the data is) and call (the lines that read it), with the
 // missing-value markers na.
 func loader(source, call string, na []string) string {
-	return fill(loadPy, "{{SOURCE}}", source, "{{CALL}}", call, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
-		"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
-		"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{NA_VALUES}}", pyList(na),
-		"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
-		"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
-		"{{TOTAL_LABELS}}", pyList(totalLabels))
+	return loaderFunctions(source, na) + "\n\n" + call + "\n"
+}
+
+// loaderFunctions is the loader without the lines that call it: where the
+// data is, the thresholds, the functions.
+func loaderFunctions(source string, na []string) string {
+	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy
+}
+
+// loadConstants are the loader's thresholds and word lists, as
+// name-value pairs for constants.
+func loadConstants(na []string) []string {
+	return []string{"NA_VALUES", pyList(na), "HEAD_BYTES", strconv.Itoa(headKB) + " * 1024",
+		"DATE_SHARE", pyFloat(dateShare), "NUMBER_SHARE", pyFloat(numberShare),
+		"NUMBER_HINT_SHARE", pyFloat(numberHintShare), "HEADER_STABLE_SHARE", pyFloat(headerStableShare),
+		"CODE_WORDS", pyList(codeWords), "NUMBER_WORDS", pyList(numberWords),
+		"PADDED_CODE_WORDS", pyList(paddedCodeWords), "TOTAL_LABELS", pyList(totalLabels)}
+}
+
+// loadSource is where src's data is: the first lines of its load cell.
+func loadSource(src Source) string {
+	return constants(loadSourcePy, "DATA_PATH", pyString(src.Path), "SHEET", pyOptional(src.Sheet),
+		"TABLE", pyOptional(src.Table), "CONVERTED_PATH", pyOptional(src.Converted))
+}
+
+// naValues are src's missing-value markers: DefaultNAValues unless set.
+func naValues(na []string) []string {
+	if na == nil {
+		return DefaultNAValues
+	}
+	return na
 }
 
 // pyOptional is a Python string literal, or None for "".

@@ -17,7 +17,7 @@ SAMPLE_ROWS = 10_000  # rows looked at first, to rule columns out as keys (speed
 DIGITS = re.compile(r"[+-]?\d{1,18}")  # text read as a whole number (zero-padded ids: "007")
 
 
-def name_words(name):
+def singular_words(name):
     """The words of a name, lower case and singular: "merchantCategoryCodes" -> merchant category code."""
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name)).lower()
     words = [w for w in re.split(r"[^a-z0-9]+", text) if w]
@@ -26,7 +26,7 @@ def name_words(name):
 
 
 def core_words(name, generic):
-    return [w for w in name_words(name) if w not in generic and not w.isdigit()]
+    return [w for w in singular_words(name) if w not in generic and not w.isdigit()]
 
 
 def names_agree(column, table, key):
