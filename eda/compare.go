@@ -154,7 +154,7 @@ func Changes(in CompareInput) Stage {
 			"Then every change, most severe first, each judged by the rules stated under it."),
 		Code(compareHelpersPy, "compare-helpers"),
 		Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"),
-		Code(fill(comparePy, "{{MIME}}", pyString(MimeChanges)), ChangesTag),
+		Code(constants(comparePy, compareConstants...), ChangesTag),
 		Markdown(changesRulesMd(r)),
 		Markdown(numericChangesMd),
 		Code(compareNumbersPy, "numeric-changes"),
@@ -169,6 +169,9 @@ func Changes(in CompareInput) Stage {
 		Code(fill(compareChartsPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "overlay-charts"),
 	}}
 }
+
+// compareConstants is the changes' MIME type, for constants.
+var compareConstants = []string{"CHANGES_MIME", pyString(MimeChanges)}
 
 func changesIntroMd(in CompareInput) string {
 	return "What changed since the baseline run " + mdCode(path.Base(in.Manifest)) + " (data " + mdCode(in.Data) +

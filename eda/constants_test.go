@@ -18,7 +18,18 @@ func TestConstantsDefaultsAreAnalysts(t *testing.T) {
 // analystConstants are the constants analyst sets in each template, with
 // their default values.
 var analystConstants = map[string][]string{
-	"load.py": loadConstants(DefaultNAValues),
+	"load.py":                loadConstants(DefaultNAValues),
+	"relationships.py":       relationshipsConstants(nil),
+	"relationships_json.py":  relationshipsJSONConstants,
+	"relationships_chart.py": relationshipsChartConstants,
+	"sketch_parts.py":        sketchPartsConstants,
+	"sketch.py":              sketchConstants("set()", "set()"),
+	"profile_alerts.py":      profileAlertsConstants,
+	"profile_json.py":        profileJSONConstants,
+	"compare.py":             compareConstants,
+	"ooc_load.py":            oocLoadConstants(OutOfCore{}.withDefaults()),
+	"ooc_profile.py":         oocProfileConstants,
+	"read_doc.py":            readDocConstants("/data"),
 }
 
 // setsConstant says whether analyst sets the constant name in file.

@@ -69,8 +69,13 @@ func SetupFolder(f Folder) Stage {
 		Markdown("The folder holds documents beside its tables ("+mdCodes(f.Documents, 10)+"). They are not loaded: "+
 			"`read_doc(name)` prints one, `read_doc(name, heading)` only its section under that heading (its subsections "+
 			"included), so that a long manual is read where it matters."),
-		Plumbing(summaryReadDoc, Code(fill(readDocPy, "{{DOCS_DIR}}", pyString(f.Dir), "{{DOC_MAX_BYTES}}", underscored(DocMaxBytes)), TagSetup)))
+		Plumbing(summaryReadDoc, Code(constants(readDocPy, readDocConstants(f.Dir)...), TagSetup)))
 	return st
+}
+
+// readDocConstants are read_doc's folder and size bound, for constants.
+func readDocConstants(dir string) []string {
+	return []string{"DOCS_DIR", pyString(dir), "DOC_MAX_BYTES", underscored(DocMaxBytes)}
 }
 
 // LoadFolder defines the loader once for every table of the folder: the

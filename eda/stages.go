@@ -31,14 +31,21 @@ var (
 	// loadPy is the loader: the text formats' code, then the other formats'
 	// (kept apart to keep each simple), between where the data is and the
 	// lines that call it.
-	loadPy           = pyFileWhole("load.py")
-	loadFormatsPy    = pyFileWhole("load_formats.py")
-	loadSourcePy     = pyFile("load_source.py") // where a file's data is
-	loadCallPy       = pyFile("load_call.py")   // the lines that read it into df
-	setupPy          = pyFile("setup.py")
-	profileColumnsPy = pyFileWhole("profile_columns.py")
-	profileAlertsPy  = pyFileWhole("profile_alerts.py")
-	profileJSONPy    = pyFileWhole("profile_json.py")
+	loadPy        = pyFileWhole("load.py")
+	loadFormatsPy = pyFileWhole("load_formats.py")
+	loadSourcePy  = pyFile("load_source.py") // where a file's data is
+	loadCallPy    = pyFile("load_call.py")   // the lines that read it into df
+	setupPy       = pyFile("setup.py")
+	// The profile of the columns: the helpers, the pass over the columns,
+	// the overview table and the summary line (out of core, the helpers
+	// and the overview with its own pass and summary).
+	profileHelpersPy  = pyFileWhole("profile_helpers.py")
+	profileColumnsPy  = pyFileWhole("profile_columns.py")
+	profileOverviewPy = pyFileWhole("profile_overview.py")
+	profileSummaryPy  = pyFileWhole("profile_summary.py")
+	profileAlertsPy   = pyFileWhole("profile_alerts.py")
+	profileJSONPy     = pyFileWhole("profile_json.py")
+	profileShowPy     = pyFileWhole("profile_show.py")
 )
 
 // The one-line summaries of the plumbing cells (see Plumbing).
@@ -189,7 +196,7 @@ func ProfileStage() Stage {
 			"share is of the non-missing values), a few sample values, and for numeric columns the minimum, " +
 			"maximum, mean, standard deviation and skewness. Exact duplicate rows and the memory the data " +
 			"takes are counted too."),
-		Plumbing(summaryProfileColumns, Code(profileColumnsPy, "profile-columns")),
+		Plumbing(summaryProfileColumns, Code(profileHelpersPy+"\n\n"+profileColumnsPy+"\n"+profileOverviewPy+profileSummaryPy, "profile-columns")),
 		Markdown(profileAlertsMd),
 		Plumbing(summaryProfileAlerts, Code(profileAlerts(), "profile-alerts")),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
@@ -199,11 +206,18 @@ func ProfileStage() Stage {
 	}}
 }
 
-// profileJSON is the cell that shows the profile; extra goes into its
-// dictionary after the alerts (the out-of-core stage's own entry).
+// profileJSON is the cell that shows the profile; extra runs after the
+// profile is built, before it is shown (the out-of-core stage's own entry).
 func profileJSON(extra string) string {
-	return fill(profileJSONPy, "{{MIME}}", pyString(nbformat.MimeProfile), "{{OUT_OF_CORE}}", extra)
+	return constants(profileJSONPy, profileJSONConstants...) + extra + profileShowPy
 }
+
+// profileJSONConstants is the profile's MIME type, for constants.
+var profileJSONConstants = []string{"PROFILE_MIME", pyString(nbformat.MimeProfile)}
+
+// profileOutOfCorePy adds the out-of-core stage's own entry to the profile.
+const profileOutOfCorePy = `profile["out_of_core"] = jsonable(out_of_core)
+`
 
 var profileAlertsMd = fmt.Sprintf(strings.TrimSpace(`
 Alerts point at what an analyst should look at first, in the manner of ydata-profiling:
@@ -234,11 +248,15 @@ Alerts point at what an analyst should look at first, in the manner of ydata-pro
 // profileAlerts is the cell that raises the alerts, with the thresholds
 // of thresholds.go.
 func profileAlerts() string {
-	return fill(profileAlertsPy, "{{HIGH_MISSING_SHARE}}", pyFloat(highMissingShare),
-		"{{HIGH_CARDINALITY}}", strconv.Itoa(highCardinality), "{{SKEWED}}", pyFloat(skewed),
-		"{{HIGH_CORRELATION}}", pyFloat(highCorrelation), "{{CORRELATION_MAX_ALERTS}}", strconv.Itoa(correlationAlerts),
-		"{{DATES_AS_TEXT_SHARE}}", pyFloat(datesAsTextShare), "{{MIXED_SAMPLE}}", underscored(mixedSample))
+	return constants(profileAlertsPy, profileAlertsConstants...)
 }
+
+// profileAlertsConstants are the alerts' thresholds, as name-value pairs
+// for constants.
+var profileAlertsConstants = []string{"HIGH_MISSING_SHARE", pyFloat(highMissingShare),
+	"HIGH_CARDINALITY", strconv.Itoa(highCardinality), "SKEWED", pyFloat(skewed),
+	"HIGH_CORRELATION", pyFloat(highCorrelation), "CORRELATION_MAX_ALERTS", strconv.Itoa(correlationAlerts),
+	"DATES_AS_TEXT_SHARE", pyFloat(datesAsTextShare), "MIXED_SAMPLE", underscored(mixedSample)}
 
 var loadCleaningMd = fmt.Sprintf(strings.TrimSpace(`
 Then it cleans text as spreadsheets and exports write it, in this order:

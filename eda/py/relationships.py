@@ -1,10 +1,10 @@
 # The tables profiled together (each is tables[name]), and the rule that links them; the
 # markdown above states each threshold and why.
-RELATIONSHIP_TABLES = {{TABLES}}
-MATCH_SHARE = {{MATCH_SHARE}}  # A.x refers to B.key when at least this share of A.x's distinct values are keys of B
-MIN_DISTINCT = {{MIN_DISTINCT}}  # and A.x has at least this many distinct values (a constant proves nothing)
-CHANCE = {{CHANCE}}  # numbers: and landing on that many keys by chance is at most this likely (else the names must agree)
-ORPHAN_SAMPLE = {{ORPHAN_SAMPLE}}  # orphan values listed per relationship, most rows first
+RELATIONSHIP_TABLES = []
+MATCH_SHARE = 0.9  # A.x refers to B.key when at least this share of A.x's distinct values are keys of B
+MIN_DISTINCT = 2  # and A.x has at least this many distinct values (a constant proves nothing)
+CHANCE = 0.000001  # numbers: and landing on that many keys by chance is at most this likely (else the names must agree)
+ORPHAN_SAMPLE = 5  # orphan values listed per relationship, most rows first
 # Words that say nothing about what a column refers to: "id" names every table's key.
 GENERIC_WORDS = {"id", "key", "code", "no", "nr", "num", "number", "idx", "index", "name", "unnamed",
                  "value", "pk", "fk", "ref", "uid", "uuid"}
