@@ -67,7 +67,7 @@ func reportPerOp(b *testing.B, total time.Duration, unit string) {
 func BenchmarkBoxPlotsByCategory(b *testing.B) {
 	k := kerneltest.Start(b, nil)
 	mustRun(b, k, Setup())
-	mustRun(b, k, Stage{Name: "make-groups", Cells: []Cell{Code(fill(chartHelpersPy, "{{HIST_BINS}}", "30")),
+	mustRun(b, k, Stage{Name: "make-groups", Cells: []Cell{Code(constants(chartHelpersPy, "HIST_BINS", "30")),
 		Code(`rng = np.random.default_rng(1)
 rows = 4_000_000
 df = pd.DataFrame({"product": rng.choice([f"p{i}" for i in range(10)], rows),

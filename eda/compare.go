@@ -153,7 +153,7 @@ func Changes(in CompareInput) Stage {
 		Markdown("Helpers: a numeric sketch as a distribution function, the tests and distances below, and the chart helpers. " +
 			"Then every change, most severe first, each judged by the rules stated under it."),
 		Code(compareHelpersPy, "compare-helpers"),
-		Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"),
+		Code(constants(chartHelpersPy, chartHelpersConstants...), "chart-helpers"),
 		Code(constants(comparePy, compareConstants...), ChangesTag),
 		Markdown(changesRulesMd(r)),
 		Markdown(numericChangesMd),

@@ -18,6 +18,7 @@ func TestConstantsDefaultsAreAnalysts(t *testing.T) {
 // analystConstants are the constants analyst sets in each template, with
 // their default values.
 var analystConstants = map[string][]string{
+	"chart_helpers.py":       chartHelpersConstants,
 	"load.py":                loadConstants(DefaultNAValues),
 	"relationships.py":       relationshipsConstants(nil),
 	"relationships_json.py":  relationshipsJSONConstants,

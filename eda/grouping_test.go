@@ -30,7 +30,7 @@ func TestFastRanksAndPeriodsMatchPandas(t *testing.T) {
 		}
 		return ex.Stdout()
 	}
-	run(t, "chart helpers", fill(chartHelpersPy, "{{HIST_BINS}}", "30"))
+	run(t, "chart helpers", constants(chartHelpersPy, "HIST_BINS", "30"))
 
 	// The same frame, exactly: values, dtypes, index and column names.
 	const same = `
