@@ -322,7 +322,7 @@ func numericCells(c Choice, code distributionsCode) []Cell {
 	add := func(more ...Cell) { cells = append(cells, more...) }
 	if len(c.Numeric) > 0 {
 		add(Markdown(code.numericMd))
-		add(Code(fill(code.numericPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
+		add(Code(constants(code.numericPy, "numeric_columns", pyList(c.Numeric)), "numeric-stats"))
 	} else {
 		add(Markdown("### Numeric columns\n\nThe data has no numeric columns, so there are no summary statistics or histograms."))
 	}

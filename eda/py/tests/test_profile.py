@@ -224,5 +224,29 @@ class TestHelpers(unittest.TestCase):
                                    (want.abs() - np.eye(6)).max().to_numpy(), rtol=1e-9)
 
 
+class TestNumericSummary(unittest.TestCase):
+    """The distributions stage's numeric summary (numeric_stats.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        df = pd.DataFrame({"x": [1, 2, 3, 4, 10], "y": [2.0, np.nan, 4.0, np.nan, 6.0], "z": [7, 7, 7, 7, 7]})
+        cls.stats = stage.run(("numeric_stats.py", {"numeric_columns": ["x", "y", "z"]}), df=df)["numeric_stats"]
+
+    def test_by_hand(self):
+        # x: quartiles by linear interpolation at ranks 1, 2, 3 of 0..4: 2, 3, 4; IQR 2.
+        # Excess kurtosis G2 of 1, 2, 3, 4, 10: m2 = 10, m4 = (81 + 16 + 1 + 0 + 1296) / 5 = 278.8,
+        # g2 = m4 / m2^2 - 3, G2 = ((n + 1) g2 + 6) (n - 1) / ((n - 2)(n - 3)).
+        g2 = 278.8 / 100 - 3
+        for column, key, want in [("x", "count", 5), ("x", "missing", 0), ("x", "mean", 4.0), ("x", "25%", 2.0),
+                                  ("x", "50%", 3.0), ("x", "75%", 4.0), ("x", "IQR", 2.0), ("x", "std", math.sqrt(12.5)),
+                                  ("x", "kurtosis", (6 * g2 + 6) * 4 / 6), ("y", "count", 3), ("y", "missing", 2),
+                                  ("y", "std", 2.0), ("y", "skewness", 0.0), ("z", "std", 0.0), ("z", "IQR", 0.0)]:
+            with self.subTest(column=column, key=key):
+                self.assertAlmostEqual(float(self.stats.loc[column, key]), want, places=12)
+
+    def test_constant_column_has_no_skewness(self):
+        self.assertTrue(np.isnan(self.stats.loc["z", "skewness"]) or self.stats.loc["z", "skewness"] == 0)
+
+
 if __name__ == "__main__":
     unittest.main()
