@@ -425,6 +425,35 @@ class TestLoadedFiles(LoadCase):
         self.assertTrue(all(isinstance(c, str) for c in df.columns))
 
 
+class TestLoadErrors(LoadCase):
+    """Files that cannot be read as tables stop with an AnalystDataError that says why (moved from eda's
+    TestLoadErrors, which keeps one case to show the error reaches analyst through the kernel)."""
+
+    def test_messages(self):
+        rng = np.random.default_rng(1)
+        binary = bytearray(rng.integers(0, 256, 4096, dtype=np.uint8).tobytes())
+        binary[10] = 0
+        binary = bytes(binary)
+        for name, data, want in [
+            ("empty.csv", b"", "the file is empty"),
+            ("blank.csv", b"\n \n\n", "the file is empty"),
+            ("header_only.csv", b"a,b,c\n", "header but no data rows"),
+            ("bom_header_only.csv", b"\xef\xbb\xbfa;b\r\n", "header but no data rows"),
+            ("binary.csv", binary, "looks binary"),
+            ("image.csv", b"\x89PNG\r\n\x1a\n" + binary, "PNG image"),
+            ("old.xls", b"\xd0\xcf\x11\xe0" + binary, "old.xls: the spreadsheet could not be read"),
+            ("data.parquet", b"PAR1" + binary, "pyarrow"),
+            ("archive.csv", b"PK\x03\x04" + binary[:100], "zip archive"),
+            ("broken.json", b'[{"a": 1}, {"a": ', "not valid JSON"),
+            ("fake.xlsx", b"a,b\n1,2\n", "not one"),
+            ("too_long.csv", b"a,b\n1,2,3,4\n5,6,7,8\n", "the first data row has 4 fields"),
+        ]:
+            with self.subTest(name=name):
+                with self.assertRaises(AnalystDataError) as caught:
+                    self.load(data, name)
+                self.assertIn(want, str(caught.exception))
+
+
 class TestDates(unittest.TestCase):
     def test_date_format(self):
         for values, want in [

@@ -211,6 +211,20 @@ class TestHelpers(unittest.TestCase):
         self.assertEqual(self.ns["case_variants"](counts), [[("Berlin", 5), ("berlin", 3)], [("Rome", 2), (" ROME ", 1)]])
         self.assertEqual(self.ns["case_variants"](pd.Series([1, 1], index=["a", "b"])), [])
 
+    def test_correlation_blocks_known_answers(self):
+        # Moved from eda's TestCorrelationBlocksKnownAnswers: infinities, missing values, nullable integers,
+        # blocks smaller than the columns; only x and twice_x at exactly r = 1.
+        df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, np.nan, 6.0, 7.0], "twice_x": [2, 4, 6, 8, 10, 12, 14],
+                           "noisy": [3.0, -1.0, np.inf, 2.5, 0.0, -np.inf, 9.0],
+                           "nullable": pd.array([1, None, 3, 1, 2, None, 5], dtype="Int64")})
+        names = list(df.columns)
+        pairs, strongest = self.ns["correlation_blocks"](df, names, 0.999, block=3)
+        self.assertEqual(pairs, [("x", "twice_x", 1.0)])
+        clean = df.astype(float).replace([np.inf, -np.inf], np.nan).corr()
+        for n in names:
+            with self.subTest(column=n):
+                self.assertAlmostEqual(strongest[n], clean.loc[n].drop(n).abs().max(), places=12)
+
     def test_correlation_blocks_as_pandas(self):
         rng = np.random.default_rng(7)
         frame = pd.DataFrame(rng.normal(size=(40, 5)), columns=list("abcde"))
