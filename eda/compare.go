@@ -166,7 +166,7 @@ func Changes(in CompareInput) Stage {
 			"category shift, new or vanished values): the share of rows per bin (numbers: %d equal-width bins from the "+
 			"1st to the 99th percentile of both, the rows beyond in the first and last bins) or per value (the 10 "+
 			"values with the largest share on either side), baseline and new.", histBins)),
-		Code(fill(compareChartsPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "overlay-charts"),
+		Code(compareChartsPy, "overlay-charts"),
 	}}
 }
 

@@ -19,6 +19,7 @@ func TestConstantsDefaultsAreAnalysts(t *testing.T) {
 // their default values.
 var analystConstants = map[string][]string{
 	"chart_helpers.py":       chartHelpersConstants,
+	"viz_pairs.py":           vizPairsConstants,
 	"load.py":                loadConstants(DefaultNAValues),
 	"relationships.py":       relationshipsConstants(nil),
 	"relationships_json.py":  relationshipsJSONConstants,

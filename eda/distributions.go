@@ -357,7 +357,7 @@ func categoricalCells(c Choice, opts Options, code distributionsCode) []Cell {
 		cells = append(cells,
 			Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
 				"categorical", c.Bars, c.BarsLeftOut, nil, "")),
-			Code(fill(barsPy, "{{COLUMNS}}", pyList(c.Bars)), "top-value-bars"))
+			Code(constants(barsPy, "bar_columns", pyList(c.Bars)), "top-value-bars"))
 	}
 	return cells
 }

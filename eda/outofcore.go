@@ -199,8 +199,8 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 			return []Cell{
 				Markdown("A second pass over the file counts the histograms' bins (the exact minimum and maximum give " +
 					"the edges) and, over time, the rows and sums per period: exact, as if the data were loaded whole."),
-				Code(fill(oocPassPy, "{{HIST_BINS}}", strconv.Itoa(histBins), "{{HIST}}", pyList(c.Hist), "{{DATE}}", pyOptional(c.Date), "{{VALUE}}", pyOptional(value),
-					"{{FREQ}}", pyOptional(c.Frequency)), "second-pass"),
+				Code(constants(oocPassPy, "hist_columns", pyList(c.Hist), "date_column", pyOptional(c.Date), "value_column", pyOptional(value),
+					"FREQUENCY", pyOptional(c.Frequency)), "second-pass"),
 			}
 		},
 		histDraw: `edges = hist_edges[column]
