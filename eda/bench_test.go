@@ -67,15 +67,15 @@ func reportPerOp(b *testing.B, total time.Duration, unit string) {
 func BenchmarkBoxPlotsByCategory(b *testing.B) {
 	k := kerneltest.Start(b, nil)
 	mustRun(b, k, Setup())
-	mustRun(b, k, Stage{Name: "make-groups", Cells: []Cell{Code(fill(chartHelpersPy, "{{HIST_BINS}}", "30")),
+	mustRun(b, k, Stage{Name: "make-groups", Cells: []Cell{Code(constants(chartHelpersPy, "HIST_BINS", "30")),
 		Code(`rng = np.random.default_rng(1)
 rows = 4_000_000
 df = pd.DataFrame({"product": rng.choice([f"p{i}" for i in range(10)], rows),
                    "revenue": rng.lognormal(3, 1, rows), "units": rng.integers(1, 20, rows).astype(float),
                    "price": rng.normal(50, 10, rows), "discount": rng.random(rows)})
 df.loc[rng.random(rows) < 0.05, "product"] = None`)}})
-	cell := Stage{Name: "by-category", Cells: []Cell{Code(fill(vizGroupsPy, "{{CATEGORY}}", `"product"`,
-		"{{COLUMNS}}", `["revenue", "units", "price", "discount"]`))}}
+	cell := Stage{Name: "by-category", Cells: []Cell{Code(constants(vizGroupsPy, "group_column", `"product"`,
+		"group_values", `["revenue", "units", "price", "discount"]`))}}
 	var total, stats, beyond time.Duration
 	for range b.N {
 		total += mustRun(b, k, cell).took

@@ -153,8 +153,8 @@ func Changes(in CompareInput) Stage {
 		Markdown("Helpers: a numeric sketch as a distribution function, the tests and distances below, and the chart helpers. " +
 			"Then every change, most severe first, each judged by the rules stated under it."),
 		Code(compareHelpersPy, "compare-helpers"),
-		Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers"),
-		Code(fill(comparePy, "{{MIME}}", pyString(MimeChanges)), ChangesTag),
+		Code(constants(chartHelpersPy, chartHelpersConstants...), "chart-helpers"),
+		Code(constants(comparePy, compareConstants...), ChangesTag),
 		Markdown(changesRulesMd(r)),
 		Markdown(numericChangesMd),
 		Code(compareNumbersPy, "numeric-changes"),
@@ -166,9 +166,12 @@ func Changes(in CompareInput) Stage {
 			"category shift, new or vanished values): the share of rows per bin (numbers: %d equal-width bins from the "+
 			"1st to the 99th percentile of both, the rows beyond in the first and last bins) or per value (the 10 "+
 			"values with the largest share on either side), baseline and new.", histBins)),
-		Code(fill(compareChartsPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "overlay-charts"),
+		Code(compareChartsPy, "overlay-charts"),
 	}}
 }
+
+// compareConstants is the changes' MIME type, for constants.
+var compareConstants = []string{"CHANGES_MIME", pyString(MimeChanges)}
 
 func changesIntroMd(in CompareInput) string {
 	return "What changed since the baseline run " + mdCode(path.Base(in.Manifest)) + " (data " + mdCode(in.Data) +

@@ -267,6 +267,9 @@ var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: nu
 	missingShare:    `pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)  # the profile's df[column].isna().sum()`,
 	categoricalNote: " The counts are the profile's: `value_counts[column]` is `df[column].value_counts()`."}
 
+// chartHelpersConstants is the histograms' bin count, for constants.
+var chartHelpersConstants = []string{"HIST_BINS", strconv.Itoa(histBins)}
+
 var (
 	chartHelpersPy    = pyFile("chart_helpers.py")
 	numericStatsPy    = pyFile("numeric_stats.py")
@@ -308,7 +311,7 @@ func chartHelperCells() []Cell {
 			"integer period numbers, and sums per period taken by pandas' groupby (the same numbers as resample, without sorting the dates); " +
 			"hexagonal bins are counted a block of rows at a time with hexbin's own arithmetic, and boxes get the quartiles and whiskers " +
 			"matplotlib's boxplot_stats gives (the same charts, with less memory and time)."),
-		Plumbing(summaryChartHelpers, Code(fill(chartHelpersPy, "{{HIST_BINS}}", strconv.Itoa(histBins)), "chart-helpers")),
+		Plumbing(summaryChartHelpers, Code(constants(chartHelpersPy, chartHelpersConstants...), "chart-helpers")),
 	}
 }
 
@@ -319,7 +322,7 @@ func numericCells(c Choice, code distributionsCode) []Cell {
 	add := func(more ...Cell) { cells = append(cells, more...) }
 	if len(c.Numeric) > 0 {
 		add(Markdown(code.numericMd))
-		add(Code(fill(code.numericPy, "{{COLUMNS}}", pyList(c.Numeric)), "numeric-stats"))
+		add(Code(constants(code.numericPy, "numeric_columns", pyList(c.Numeric)), "numeric-stats"))
 	} else {
 		add(Markdown("### Numeric columns\n\nThe data has no numeric columns, so there are no summary statistics or histograms."))
 	}
@@ -354,7 +357,7 @@ func categoricalCells(c Choice, opts Options, code distributionsCode) []Cell {
 		cells = append(cells,
 			Markdown(chartChoiceMd(fmt.Sprintf("Bar charts of the %d most frequent values.", opts.TopValues),
 				"categorical", c.Bars, c.BarsLeftOut, nil, "")),
-			Code(fill(barsPy, "{{COLUMNS}}", pyList(c.Bars)), "top-value-bars"))
+			Code(constants(barsPy, "bar_columns", pyList(c.Bars)), "top-value-bars"))
 	}
 	return cells
 }

@@ -86,47 +86,6 @@ print(json.dumps(checks))`, &got)
 	}
 }
 
-// correlation_blocks copies each block's columns straight from df and
-// centres them in place; on small frames with missing and infinite values,
-// nullable integers and a block size that splits the columns, its r are
-// pandas' (over the rows where both values are present), and a perfectly
-// linear pair is exactly 1.
-func TestCorrelationBlocksKnownAnswers(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte("a,b\n1,2\n3,5\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
-	mustRun(t, k, Setup())
-	mustRun(t, k, LoadWith("/data/a.csv", LoadOptions{})) // the loader's helpers, which the profile uses
-	mustRun(t, k, Stage{Name: "frame", Cells: []Cell{Code(`df = pd.DataFrame({
-    "x": [1.0, 2.0, 3.0, 4.0, np.nan, 6.0, 7.0],
-    "twice_x": [2, 4, 6, 8, 10, 12, 14],
-    "noisy": [3.0, -1.0, np.inf, 2.5, 0.0, -np.inf, 9.0],
-    "nullable": pd.array([1, None, 3, 1, 2, None, 5], dtype="Int64"),
-})
-load_info = {"format": "generated", "notes": [], "missing_markers": {}}`)}})
-	mustRun(t, k, ProfileStage())
-	var got struct {
-		Pairs     [][]any
-		Strongest map[string]float64
-		Pandas    map[string]float64
-	}
-	pyValue(t, k, `names = list(df.columns)
-pairs, strongest = correlation_blocks(df, names, 0.999, block=3)
-clean = df.astype(float).replace([np.inf, -np.inf], np.nan)
-pandas = {n: float(clean.corr().loc[n].drop(n).abs().max()) for n in names}
-print(json.dumps({"Pairs": pairs, "Strongest": {n: float(v) for n, v in strongest.items()}, "Pandas": pandas}))`, &got)
-	if len(got.Pairs) != 1 || got.Pairs[0][0] != "x" || got.Pairs[0][1] != "twice_x" || got.Pairs[0][2] != 1.0 {
-		t.Errorf("pairs %v, want only x and twice_x at exactly r = 1", got.Pairs)
-	}
-	for name, want := range got.Pandas {
-		if !near(got.Strongest[name], want) {
-			t.Errorf("%s: strongest |r| %v, pandas' DataFrame.corr %v", name, got.Strongest[name], want)
-		}
-	}
-}
-
 // A cell between the load and the profile that changes a text column's
 // values in place (df.loc[rows, column] = value keeps the same array, so
 // the weak reference cannot tell) must not leave the profile counting the

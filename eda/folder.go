@@ -77,18 +77,19 @@ func SetupFolder(f Folder) Stage {
 		Markdown("The folder holds documents beside its tables ("+mdCodes(f.Documents, 10)+"). They are not loaded: "+
 			"`read_doc(name)` prints one, `read_doc(name, heading)` only its section under that heading (its subsections "+
 			"included), so that a long manual is read where it matters."),
-		Plumbing(summaryReadDoc, Code(fill(readDocPy, "{{DOCS_DIR}}", pyString(f.Dir), "{{DOC_MAX_BYTES}}", underscored(DocMaxBytes)), TagSetup)))
+		Plumbing(summaryReadDoc, Code(constants(readDocPy, readDocConstants(f.Dir)...), TagSetup)))
 	return st
+}
+
+// readDocConstants are read_doc's folder and size bound, for constants.
+func readDocConstants(dir string) []string {
+	return []string{"DOCS_DIR", pyString(dir), "DOC_MAX_BYTES", underscored(DocMaxBytes)}
 }
 
 // LoadFolder defines the loader once for every table of the folder: the
 // same functions as a file's load cell, reading each table into
 // tables[NAME] (LoadTable).
 func LoadFolder(f Folder) Stage {
-	na := f.NAValues
-	if na == nil {
-		na = DefaultNAValues
-	}
 	intro := fmt.Sprintf("The dataset is the folder `%s`: %s. Each table is read by the loader below into `tables[NAME]` "+
 		"(how it was read into `load_infos[NAME]`), in a section of its own, then profiled. A table's name is its path in "+
 		"the folder without its extensions; tables whose names would clash keep their extensions.\n\n",
@@ -96,7 +97,7 @@ func LoadFolder(f Folder) Stage {
 	loaderMd := strings.Replace(LoadFrom(Source{Path: f.Dir + "/TABLE"}).Cells[0].Source, "The loader below reads `TABLE`.", "The loader below reads each table the same way.", 1)
 	return Stage{Name: StageLoad, Title: "Load the tables", Cells: []Cell{
 		Markdown(intro + loaderMd),
-		Plumbing(summaryLoadFolder, Code(loader(fill(loadFolderSourcePy, "{{DATA_DIR}}", pyString(f.Dir)), loadFolderCallPy, na), TagLoadData)),
+		Plumbing(summaryLoadFolder, Code(loader(constants(loadFolderSourcePy, "DATA_DIR", pyString(f.Dir)), loadFolderCallPy, naValues(f.NAValues)), TagLoadData)),
 	}}
 }
 

@@ -30,7 +30,7 @@ func TestFastRanksAndPeriodsMatchPandas(t *testing.T) {
 		}
 		return ex.Stdout()
 	}
-	run(t, "chart helpers", fill(chartHelpersPy, "{{HIST_BINS}}", "30"))
+	run(t, "chart helpers", constants(chartHelpersPy, "HIST_BINS", "30"))
 
 	// The same frame, exactly: values, dtypes, index and column names.
 	const same = `
@@ -95,7 +95,7 @@ print(all(all(box_stats(x)[k] == cbook.boxplot_stats(x, whis=1.5)[0][k] for k in
     "x": np.random.default_rng(6).lognormal(size=3000), "n": np.random.default_rng(7).standard_t(2, size=3000).round(1),
     "empty_in_c": np.random.default_rng(8).normal(size=3000)})`} {
 			run(t, "frame", "df = "+frame)
-			run(t, "by-category cell", fill(vizGroupsPy, "{{CATEGORY}}", `"g"`, "{{COLUMNS}}", `["x", "n", "empty_in_c"]`))
+			run(t, "by-category cell", constants(vizGroupsPy, "group_column", `"g"`, "group_values", `["x", "n", "empty_in_c"]`))
 			got := run(t, "compare", `from matplotlib import cbook
 def finite(s):
     return s[np.isfinite(s.astype(float))]

@@ -10,6 +10,7 @@ import (
 var (
 	oocLoadPy         = pyFileWhole("ooc_load.py")
 	oocProfilePy      = pyFileWhole("ooc_profile.py")
+	oocProfileSumPy   = pyFileWhole("ooc_profile_summary.py")
 	oocPassPy         = pyFileWhole("ooc_pass.py")
 	oocNumericStatsPy = pyFile("ooc_numeric_stats.py")
 )
@@ -96,14 +97,17 @@ var distinctError = fmt.Sprintf("1/√(k−2) ≈ %.1f%% (k = %s hashes), so wit
 func LoadOutOfCore(src Source, o OutOfCore) Stage {
 	o = o.withDefaults()
 	st := LoadFrom(src)
-	loader := st.Cells[1].Source
-	loader = loader[:mustIndex(loader, "\ndf, load_info = load_table(")] // its functions, not the call
-	code := loader + "\n" + fill(oocLoadPy, "{{CHUNK_ROWS}}", underscored(o.ChunkRows), "{{PLAN_BYTES}}", underscored(o.PlanBytes),
-		"{{SAMPLE_ROWS}}", underscored(o.SampleRows), "{{SAMPLE_SEED}}", strconv.Itoa(o.Seed))
+	code := loaderFunctions(loadSource(src), naValues(src.NAValues)) + "\n" + constants(oocLoadPy, oocLoadConstants(o)...)
 	return Stage{Name: StageLoad, Title: "Load the data (out of core)", Cells: []Cell{
 		Markdown(outOfCoreIntroMd(o) + "\n\n" + st.Cells[0].Source),
 		Plumbing(summaryLoad, Code(code, TagLoadData)),
 	}}
+}
+
+// oocLoadConstants are the chunk reader's sizes and seed, for constants.
+func oocLoadConstants(o OutOfCore) []string {
+	return []string{"CHUNK_ROWS", underscored(o.ChunkRows), "PLAN_BYTES", underscored(o.PlanBytes),
+		"SAMPLE_ROWS", underscored(o.SampleRows), "SAMPLE_SEED", strconv.Itoa(o.Seed)}
 }
 
 func outOfCoreIntroMd(o OutOfCore) string {
@@ -145,25 +149,26 @@ var outOfCoreMethodMd = "What is exact and what is approximate (≈):\n\n" +
 // sample that becomes df; then the alerts and the profile JSON, as
 // ProfileStage does.
 func ProfileOutOfCore() Stage {
-	helpers := profileColumnsPy[:mustIndex(profileColumnsPy, "\nrows = len(df)")]
-	overview := profileColumnsPy[mustIndex(profileColumnsPy, "\noverview = pd.DataFrame("):mustIndex(profileColumnsPy, "\nprint(")]
 	return Stage{Name: StageProfile, Title: "Profile", Cells: []Cell{
 		Markdown("Profiles every column in one pass over the file, chunk by chunk: its type and kind, missing values, " +
 			"distinct values (≈ where marked), sample values, and for numeric columns the minimum, maximum, mean, " +
 			"standard deviation and skewness (exact). Duplicate rows are counted from row hashes. The same pass keeps " +
 			"the uniform sample that becomes `df`: each row gets a random key and the rows with the smallest keys stay."),
-		Plumbing(summaryProfileColumns, Code(helpers+"\n\n"+sketchParts()+"\n\n"+fill(oocProfilePy, "{{OVERVIEW}}", strings.TrimSpace(overview),
-			"{{DISTINCT_K}}", strconv.Itoa(distinctK), "{{VALUE_COUNT_CAP}}", underscored(valueCountCap)), "profile-columns")),
+		Plumbing(summaryProfileColumns, Code(profileHelpersPy+"\n\n\n"+sketchParts()+"\n\n"+constants(oocProfilePy, oocProfileConstants...)+
+			profileOverviewPy+oocProfileSumPy, "profile-columns")),
 		Markdown(profileAlertsMd + "\n\nOut of core, the alerts use the exact counts above, and the sample `df` " +
 			"where they look at values (≈)."),
 		Plumbing(summaryProfileAlerts, Code(profileAlerts(), "profile-alerts")),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
-		Plumbing(summaryProfileJSON, Code(profileJSON("\n    \"out_of_core\": out_of_core,"), ProfileTag)),
+		Plumbing(summaryProfileJSON, Code(profileJSON(profileOutOfCorePy), ProfileTag)),
 		Markdown(sketchMd + " Out of core, the numeric and date columns' parts were gathered chunk by chunk in " +
 			"the profile's pass (each chunk's quantiles, merged), the value counts are the profile's."),
 		Plumbing(summarySketch, sketchCell("", "", `set(out_of_core["approximate_distinct"])`, "set(sample_counts)")),
 	}}
 }
+
+// oocProfileConstants are the out-of-core profile's bounds, for constants.
+var oocProfileConstants = []string{"DISTINCT_K", strconv.Itoa(distinctK), "VALUE_COUNT_CAP", underscored(valueCountCap)}
 
 // DistributionsOutOfCore is Distributions for data read out of core:
 // exact statistics from the profile's pass, quantiles and correlations from
@@ -194,8 +199,8 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 			return []Cell{
 				Markdown("A second pass over the file counts the histograms' bins (the exact minimum and maximum give " +
 					"the edges) and, over time, the rows and sums per period: exact, as if the data were loaded whole."),
-				Code(fill(oocPassPy, "{{HIST_BINS}}", strconv.Itoa(histBins), "{{HIST}}", pyList(c.Hist), "{{DATE}}", pyOptional(c.Date), "{{VALUE}}", pyOptional(value),
-					"{{FREQ}}", pyOptional(c.Frequency)), "second-pass"),
+				Code(constants(oocPassPy, "hist_columns", pyList(c.Hist), "date_column", pyOptional(c.Date), "value_column", pyOptional(value),
+					"FREQUENCY", pyOptional(c.Frequency)), "second-pass"),
 			}
 		},
 		histDraw: `edges = hist_edges[column]
@@ -254,14 +259,6 @@ func OutOfCorePrompt(p *Profile) string {
 		"where is a DataFrame.query string such as \"region == 'West'\". Each call reads the file (seconds to minutes): "+
 		"keep the result in a variable. Say which numbers come from the sample.\n",
 		underscoredText(p.OutOfCore.SampleRows), underscoredText(p.Rows))
-}
-
-func mustIndex(s, marker string) int {
-	i := strings.Index(s, marker)
-	if i < 0 {
-		panic("eda: " + strings.TrimSpace(marker) + " not found in a template")
-	}
-	return i
 }
 
 // underscored is n as a Python literal with _ between thousands.

@@ -147,3 +147,71 @@ func fill(tmpl string, kv ...string) string {
 	}
 	return strings.NewReplacer(kv...).Replace(tmpl)
 }
+
+// constants is tmpl with its run's constants set: each key NAME is a
+// top-level assignment "NAME = default" of tmpl (a comment after the value
+// stays), whose default, on one line or bracketed over several, becomes
+// value. The defaults make the file Python that runs on its own (its unit
+// tests); the run's values replace them. A key the template lacks, or sets
+// twice, is a mistake in analyst and panics, as fill does.
+func constants(tmpl string, kv ...string) string {
+	if len(kv)%2 != 0 {
+		panic(fmt.Sprintf("eda: constants: %d arguments, want name-value pairs", len(kv)))
+	}
+	for i := 0; i < len(kv); i += 2 {
+		start, end := constantValue(tmpl, kv[i])
+		tmpl = tmpl[:start] + kv[i+1] + tmpl[end:]
+	}
+	return tmpl
+}
+
+// constantValue is where the value of the one top-level assignment to name
+// in tmpl starts and ends: at the end of its line, or of the line where its
+// brackets close, before a comment.
+func constantValue(tmpl, name string) (start, end int) {
+	prefix := name + " = "
+	start = -1
+	for at := 0; at < len(tmpl); {
+		if (at == 0 || tmpl[at-1] == '\n') && strings.HasPrefix(tmpl[at:], prefix) {
+			if start >= 0 {
+				panic(fmt.Sprintf("eda: constants: %s is set twice in a template", name))
+			}
+			start = at + len(prefix)
+		}
+		next := strings.IndexByte(tmpl[at:], '\n')
+		if next < 0 {
+			break
+		}
+		at += next + 1
+	}
+	if start < 0 {
+		panic(fmt.Sprintf("eda: constants: the template sets no %s", name))
+	}
+	return start, start + valueLength(tmpl[start:])
+}
+
+// valueLength is the length of the Python expression that s starts with:
+// up to the newline or "  #" outside brackets and string literals.
+func valueLength(s string) int {
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '(' || c == '{':
+			depth++
+		case c == ']' || c == ')' || c == '}':
+			depth--
+		case depth == 0 && (c == '\n' || strings.HasPrefix(s[i:], "  #")):
+			return i
+		}
+	}
+	return len(s)
+}

@@ -147,18 +147,28 @@ func Relationships(tables []string) Stage {
 			names = append(names, t)
 		}
 	}
-	code := fill(relationshipsPy, "{{TABLES}}", pyList(names), "{{MATCH_SHARE}}", pyFloat(matchShare),
-		"{{MIN_DISTINCT}}", strconv.Itoa(minDistinct), "{{CHANCE}}", pyFloat(chanceBound),
-		"{{ORPHAN_SAMPLE}}", strconv.Itoa(orphanSample))
+	code := constants(relationshipsPy, relationshipsConstants(names)...)
 	return Stage{Name: StageRelationships, Title: "Relationships between tables", Cells: []Cell{
 		Markdown(relationshipsMd),
 		Code(code, "relationships-find"),
 		Markdown("The relationships as JSON, which analyst reads to write the report and to brief the model."),
-		Code(fill(relationshipsJSONPy, "{{MIME}}", pyString(nbformat.MimeRelationships)), RelationshipsTag),
+		Code(constants(relationshipsJSONPy, relationshipsJSONConstants...), RelationshipsTag),
 		Markdown(relationshipsChartMd),
-		Code(fill(relationshipsChartPy, "{{DIAGRAM_TABLES}}", strconv.Itoa(diagramTables)), RelationshipsChartTag),
+		Code(constants(relationshipsChartPy, relationshipsChartConstants...), RelationshipsChartTag),
 	}}
 }
+
+// relationshipsConstants are the relationships cell's tables and
+// thresholds, as name-value pairs for constants.
+func relationshipsConstants(tables []string) []string {
+	return []string{"RELATIONSHIP_TABLES", pyList(tables), "MATCH_SHARE", pyFloat(matchShare),
+		"MIN_DISTINCT", strconv.Itoa(minDistinct), "CHANCE", pyFloat(chanceBound), "ORPHAN_SAMPLE", strconv.Itoa(orphanSample)}
+}
+
+var (
+	relationshipsJSONConstants  = []string{"RELATIONSHIPS_MIME", pyString(nbformat.MimeRelationships)}
+	relationshipsChartConstants = []string{"DIAGRAM_TABLES", strconv.Itoa(diagramTables)}
+)
 
 var relationshipsMd = fmt.Sprintf(strings.TrimSpace(`
 The tables together. Each table's **keys** are its columns whose values are all different and never missing (single columns: a key made of two columns is not looked for). A column A.x **refers to** a key B.y when, of A.x's distinct values,

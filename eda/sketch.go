@@ -21,8 +21,19 @@ var (
 // sketches: in memory from df, out of core chunk by chunk in the profile's
 // pass (ooc_profile.py calls sketch_parts.add).
 func sketchParts() string {
-	return fill(sketchPartsPy, "{{QUANTILE_POINTS}}", underscored(quantilePoints),
-		"{{VALUE_COUNTS_CAP}}", underscored(valueCountsCap), "{{TIME_PERIODS}}", underscored(timePeriods))
+	return constants(sketchPartsPy, sketchPartsConstants...)
+}
+
+// sketchPartsConstants are the sketch's sizes, as name-value pairs for
+// constants.
+var sketchPartsConstants = []string{"QUANTILE_POINTS", underscored(quantilePoints),
+	"VALUE_COUNTS_CAP", underscored(valueCountsCap), "TIME_PERIODS", underscored(timePeriods)}
+
+// sketchConstants are the sketch cell's constants: its layout's version and
+// MIME type, and which columns were estimated or sampled (Python sets).
+func sketchConstants(approximate, sampled string) []string {
+	return []string{"SKETCH_VERSION", strconv.Itoa(SketchVersion), "SKETCH_MIME", pyString(MimeSketch),
+		"approximate_distinct", approximate, "sampled_counts", sampled}
 }
 
 // inMemorySketchFeed gives the numeric and date columns of df to the
@@ -51,8 +62,7 @@ var sketchMd = "What a later run needs to compare its data with this data (`anal
 // sketchCell is the code cell that shows the sketch; parts is the code
 // that gathers the parts first ("" when the profile's pass did).
 func sketchCell(parts, feed, approximate, sampled string) Cell {
-	code := fill(sketchPy, "{{SKETCH_VERSION}}", strconv.Itoa(SketchVersion), "{{MIME}}", pyString(MimeSketch),
-		"{{APPROXIMATE}}", approximate, "{{SAMPLED}}", sampled, "{{FEED}}", feed)
+	code := fill(constants(sketchPy, sketchConstants(approximate, sampled)...), "{{FEED}}", feed)
 	if parts != "" {
 		code = parts + "\n" + code
 	}

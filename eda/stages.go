@@ -29,16 +29,23 @@ const (
 
 var (
 	// loadPy is the loader: the text formats' code, then the other formats'
-	// (kept apart to keep each simple: {{LOAD_FORMATS}}), before the lines
-	// that call it.
-	loadPy           = pyFileWhole("load.py")
-	loadFormatsPy    = pyFileWhole("load_formats.py")
-	loadSourcePy     = pyFile("load_source.py") // where a file's data is: {{SOURCE}}
-	loadCallPy       = pyFile("load_call.py")   // the lines that read it into df: {{CALL}}
-	setupPy          = pyFile("setup.py")
-	profileColumnsPy = pyFileWhole("profile_columns.py")
-	profileAlertsPy  = pyFileWhole("profile_alerts.py")
-	profileJSONPy    = pyFileWhole("profile_json.py")
+	// (kept apart to keep each simple), between where the data is and the
+	// lines that call it.
+	loadPy        = pyFileWhole("load.py")
+	loadFormatsPy = pyFileWhole("load_formats.py")
+	loadSourcePy  = pyFile("load_source.py") // where a file's data is
+	loadCallPy    = pyFile("load_call.py")   // the lines that read it into df
+	setupPy       = pyFile("setup.py")
+	// The profile of the columns: the helpers, the pass over the columns,
+	// the overview table and the summary line (out of core, the helpers
+	// and the overview with its own pass and summary).
+	profileHelpersPy  = pyFileWhole("profile_helpers.py")
+	profileColumnsPy  = pyFileWhole("profile_columns.py")
+	profileOverviewPy = pyFileWhole("profile_overview.py")
+	profileSummaryPy  = pyFileWhole("profile_summary.py")
+	profileAlertsPy   = pyFileWhole("profile_alerts.py")
+	profileJSONPy     = pyFileWhole("profile_json.py")
+	profileShowPy     = pyFileWhole("profile_show.py")
 )
 
 // The one-line summaries of the plumbing cells (see Plumbing).
@@ -103,10 +110,6 @@ func LoadWith(dataPath string, opts LoadOptions) Stage {
 // (DataErrorName).
 func LoadFrom(src Source) Stage {
 	name := path.Base(src.Path)
-	na := src.NAValues
-	if na == nil {
-		na = DefaultNAValues
-	}
 	intro := "The loader below reads " + mdCode(name) + ". From the first " + strconv.Itoa(headKB) + " KB of the file it decides how: " +
 		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
 		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
@@ -132,8 +135,7 @@ func LoadFrom(src Source) Stage {
 	}
 	return Stage{Name: StageLoad, Title: "Load the data", Cells: []Cell{
 		Markdown(intro),
-		Plumbing(summaryLoad, Code(loader(fill(loadSourcePy, "{{DATA_PATH}}", pyString(src.Path), "{{SHEET}}", pyOptional(src.Sheet),
-			"{{TABLE}}", pyOptional(src.Table), "{{CONVERTED_PATH}}", pyOptional(src.Converted)), loadCallPy, na), TagLoadData)),
+		Plumbing(summaryLoad, Code(loader(loadSource(src), loadCallPy, naValues(src.NAValues)), TagLoadData)),
 		Markdown("The first rows, as loaded."),
 		Code("df.head()"),
 	}}
@@ -143,12 +145,37 @@ func LoadFrom(src Source) Stage {
 // (where the data is) and call (the lines that read it), with the
 // missing-value markers na.
 func loader(source, call string, na []string) string {
-	return fill(loadPy, "{{SOURCE}}", source, "{{CALL}}", call, "{{LOAD_FORMATS}}", loadFormatsPy, "{{HEAD_KB}}", strconv.Itoa(headKB),
-		"{{DATE_SHARE}}", pyFloat(dateShare), "{{NUMBER_SHARE}}", pyFloat(numberShare),
-		"{{NUMBER_HINT_SHARE}}", pyFloat(numberHintShare), "{{NA_VALUES}}", pyList(na),
-		"{{HEADER_STABLE_SHARE}}", pyFloat(headerStableShare), "{{CODE_WORDS}}", pyList(codeWords),
-		"{{NUMBER_WORDS}}", pyList(numberWords), "{{PADDED_CODE_WORDS}}", pyList(paddedCodeWords),
-		"{{TOTAL_LABELS}}", pyList(totalLabels))
+	return loaderFunctions(source, na) + "\n\n" + call + "\n"
+}
+
+// loaderFunctions is the loader without the lines that call it: where the
+// data is, the thresholds, the functions.
+func loaderFunctions(source string, na []string) string {
+	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy
+}
+
+// loadConstants are the loader's thresholds and word lists, as
+// name-value pairs for constants.
+func loadConstants(na []string) []string {
+	return []string{"NA_VALUES", pyList(na), "HEAD_BYTES", strconv.Itoa(headKB) + " * 1024",
+		"DATE_SHARE", pyFloat(dateShare), "NUMBER_SHARE", pyFloat(numberShare),
+		"NUMBER_HINT_SHARE", pyFloat(numberHintShare), "HEADER_STABLE_SHARE", pyFloat(headerStableShare),
+		"CODE_WORDS", pyList(codeWords), "NUMBER_WORDS", pyList(numberWords),
+		"PADDED_CODE_WORDS", pyList(paddedCodeWords), "TOTAL_LABELS", pyList(totalLabels)}
+}
+
+// loadSource is where src's data is: the first lines of its load cell.
+func loadSource(src Source) string {
+	return constants(loadSourcePy, "DATA_PATH", pyString(src.Path), "SHEET", pyOptional(src.Sheet),
+		"TABLE", pyOptional(src.Table), "CONVERTED_PATH", pyOptional(src.Converted))
+}
+
+// naValues are src's missing-value markers: DefaultNAValues unless set.
+func naValues(na []string) []string {
+	if na == nil {
+		return DefaultNAValues
+	}
+	return na
 }
 
 // pyOptional is a Python string literal, or None for "".
@@ -169,7 +196,7 @@ func ProfileStage() Stage {
 			"share is of the non-missing values), a few sample values, and for numeric columns the minimum, " +
 			"maximum, mean, standard deviation and skewness. Exact duplicate rows and the memory the data " +
 			"takes are counted too."),
-		Plumbing(summaryProfileColumns, Code(profileColumnsPy, "profile-columns")),
+		Plumbing(summaryProfileColumns, Code(profileHelpersPy+"\n\n"+profileColumnsPy+"\n"+profileOverviewPy+profileSummaryPy, "profile-columns")),
 		Markdown(profileAlertsMd),
 		Plumbing(summaryProfileAlerts, Code(profileAlerts(), "profile-alerts")),
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
@@ -179,11 +206,18 @@ func ProfileStage() Stage {
 	}}
 }
 
-// profileJSON is the cell that shows the profile; extra goes into its
-// dictionary after the alerts (the out-of-core stage's own entry).
+// profileJSON is the cell that shows the profile; extra runs after the
+// profile is built, before it is shown (the out-of-core stage's own entry).
 func profileJSON(extra string) string {
-	return fill(profileJSONPy, "{{MIME}}", pyString(nbformat.MimeProfile), "{{OUT_OF_CORE}}", extra)
+	return constants(profileJSONPy, profileJSONConstants...) + extra + profileShowPy
 }
+
+// profileJSONConstants is the profile's MIME type, for constants.
+var profileJSONConstants = []string{"PROFILE_MIME", pyString(nbformat.MimeProfile)}
+
+// profileOutOfCorePy adds the out-of-core stage's own entry to the profile.
+const profileOutOfCorePy = `profile["out_of_core"] = jsonable(out_of_core)
+`
 
 var profileAlertsMd = fmt.Sprintf(strings.TrimSpace(`
 Alerts point at what an analyst should look at first, in the manner of ydata-profiling:
@@ -214,11 +248,15 @@ Alerts point at what an analyst should look at first, in the manner of ydata-pro
 // profileAlerts is the cell that raises the alerts, with the thresholds
 // of thresholds.go.
 func profileAlerts() string {
-	return fill(profileAlertsPy, "{{HIGH_MISSING_SHARE}}", pyFloat(highMissingShare),
-		"{{HIGH_CARDINALITY}}", strconv.Itoa(highCardinality), "{{SKEWED}}", pyFloat(skewed),
-		"{{HIGH_CORRELATION}}", pyFloat(highCorrelation), "{{CORRELATION_MAX_ALERTS}}", strconv.Itoa(correlationAlerts),
-		"{{DATES_AS_TEXT_SHARE}}", pyFloat(datesAsTextShare), "{{MIXED_SAMPLE}}", underscored(mixedSample))
+	return constants(profileAlertsPy, profileAlertsConstants...)
 }
+
+// profileAlertsConstants are the alerts' thresholds, as name-value pairs
+// for constants.
+var profileAlertsConstants = []string{"HIGH_MISSING_SHARE", pyFloat(highMissingShare),
+	"HIGH_CARDINALITY", strconv.Itoa(highCardinality), "SKEWED", pyFloat(skewed),
+	"HIGH_CORRELATION", pyFloat(highCorrelation), "CORRELATION_MAX_ALERTS", strconv.Itoa(correlationAlerts),
+	"DATES_AS_TEXT_SHARE", pyFloat(datesAsTextShare), "MIXED_SAMPLE", underscored(mixedSample)}
 
 var loadCleaningMd = fmt.Sprintf(strings.TrimSpace(`
 Then it cleans text as spreadsheets and exports write it, in this order:

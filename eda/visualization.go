@@ -171,8 +171,7 @@ func Visualization(p *Profile, opts Options) Stage {
 		if p.OutOfCore != nil {
 			pearson = `df[pair_columns].corr(method="pearson")`
 		}
-		add(Code(fill(vizPairsPy, "{{COLUMNS}}", pyList(v.Pairs), "{{PEARSON}}", pearson, "{{TOP_PAIRS}}", strconv.Itoa(TopPairs),
-			"{{HEXBIN_ROWS}}", fmt.Sprintf("%d_%03d", HexbinRows/1000, HexbinRows%1000)), "viz-pairs"))
+		add(Code(constants(constants(vizPairsPy, vizPairsConstants...), "pair_columns", pyList(v.Pairs), "pair_r", pearson), "viz-pairs"))
 	}
 	if v.Category != "" && len(v.Grouped) > 0 {
 		var left string
@@ -188,7 +187,7 @@ func Visualization(p *Profile, opts Options) Stage {
 			"whiskers_; the cell prints the totals. Rows whose %s is missing are in no group and left out; the cell prints "+
 			"how many when there are any.%s",
 			mdCode(v.Category), mdCode(v.Category), mdCode(v.Category), left)))
-		add(Code(fill(vizGroupsPy, "{{CATEGORY}}", pyString(v.Category), "{{COLUMNS}}", pyList(v.Grouped)), "viz-by-category"))
+		add(Code(constants(vizGroupsPy, "group_column", pyString(v.Category), "group_values", pyList(v.Grouped)), "viz-by-category"))
 	}
 	if v.Date != "" {
 		word := periodWords[v.Frequency]
@@ -207,10 +206,13 @@ func Visualization(p *Profile, opts Options) Stage {
 		}
 		add(Markdown("### Pair plot\n\nEvery pair of the numeric columns as points, each column's histogram on the " +
 			"diagonal: with few rows, the whole picture at once." + left))
-		add(Code(fill(vizPairPlotPy, "{{COLUMNS}}", pyList(v.PairPlot)), "viz-pair-plot"))
+		add(Code(constants(vizPairPlotPy, "pairplot_columns", pyList(v.PairPlot)), "viz-pair-plot"))
 	}
 	return st
 }
+
+// vizPairsConstants are the pairs cell's bounds, for constants.
+var vizPairsConstants = []string{"TOP_PAIRS", strconv.Itoa(TopPairs), "HEXBIN_ROWS", fmt.Sprintf("%d_%03d", HexbinRows/1000, HexbinRows%1000)}
 
 // visualizationMethodMd is the stage's method note: which charts, chosen how.
 func visualizationMethodMd(v VisualizationChoice) string {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages analyst needs to build and run its kernel:
 # podman and runc to run it, uidmap for rootless use, debootstrap and
-# mmdebstrap to build its image, and chromium for the HTML report tests.
+# mmdebstrap to build its image, chromium for the HTML report tests, and
+# pyflakes (pyflakes3) for the tests that lint the kernel's Python.
 # Does nothing when they are all present.
 set -euo pipefail
 
-packages=(podman runc uidmap debootstrap mmdebstrap fuse-overlayfs chromium)
-commands=(podman runc newuidmap debootstrap mmdebstrap fuse-overlayfs chromium)
+packages=(podman runc uidmap debootstrap mmdebstrap fuse-overlayfs chromium python3-pyflakes)
+commands=(podman runc newuidmap debootstrap mmdebstrap fuse-overlayfs chromium pyflakes3)
 
 missing=()
 for i in "${!commands[@]}"; do

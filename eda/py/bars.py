@@ -1,4 +1,4 @@
-bar_columns = {{COLUMNS}}
+bar_columns = []
 fig, axes = chart_grid(len(bar_columns), ncols=2, width=6, height=0.3 * TOP_CATEGORIES + 1.5)
 for ax, column in zip(axes, bar_columns):
     counts = top_values[column]

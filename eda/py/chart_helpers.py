@@ -19,7 +19,10 @@ def chart_grid(n, ncols=3, width=4.5, height=3.2):
     return fig, axes.flat[:n]
 
 
-def hist_bins(values, bins={{HIST_BINS}}):
+HIST_BINS = 30  # bins of a histogram: equal-width, or at most this many of whole numbers
+
+
+def hist_bins(values, bins=HIST_BINS):
     """Bin edges: for integers, bins of whole numbers centred on the values (no empty slivers
     between integers), at most bins of them; otherwise bins equal-width bins."""
     if not pd.api.types.is_integer_dtype(values) or values.empty:
@@ -27,7 +30,7 @@ def hist_bins(values, bins={{HIST_BINS}}):
     low, high = int(values.min()), int(values.max())
     width = max(1, math.ceil((high - low + 1) / bins))
     count = math.ceil((high - low + 1) / width)
-    return low - 0.5 + width * np.arange(count + 1)
+    return low - 0.5 + width * np.arange(count + 1, dtype=float)  # floats: int64 extremes would wrap around
 
 
 PERIOD_UNITS = {"h": "h", "D": "D", "MS": "M", "YS": "Y"}  # numpy's datetime units for the period aliases

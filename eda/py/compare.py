@@ -1,4 +1,4 @@
-CHANGES_MIME = {{MIME}}  # analyst reads the changes from this output (exit code, Markdown summary)
+CHANGES_MIME = "application/vnd.analyst.changes+json"  # analyst reads the changes from this output (exit code, Markdown summary)
 LEVELS = ("info", "warn", "fail")
 NEW = sketch  # this run's sketch, from the profile above
 

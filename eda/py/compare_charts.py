@@ -10,7 +10,7 @@ else:
             da, db = Distribution(a["numbers"]), Distribution(b["numbers"])
             low = min(da.quantile(0.01), db.quantile(0.01))
             high = max(da.quantile(0.99), db.quantile(0.99))
-            edges = np.linspace(low, high, {{HIST_BINS}} + 1) if high > low else np.array([low - 0.5, low + 0.5])
+            edges = np.linspace(low, high, HIST_BINS + 1) if high > low else np.array([low - 0.5, low + 0.5])
             ax.stairs(da.shares(edges), edges, label="baseline")  # the first and last bins hold the rows beyond them
             ax.stairs(db.shares(edges), edges, label="new")
             ax.set_xlabel(chart_label(column) + " (1st to 99th percentile)")

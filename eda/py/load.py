@@ -1,17 +1,19 @@
-{{SOURCE}}
 # Text values that mean "no value": a value equal to one of these, ignoring case and the
 # spaces around it, becomes missing ("" stands for empty or only spaces). analyst's
 # --na-values flag (config key na-values) sets this list; edit it here to re-run with another.
-NA_VALUES = {{NA_VALUES}}
+NA_VALUES = [
+    "", "-", "--", "?", "n/a", "na", "#n/a", "nan", "null", "none", "nil",
+    "unknown", "missing",
+]
 
 
 class AnalystDataError(Exception):
     """The file cannot be read as a table; the message says what is wrong and what to do."""
 
 
-HEAD_BYTES = {{HEAD_KB}} * 1024  # how much of the file the loader looks at to decide how to read it
+HEAD_BYTES = 64 * 1024  # how much of the file the loader looks at to decide how to read it
 DELIMITERS = [",", ";", "\t", "|"]  # the delimiters the loader tries, in order of preference
-DATE_SHARE = {{DATE_SHARE}}  # a text column becomes dates when at least this share of its values parse
+DATE_SHARE = 0.9  # a text column becomes dates when at least this share of its values parse
 # Date formats tried, in order; the first that parses the most sampled values wins.
 # Explicit formats are fast on millions of rows (no per-value guessing).
 DATE_FORMATS = [
@@ -25,7 +27,7 @@ DATE_FORMATS = [
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
 ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d:?\d\d)$"  # the group is the offset
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
-HEADER_STABLE_SHARE = {{HEADER_STABLE_SHARE}}  # the header: the first row after which this share of the sampled rows has its field count
+HEADER_STABLE_SHARE = 0.9  # the header: the first row after which this share of the sampled rows has its field count
 # A number written with a zero before another digit (02134, 000552, 01.50): as a number it would
 # lose the zeros, which make it a code (ZIP codes, zero-padded identifiers), so it stays text.
 LEADING_ZEROS = re.compile(r"\s*0\d+(?:[.,]\d+)?\s*")
@@ -33,11 +35,15 @@ LEADING_ZEROS = re.compile(r"\s*0\d+(?:[.,]\d+)?\s*")
 # word is one of CODE_WORDS (customer_id, ZipCode, "Postal code", phone), or one of NUMBER_WORDS
 # after another word (account_number, order_no). A name with another last word is not one
 # (account_balance, phone_calls, num_orders).
-CODE_WORDS = {{CODE_WORDS}}
-NUMBER_WORDS = {{NUMBER_WORDS}}
+CODE_WORDS = [
+    "id", "code", "zip", "zipcode", "postal", "postcode", "postalcode", "plz",
+    "fips", "phone", "telephone", "tel", "fax", "account", "acct", "sku", "isbn",
+    "ean", "upc", "gtin", "iban", "ssn", "uuid", "guid",
+]
+NUMBER_WORDS = ["number", "no", "nr", "num"]
 # Codes written with leading zeros: columns so named are read as text whatever the first
 # lines hold (a file sorted by state may reach the ZIP codes that start with 0 late).
-PADDED_CODE_WORDS = {{PADDED_CODE_WORDS}}
+PADDED_CODE_WORDS = ["zip", "zipcode", "postal", "postcode", "postalcode", "plz", "fips"]
 
 
 def name_words(name):
@@ -70,7 +76,11 @@ SIGNATURES = [
 COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
 # A last row labelled so (any case, a trailing colon) may hold the column totals: left out of
 # the table when each of its numbers is the sum of the rows above (see clean_table).
-TOTAL_LABELS = {{TOTAL_LABELS}}
+TOTAL_LABELS = [
+    "total", "totals", "grand total", "sum", "overall", "all", "gesamt", "summe",
+    "gesamtsumme", "insgesamt", "totale", "total général", "totaal", "totalt",
+    "summa", "suma",
+]
 
 
 def read_head(path):
@@ -693,8 +703,8 @@ def date_order_note(column, evidence, proven, formats, info):
 
 
 # ---- Text as spreadsheets and exports write it --------------------------------------
-NUMBER_SHARE = {{NUMBER_SHARE}}  # a text column becomes numeric when at least this share of its values are numbers
-NUMBER_HINT_SHARE = {{NUMBER_HINT_SHARE}}  # from this share up to NUMBER_SHARE it stays text, with an alert
+NUMBER_SHARE = 0.9  # a text column becomes numeric when at least this share of its values are numbers
+NUMBER_HINT_SHARE = 0.5  # from this share up to NUMBER_SHARE it stays text, with an alert
 # A number as exports write it: a sign, a currency symbol before or after it, digits grouped
 # by ',' '.' spaces or apostrophes, a decimal part, a trailing % (divided by 100), and
 # accounting parentheses for negatives: (1,234.50) is -1234.5.
@@ -985,7 +995,6 @@ def new_load_info():
             "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "leading_zeros": {},
             "date_formats": {}, "dates_kept_text": {}, "ambiguous_dates": {}, "notes": []}
 
-{{LOAD_FORMATS}}
 
 def load_table(path, sheet=None, table=None):
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
@@ -1095,5 +1104,3 @@ def totals_check(body, last, decimal):
         (sums if close else other).append((column, value, total))
     return sums, other
 
-
-{{CALL}}

@@ -1,4 +1,4 @@
-numeric_columns = {{COLUMNS}}
+numeric_columns = []
 numeric = df[numeric_columns]
 with np.errstate(invalid="ignore"):  # infinite values give NaN statistics, without a warning
     quartiles = numeric.quantile([0.25, 0.5, 0.75])  # linear interpolation

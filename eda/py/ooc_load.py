@@ -1,10 +1,10 @@
 import tempfile
 
 # ---- Out of core: the file is read CHUNK_ROWS rows at a time, never whole ----------------
-CHUNK_ROWS = {{CHUNK_ROWS}}  # rows per chunk: fixed, so every run reads the same chunks in the same order
-PLAN_BYTES = {{PLAN_BYTES}}  # the first whole lines up to this size decide each column's type and cleaning
-SAMPLE_ROWS = {{SAMPLE_ROWS}}  # rows of the uniform sample kept in memory as df
-SAMPLE_SEED = {{SAMPLE_SEED}}  # seed of the sample's random keys: same file, same sample
+CHUNK_ROWS = 200_000  # rows per chunk: fixed, so every run reads the same chunks in the same order
+PLAN_BYTES = 8_388_608  # the first whole lines up to this size decide each column's type and cleaning
+SAMPLE_ROWS = 10_000  # rows of the uniform sample kept in memory as df
+SAMPLE_SEED = 20240601  # seed of the sample's random keys: same file, same sample
 
 
 def plan_head(path, compression):

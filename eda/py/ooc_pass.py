@@ -1,10 +1,10 @@
-hist_columns = {{HIST}}
-date_column = {{DATE}}
-value_column = {{VALUE}}
-FREQUENCY = {{FREQ}}
+hist_columns = []
+date_column = None
+value_column = None
+FREQUENCY = None
 
 
-def exact_bins(column, bins={{HIST_BINS}}):
+def exact_bins(column, bins=HIST_BINS):
     """hist_bins of the whole column, from its exact minimum and maximum: for integers, bins of
     whole numbers centred on the values, at most bins of them; otherwise bins equal-width bins
     (as numpy.histogram makes them)."""

@@ -1,5 +1,5 @@
-DISTINCT_K = {{DISTINCT_K}}  # hashes kept per column to count distinct values (k minimum values)
-VALUE_COUNT_CAP = {{VALUE_COUNT_CAP}}  # distinct values counted exactly per text column; past it, top values from the sample
+DISTINCT_K = 4096  # hashes kept per column to count distinct values (k minimum values)
+VALUE_COUNT_CAP = 100_000  # distinct values counted exactly per text column; past it, top values from the sample
 
 
 class Moments:
@@ -244,9 +244,3 @@ out_of_core = jsonable({
     "sample_top_values": sample_counts,
 })
 numeric_moments = {c: moments[c].stats() | {"count": moments[c].n} for c in plan["columns"] if moments[c].n}
-{{OVERVIEW}}
-overview["distinct"] = [f"≈{c['distinct']:,}" if c["name"] in out_of_core["approximate_distinct"] else f"{c['distinct']:,}"
-                        for c in column_info]
-print(f"{rows:,} rows × {len(plan['columns']):,} columns read in {chunks_read:,} chunks, {duplicate_rows:,} duplicate rows, "
-      f"≈{memory.sum() / 2**20:,.1f} MiB if loaded whole; df holds a uniform sample of {len(df):,} rows")
-overview

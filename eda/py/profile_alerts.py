@@ -1,13 +1,13 @@
 # Alert thresholds, after ydata-profiling's alerts (the table above says why each is set so).
-HIGH_MISSING_SHARE = {{HIGH_MISSING_SHARE}}  # flag a column with at least this share of missing values
-HIGH_CARDINALITY = {{HIGH_CARDINALITY}}  # flag a categorical column with more distinct values than this
-SKEWED = {{SKEWED}}  # flag a numeric column whose |skewness| is above this
-HIGH_CORRELATION = {{HIGH_CORRELATION}}  # flag two numeric columns whose |Pearson r| is at least this
+HIGH_MISSING_SHARE = 0.2  # flag a column with at least this share of missing values
+HIGH_CARDINALITY = 50  # flag a categorical column with more distinct values than this
+SKEWED = 2.0  # flag a numeric column whose |skewness| is above this
+HIGH_CORRELATION = 0.9  # flag two numeric columns whose |Pearson r| is at least this
 CORRELATION_BLOCK = 200  # columns per block of the correlation check: memory stays rows × 3 blocks
-CORRELATION_MAX_ALERTS = {{CORRELATION_MAX_ALERTS}}  # high_correlation alerts listed, strongest first; the rest are counted
+CORRELATION_MAX_ALERTS = 50  # high_correlation alerts listed, strongest first; the rest are counted
 VARIANT_GROUPS = 5  # groups of case/space variants shown per column
-DATES_AS_TEXT_SHARE = {{DATES_AS_TEXT_SHARE}}  # flag a text column when at least this share of sampled values are dates
-MIXED_SAMPLE = {{MIXED_SAMPLE}}  # values sampled per text column to look for numbers mixed with text
+DATES_AS_TEXT_SHARE = 0.5  # flag a text column when at least this share of sampled values are dates
+MIXED_SAMPLE = 10_000  # values sampled per text column to look for numbers mixed with text
 
 
 def case_variants(counts):

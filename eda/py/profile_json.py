@@ -1,4 +1,4 @@
-PROFILE_MIME = {{MIME}}  # analyst reads the profile from this output
+PROFILE_MIME = "application/vnd.analyst.profile+json"  # analyst reads the profile from this output
 profile = jsonable({
     "rows": rows,
     "columns": len(df.columns),
@@ -6,7 +6,5 @@ profile = jsonable({
     "duplicate_rows": duplicate_rows,
     "load": load_info,
     "column_info": column_info,
-    "alerts": alerts,{{OUT_OF_CORE}}
+    "alerts": alerts,
 })
-summary = f"Data profile: {rows:,} rows × {len(df.columns):,} columns, {len(alerts)} alert(s)"
-display({PROFILE_MIME: profile, "text/plain": summary}, raw=True)

@@ -2,8 +2,8 @@
 # one, or one section of it. Headings are Markdown's "#" headings as analyst lists them for
 # the model: one to six "#" at the start of a line (indented at most three spaces), outside
 # code fenced with ``` or ~~~; "line" counts from 1.
-DOCS_DIR = {{DOCS_DIR}}  # where the documents are; change it to re-run elsewhere
-DOC_MAX_BYTES = {{DOC_MAX_BYTES}}  # read_doc reads at most this much of a document
+DOCS_DIR = "/data"  # where the documents are; change it to re-run elsewhere
+DOC_MAX_BYTES = 67_108_864  # read_doc reads at most this much of a document
 
 
 def doc_fence(line):

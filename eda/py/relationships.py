@@ -1,10 +1,10 @@
 # The tables profiled together (each is tables[name]), and the rule that links them; the
 # markdown above states each threshold and why.
-RELATIONSHIP_TABLES = {{TABLES}}
-MATCH_SHARE = {{MATCH_SHARE}}  # A.x refers to B.key when at least this share of A.x's distinct values are keys of B
-MIN_DISTINCT = {{MIN_DISTINCT}}  # and A.x has at least this many distinct values (a constant proves nothing)
-CHANCE = {{CHANCE}}  # numbers: and landing on that many keys by chance is at most this likely (else the names must agree)
-ORPHAN_SAMPLE = {{ORPHAN_SAMPLE}}  # orphan values listed per relationship, most rows first
+RELATIONSHIP_TABLES = []
+MATCH_SHARE = 0.9  # A.x refers to B.key when at least this share of A.x's distinct values are keys of B
+MIN_DISTINCT = 2  # and A.x has at least this many distinct values (a constant proves nothing)
+CHANCE = 0.000001  # numbers: and landing on that many keys by chance is at most this likely (else the names must agree)
+ORPHAN_SAMPLE = 5  # orphan values listed per relationship, most rows first
 # Words that say nothing about what a column refers to: "id" names every table's key.
 GENERIC_WORDS = {"id", "key", "code", "no", "nr", "num", "number", "idx", "index", "name", "unnamed",
                  "value", "pk", "fk", "ref", "uid", "uuid"}
@@ -17,7 +17,7 @@ SAMPLE_ROWS = 10_000  # rows looked at first, to rule columns out as keys (speed
 DIGITS = re.compile(r"[+-]?\d{1,18}")  # text read as a whole number (zero-padded ids: "007")
 
 
-def name_words(name):
+def singular_words(name):
     """The words of a name, lower case and singular: "merchantCategoryCodes" -> merchant category code."""
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name)).lower()
     words = [w for w in re.split(r"[^a-z0-9]+", text) if w]
@@ -26,7 +26,7 @@ def name_words(name):
 
 
 def core_words(name, generic):
-    return [w for w in name_words(name) if w not in generic and not w.isdigit()]
+    return [w for w in singular_words(name) if w not in generic and not w.isdigit()]
 
 
 def names_agree(column, table, key):

@@ -1,6 +1,6 @@
 from matplotlib import patheffects
 
-DIAGRAM_TABLES = {{DIAGRAM_TABLES}}  # tables drawn at most: those in relationships first
+DIAGRAM_TABLES = 12  # tables drawn at most: those in relationships first
 CHAR_INCHES, LINE_INCHES = 0.075, 0.19  # about how wide a character and how tall a line of 9-point text are
 LABEL_CHARS = 28  # an arrow's label is cut to this many characters a line
 LOOP = "arc,angleA=0,angleB=0,armA=22,armB=22,rad=6"  # a table's column referring to its own key: out right and back

@@ -11,7 +11,6 @@ import lzma
 import math
 import os
 import re
-import time
 import warnings
 import weakref
 import zipfile

@@ -1,7 +1,7 @@
-SKETCH_VERSION = {{SKETCH_VERSION}}  # the layout below; a comparison refuses a baseline sketch of another version
-SKETCH_MIME = {{MIME}}  # analyst reads the sketch from this output and keeps it beside the run
-approximate_distinct = {{APPROXIMATE}}  # columns whose distinct count is an estimate
-sampled_counts = {{SAMPLED}}  # columns whose value counts come from the sample df, not every row
+SKETCH_VERSION = 1  # the layout below; a comparison refuses a baseline sketch of another version
+SKETCH_MIME = "application/vnd.analyst.sketch+json"  # analyst reads the sketch from this output and keeps it beside the run
+approximate_distinct = set()  # columns whose distinct count is an estimate
+sampled_counts = set()  # columns whose value counts come from the sample df, not every row
 {{FEED}}
 
 def value_part(counts, present, distinct, sample):

@@ -1,7 +1,7 @@
 # ---- Sketches: what a later run compares its data with (analyst run --baseline) ----------
-QUANTILE_POINTS = {{QUANTILE_POINTS}}  # quantiles kept per numeric column (Chebyshev-spaced ranks: fine at both tails)
-VALUE_COUNTS_CAP = {{VALUE_COUNTS_CAP}}  # most frequent values kept per categorical column; the rest are counted as a tail
-TIME_PERIODS = {{TIME_PERIODS}}  # periods kept per date column: hours, days, months or years, the finest that fits
+QUANTILE_POINTS = 1_000  # quantiles kept per numeric column (Chebyshev-spaced ranks: fine at both tails)
+VALUE_COUNTS_CAP = 1_000  # most frequent values kept per categorical column; the rest are counted as a tail
+TIME_PERIODS = 5_000  # periods kept per date column: hours, days, months or years, the finest that fits
 
 
 def quantile_ranks(n, points=QUANTILE_POINTS):

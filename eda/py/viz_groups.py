@@ -1,5 +1,5 @@
-group_column = {{CATEGORY}}
-group_values = {{COLUMNS}}
+group_column = None
+group_values = []
 groups = df.groupby(group_column, observed=True, sort=False)
 group_sizes = groups.size().sort_values(ascending=False, kind="stable")
 group_order = list(group_sizes.index)

@@ -1,4 +1,4 @@
-pairplot_columns = {{COLUMNS}}
+pairplot_columns = []
 pairplot_data = df[pairplot_columns].replace([np.inf, -np.inf], np.nan)
 size = len(pairplot_columns)
 fig, axes = plt.subplots(size, size, figsize=(2.4 * size + 1, 2.4 * size), squeeze=False)

@@ -1,8 +1,8 @@
-pair_columns = {{COLUMNS}}
-TOP_PAIRS = {{TOP_PAIRS}}  # pairs drawn; the table lists up to LISTED_PAIRS
+pair_columns = []
+TOP_PAIRS = 3  # pairs drawn; the table lists up to LISTED_PAIRS
 LISTED_PAIRS = 20
-HEXBIN_ROWS = {{HEXBIN_ROWS}}  # above this many rows a pair is drawn as hexagonal bins
-pair_r = {{PEARSON}}
+HEXBIN_ROWS = 50_000  # above this many rows a pair is drawn as hexagonal bins
+pair_r = pearson
 ranked = []
 for i, x in enumerate(pair_columns):
     for y in pair_columns[i + 1:]:

@@ -22,6 +22,7 @@ that axes with kind "unknown" and an "error" message.
 """
 
 import math
+from typing import Any
 
 MAX_POINTS = 1000  # entries kept per list in a series; cutting sets "truncated"
 MAX_CELLS = 10000  # heatmap cells kept: 1000 x 1000 cells would flood a prompt
@@ -156,7 +157,7 @@ def _combine(found):
 # ---------------------------------------------------------------- matplotlib
 
 
-def describe_figure(fig):
+def describe_figure(fig: Any) -> dict:
     """Describe a matplotlib Figure (already drawn by the caller)."""
     caps = _Caps()
     try:
@@ -666,7 +667,7 @@ def _hexbins(ax, used, caps):
 # ---------------------------------------------------------------- plotly
 
 
-def describe_plotly(fig_dict):
+def describe_plotly(fig_dict: dict | Any) -> dict:
     """Describe a plotly figure given as a dict (fig.to_dict() or
     fig.to_plotly_json(); a Figure is accepted too). Traces sharing a pair of axes form one axes entry;
     each pie is its own. Histogram bins are computed here (plotly.js bins in

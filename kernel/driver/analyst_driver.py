@@ -30,6 +30,9 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any
 
 DRIVER_PID = os.getpid()
 DRIVER_FILE = os.path.abspath(__file__)
@@ -84,7 +87,7 @@ REPLY_FIELDS = {
 }
 
 
-def reply(kind, **fields):
+def reply(kind: str, **fields: Any) -> None:
     """Sends a reply of the given type; only the fields REPLY_FIELDS names."""
     unknown = set(fields) - set(REPLY_FIELDS[kind])
     if unknown:
@@ -94,7 +97,7 @@ def reply(kind, **fields):
     send(msg)
 
 
-def send(msg):
+def send(msg: dict) -> None:
     # A process forked by user code must never speak for the kernel.
     if os.getpid() != DRIVER_PID:
         return
@@ -147,7 +150,7 @@ class Cell:
         self.clear_next = False  # clear_output(wait=True): clear before the next output
         self.lock = threading.Lock()
 
-    def stream(self, name, text):
+    def stream(self, name: str, text: str) -> None:
         if not text:
             return
         with self.lock:
@@ -174,7 +177,7 @@ class Cell:
                 % self.stop_limit
             )
 
-    def display(self, output, display_id=None, update=False):
+    def display(self, output: dict, display_id: str | None = None, update: bool = False) -> None:
         with self.lock:
             if update:
                 # Jupyter updates the outputs shown under the id in place.
@@ -193,7 +196,7 @@ class Cell:
                 return
             self.outputs.append(output)
 
-    def clear(self, wait):
+    def clear(self, wait: bool) -> None:
         with self.lock:
             if wait:
                 self.clear_next = True
@@ -205,7 +208,7 @@ class Cell:
             self.clear_next = False
             self.outputs.clear()
 
-    def finish(self):
+    def finish(self) -> list:
         if self.dropped:
             self.outputs.append(_marker_stream(
                 "[analyst: output truncated: %d more bytes not shown]" % self.dropped))
@@ -244,7 +247,7 @@ class CaptureStream(io.TextIOBase):
         # Code that writes to the descriptor (subprocess, C code) lands in the pipe.
         return self.fd
 
-    def write(self, s):
+    def write(self, s: str) -> int:
         if not isinstance(s, str):
             raise TypeError("write() argument must be str, not %s" % type(s).__name__)
         cell = _cell
@@ -300,7 +303,8 @@ def _text_plain(obj):
         return object.__repr__(obj)
 
 
-def mime_bundle(obj, cell, include=None, exclude=None):
+def mime_bundle(obj: Any, cell: Cell, include: Iterable[str] | None = None,
+                exclude: Iterable[str] | None = None) -> tuple[dict, dict]:
     """The nbformat data and metadata dicts for obj, as Jupyter would show it."""
     mod = type(obj).__module__ or ""
     metadata = {}
@@ -405,7 +409,7 @@ class FigureTooLarge(ValueError):
     pass
 
 
-def figure_output(fig, cell):
+def figure_output(fig: Any, cell: Cell) -> dict:
     """A matplotlib figure as Jupyter's inline backend renders it, plus its description."""
     w, h = fig.get_size_inches() * fig.dpi
     if w * h > MAX_FIGURE_PIXELS:
@@ -460,7 +464,7 @@ def _png_size(png):
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def flush_figures():
+def flush_figures() -> None:
     """Every open matplotlib figure becomes an output, then is closed."""
     if "matplotlib.pyplot" not in sys.modules or _cell is None:
         return
@@ -475,7 +479,7 @@ def flush_figures():
             plt.close(fig)
 
 
-def figure_error(num, fig, e):
+def figure_error(num: int, fig: Any, e: BaseException) -> dict:
     """The error output of a figure that could not be drawn: the cell did not
     show what it meant to. It names the exception, also when it has no
     message (a MemoryError at the memory limit often has none)."""
@@ -491,8 +495,9 @@ def figure_error(num, fig, e):
             "traceback": ["FigureNotRendered: " + value]}
 
 
-def display(*objs, include=None, exclude=None, metadata=None, transient=None, display_id=None,
-            raw=False, clear=False, update=False, **kwargs):
+def display(*objs: Any, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None,
+            metadata: dict | None = None, transient: dict | None = None, display_id: str | bool | None = None,
+            raw: bool = False, clear: bool = False, update: bool = False, **kwargs: Any) -> Any:
     """Shows objects as rich outputs, as IPython's display() does in Jupyter; it
     stands in for it (IPython.display.display, display_html(), ...). With
     raw=True each object is a MIME bundle already: {"mime/type": data, ...}.
@@ -531,20 +536,21 @@ def _merge(d1, d2):
     return d1
 
 
-def publish_display_data(data, metadata=None, source=None, *, transient=None, **kwargs):
+def publish_display_data(data: dict, metadata: dict | None = None, source: str | None = None, *,
+                         transient: dict | None = None, **kwargs: Any) -> None:
     """Shows a MIME bundle as it is (IPython's publish_display_data)."""
     display(data, raw=True, metadata=metadata,
             display_id=(transient or {}).get("display_id"), update=kwargs.get("update", False))
 
 
-def update_display(obj, *, display_id, **kwargs):
+def update_display(obj: Any, *, display_id: str, **kwargs: Any) -> None:
     """Replaces what the running cell displayed under display_id (IPython's
     update_display); an output of an earlier cell is not changed."""
     kwargs["update"] = True
     display(obj, display_id=display_id, **kwargs)
 
 
-def clear_output(wait=False):
+def clear_output(wait: bool = False) -> None:
     """Clears the running cell's outputs, at once or (wait) just before the next
     one, as Jupyter does."""
     if _cell is not None:
@@ -753,7 +759,7 @@ def _output_root(cfg, cell):
         return None
 
 
-def copy_out(req_id, cfg, cell, room):
+def copy_out(req_id: str | None, cfg: dict, cell: Cell, room: int) -> None:
     """Sends every regular file under /output that is new or changed since
     the last cell, within room bytes; symbolic links, devices and fifos are
     not files to copy. Raises CopyStopped on an interrupt."""
@@ -814,7 +820,7 @@ def _traceback_lines(etype, value, tb):
     return traceback.format_exception(etype, value, tb)
 
 
-def error_output(etype, value, tb):
+def error_output(etype: type[BaseException], value: BaseException, tb: TracebackType | None) -> dict:
     lines = _traceback_lines(etype, value, tb)
     text = "".join(lines).rstrip("\n")
     evalue = str(value)
@@ -833,7 +839,7 @@ def error_output(etype, value, tb):
     }
 
 
-def run_cell(code):
+def run_cell(code: str) -> tuple[str, int]:
     """Runs code in the user namespace; returns the status."""
     global _execution_count, _running
     _execution_count += 1
@@ -961,14 +967,14 @@ class ProgressHandler(logging.Handler):
               unit=str(getattr(record, "unit", "") or "")[:20])
 
 
-def install_progress_handler():
+def install_progress_handler() -> None:
     log = logging.getLogger(PROGRESS_LOGGER)
     log.setLevel(logging.INFO)
     log.propagate = False  # never into handlers a cell may give the root logger
     log.addHandler(ProgressHandler())
 
 
-def execute(req, cfg):
+def execute(req: dict, cfg: dict) -> None:
     global _cell, _request_id
     _request_id = req.get("id")
     cell = Cell(cfg)
@@ -1012,7 +1018,7 @@ def execute(req, cfg):
     reply("status", id=req.get("id"), **end)
 
 
-def package_versions():
+def package_versions() -> dict[str, str | None]:
     from importlib import metadata
 
     names = ["pandas", "numpy", "scipy", "matplotlib", "seaborn", "plotly", "statsmodels",
@@ -1026,7 +1032,7 @@ def package_versions():
     return out
 
 
-def apply_rlimits(limits):
+def apply_rlimits(limits: dict[str, int] | None) -> dict[str, int | str]:
     import resource
 
     applied = {}
@@ -1137,7 +1143,7 @@ def _installed_families(cache_dir):
     return None
 
 
-def matplotlibrc(families):
+def matplotlibrc(families: Iterable[str]) -> str:
     """The kernel's Matplotlib configuration: the fallback fonts among families
     (a family Matplotlib cannot find would be logged into the cell's output)."""
     names = [n for n in FALLBACK_FONTS if n in (families or ())]
@@ -1146,7 +1152,7 @@ def matplotlibrc(families):
     return "font.family: %s\n" % ", ".join(names)
 
 
-def main():
+def main() -> None:
     global _config
     cfg = dict(DEFAULT_CONFIG)
     first = _proto_in.readline()
@@ -1187,7 +1193,7 @@ def main():
     serve(q, cfg)
 
 
-def serve(q, cfg):
+def serve(q: queue.Queue, cfg: dict) -> None:
     """Answers requests until shutdown: the kernel's, or a forked session's."""
     while True:
         if q.empty():

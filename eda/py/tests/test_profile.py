@@ -1,0 +1,266 @@
+"""The profile (profile_*.py): each column's statistics against values computed by hand, its kind,
+and each alert beside its counter-case."""
+import math
+import unittest
+
+import numpy as np
+import pandas as pd
+
+import stage
+
+PROFILE_FILES = ("load_source.py", "load.py", "load_formats.py", "profile_helpers.py", "profile_columns.py",
+                 "profile_overview.py", "profile_summary.py", "profile_alerts.py", "profile_json.py",
+                 "profile_show.py")
+
+
+def profile_run(df, load_info=None):
+    """The namespace after the profile stage's cells ran over df."""
+    info = stage.loader()["new_load_info"]()
+    info.update(load_info or {})
+    return stage.run(*PROFILE_FILES, df=df, load_info=info)
+
+
+def profile_of(df, load_info=None):
+    """The profile the profile stage's cells compute of df, as they show it."""
+    ns = profile_run(df, load_info)
+    shown = [o for o in ns["shown"] if isinstance(o, dict) and ns["PROFILE_MIME"] in o]
+    assert len(shown) == 1, shown
+    return shown[0][ns["PROFILE_MIME"]]
+
+
+def column(profile, name):
+    return next(c for c in profile["column_info"] if c["name"] == name)
+
+
+def alerts(profile, type_):
+    return [a.get("column", a.get("columns")) for a in profile["alerts"] if a["type"] == type_]
+
+
+class TestStatistics(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.p = profile_of(pd.DataFrame({"x": [1, 2, 3, 4, 10], "y": [1.5, np.nan, 2.5, np.nan, 5.0],
+                                         "c": ["a", "b", "a", "a", None]}))
+
+    def test_rows_and_columns(self):
+        self.assertEqual((self.p["rows"], self.p["columns"]), (5, 3))
+        self.assertEqual(self.p["duplicate_rows"], 0)
+
+    def test_numeric_moments_by_hand(self):
+        # x = 1, 2, 3, 4, 10: mean 4, deviations -3 -2 -1 0 6, squares sum 50, so the sample variance
+        # is 50/4 and std sqrt(12.5); m2 = 10, m3 = 36, G1 = m3/m2^1.5 * sqrt(n(n-1))/(n-2) = 1.2 sqrt(2).
+        x = column(self.p, "x")
+        for key, want in [("min", 1), ("max", 10), ("mean", 4.0), ("std", math.sqrt(12.5)), ("skew", 1.2 * math.sqrt(2))]:
+            with self.subTest(key=key):
+                self.assertAlmostEqual(x[key], want, places=12)
+
+    def test_missing_and_distinct(self):
+        for name, missing, share, distinct, distinct_share in [
+            ("x", 0, 0.0, 5, 1.0), ("y", 2, 0.4, 3, 1.0), ("c", 1, 0.2, 2, 0.5)]:
+            with self.subTest(name=name):
+                c = column(self.p, name)
+                self.assertEqual((c["missing"], c["distinct"]), (missing, distinct))
+                self.assertAlmostEqual(c["missing_share"], share)
+                self.assertAlmostEqual(c["distinct_share"], distinct_share)
+
+    def test_top_values_share_of_all_rows(self):
+        self.assertEqual(column(self.p, "c")["top"], [{"value": "a", "count": 3, "share": 0.6},
+                                                        {"value": "b", "count": 1, "share": 0.2}])
+
+    def test_numeric_std_of_one_value_is_missing(self):
+        p = profile_of(pd.DataFrame({"x": [5.0, np.nan, np.nan], "k": [1, 2, 3]}))
+        self.assertIsNone(column(p, "x")["std"])  # NaN becomes null
+
+    def test_duplicates_counted(self):
+        for df, want in [(pd.DataFrame({"a": [1, 1, 2], "b": ["x", "x", "y"]}), 1),
+                         (pd.DataFrame({"a": [1, 1, 1], "b": ["x", "x", "x"]}), 2),
+                         (pd.DataFrame({"a": [1, 2, 3], "b": ["x", "x", "x"]}), 0)]:
+            with self.subTest(df=df.to_dict("list")):
+                self.assertEqual(profile_of(df)["duplicate_rows"], want)
+
+    def test_dates_range(self):
+        p = profile_of(pd.DataFrame({"d": pd.to_datetime(["2024-03-01", "2024-01-15", None])}))
+        d = column(p, "d")
+        self.assertEqual((d["kind"], d["min_date"], d["max_date"]), ("datetime", "2024-01-15T00:00:00", "2024-03-01T00:00:00"))
+
+    def test_infinite_values_give_null_statistics(self):
+        p = profile_of(pd.DataFrame({"x": [1.0, np.inf, 3.0]}))
+        self.assertIsNone(column(p, "x")["mean"])
+
+
+class TestKinds(unittest.TestCase):
+    def test_kinds(self):
+        long_text = [f"this is a rather long sentence number {i}" for i in range(10)]
+        df = pd.DataFrame({"n": range(10), "f": np.linspace(0, 1, 10), "b": [True, False] * 5,
+                           "d": pd.date_range("2024-01-01", periods=10), "c": ["x", "y"] * 5,
+                           "t": long_text, "e": [None] * 10, "bo": pd.Series([True, False, None] * 3 + [True], dtype=object)})
+        p = profile_of(df)
+        for name, kind in [("n", "numeric"), ("f", "numeric"), ("b", "boolean"), ("d", "datetime"), ("c", "categorical"),
+                           ("t", "text"), ("e", "empty"), ("bo", "boolean")]:
+            with self.subTest(name=name):
+                self.assertEqual(column(p, name)["kind"], kind)
+
+    def test_short_distinct_text_is_categorical(self):
+        p = profile_of(pd.DataFrame({"t": [f"code {i}" for i in range(10)]}))
+        self.assertEqual(column(p, "t")["kind"], "categorical")
+
+
+class TestAlerts(unittest.TestCase):
+    def test_alerts_and_counter_cases(self):
+        n = 100
+        rng = np.random.default_rng(1)
+        df = pd.DataFrame({
+            "id": range(n),                                   # unique_id
+            "k": ["A"] * n,                                   # constant
+            "gone": [None] * n,                               # empty
+            "sparse": [1.0] * 70 + [np.nan] * 30,             # high_missing (30%), but constant too
+            "few_missing": [1.0, 2.0] * 45 + [np.nan] * 10,   # 10%: no high_missing
+            "city": [f"c{i % 60}" for i in range(n)],         # high_cardinality (60 > 50)
+            "region": [f"r{i % 5}" for i in range(n)],        # 5: no high_cardinality
+            "tail": np.concatenate([np.ones(95), [1000.0] * 5]),  # skewed right
+            "even": rng.normal(size=n),                        # not skewed
+            "zip_code": [10000 + i % 7 for i in range(n)],    # identifier by name and values
+            "balance": [10000 + i % 7 for i in range(n)],     # the same values, a measure's name
+        })
+        p = profile_of(df)
+        for type_, flagged, not_flagged in [
+            ("unique_id", "id", "region"), ("constant", "k", "region"), ("empty", "gone", "k"),
+            ("high_missing", "sparse", "few_missing"), ("high_cardinality", "city", "region"),
+            ("skewed", "tail", "even"), ("identifier", "zip_code", "balance"),
+        ]:
+            with self.subTest(type=type_):
+                found = alerts(p, type_)
+                self.assertIn(flagged, found)
+                self.assertNotIn(not_flagged, found)
+
+    def test_identifier_not_skewed(self):
+        df = pd.DataFrame({"customer_id": np.concatenate([np.ones(95), [1000] * 5]).astype(int), "x": range(100)})
+        p = profile_of(df)
+        self.assertIn("customer_id", alerts(p, "identifier"))
+        self.assertNotIn("customer_id", alerts(p, "skewed"))
+
+    def test_identifier_needs_whole_non_negative_numbers(self):
+        for values, flagged in [([1, 2, 3, 3], True), ([1.5, 2.0, 3.0, 3.0], False), ([-1, 2, 3, 3], False)]:
+            with self.subTest(values=values):
+                p = profile_of(pd.DataFrame({"store_id": values}))
+                self.assertEqual("store_id" in alerts(p, "identifier"), flagged)
+
+    def test_high_correlation(self):
+        x = np.arange(50, dtype=float)
+        p = profile_of(pd.DataFrame({"a": x, "b": 2 * x + 1, "c": np.sin(x)}))
+        pairs = alerts(p, "high_correlation")
+        self.assertIn(["a", "b"], pairs)
+        self.assertFalse(any("c" in pair for pair in pairs))
+
+    def test_duplicates_alert(self):
+        self.assertEqual(alerts(profile_of(pd.DataFrame({"a": [1, 1, 2]})), "duplicates"), [None])
+        self.assertEqual(alerts(profile_of(pd.DataFrame({"a": [1, 2, 3]})), "duplicates"), [])
+
+    def test_case_variants(self):
+        p = profile_of(pd.DataFrame({"city": ["Berlin", "berlin ", "Paris", "Rome", "ROME", "Oslo"]}))
+        self.assertIn("city", alerts(p, "case_variants"))
+        p = profile_of(pd.DataFrame({"city": ["Berlin", "Paris", "Rome", "Oslo", "Bern", "Nice"]}))
+        self.assertNotIn("city", alerts(p, "case_variants"))
+
+    def test_dates_as_text(self):
+        p = profile_of(pd.DataFrame({"when": ["2024-01-01", "2024-02-01", "soon", "later"], "x": [1, 2, 3, 4]}))
+        self.assertIn("when", alerts(p, "dates_as_text"))
+        p = profile_of(pd.DataFrame({"when": ["soon", "later", "never", "now"], "x": [1, 2, 3, 4]}))
+        self.assertNotIn("when", alerts(p, "dates_as_text"))
+
+    def test_mixed_types(self):
+        p = profile_of(pd.DataFrame({"v": ["1", "2", "3", "x", "y", "4", "5", "6"]}))
+        self.assertIn("v", alerts(p, "mixed_types"))
+        p = profile_of(pd.DataFrame({"v": ["a", "b", "c", "x", "y", "z", "q", "r"]}))
+        self.assertNotIn("v", alerts(p, "mixed_types"))
+
+    def test_loader_findings_become_alerts(self):
+        info = {"missing_markers": {"m": [{"value": "n/a", "count": 2}]},
+                "ambiguous_dates": {"d": {"kept_text": True, "message": "both orders", "value": 2}}}
+        p = profile_of(pd.DataFrame({"m": [1.0, np.nan, 2.0], "d": ["25/12/2024", "12/25/2024", "x"]}), info)
+        self.assertIn("m", alerts(p, "missing_markers"))
+        self.assertIn("d", alerts(p, "ambiguous_dates"))
+
+
+class TestHelpers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.ns = profile_run(pd.DataFrame({"a": [1, 2]}))
+
+    def test_jsonable(self):
+        for x, want in [(np.int64(3), 3), (np.float64(0.5), 0.5), (float("nan"), None), (float("inf"), None),
+                        ({1: np.bool_(True)}, {"1": True}), ((1, np.float32(2.0)), [1, 2.0]), ("s", "s")]:
+            with self.subTest(x=x):
+                got = self.ns["jsonable"](x)
+                self.assertEqual(got, want)
+                self.assertEqual(type(got), type(want))
+
+    def test_distinct_count(self):
+        for values, want in [([1, 2, 2, 3], 3), ([np.iinfo(np.int64).min, np.iinfo(np.int64).max], 2),
+                             ([5] * 10, 1), ([1.0, np.nan, 1.0], 1), ([], 0), (np.array([1, 2**40], dtype=np.uint64), 2)]:
+            with self.subTest(values=values):
+                self.assertEqual(self.ns["distinct_count"](pd.Series(values)), want)
+
+    def test_memory_bytes_as_pandas(self):
+        for s in [pd.Series(["a", "bb", "a", None]), pd.Series(["é", "a"]), pd.Series([1, 2, 3])]:
+            with self.subTest(s=s.tolist()):
+                self.assertEqual(self.ns["memory_bytes"](s), s.memory_usage(index=False, deep=True))
+
+    def test_case_variants_groups(self):
+        counts = pd.Series([5, 3, 2, 1], index=["Berlin", "berlin", "Rome", " ROME "])
+        self.assertEqual(self.ns["case_variants"](counts), [[("Berlin", 5), ("berlin", 3)], [("Rome", 2), (" ROME ", 1)]])
+        self.assertEqual(self.ns["case_variants"](pd.Series([1, 1], index=["a", "b"])), [])
+
+    def test_correlation_blocks_known_answers(self):
+        # Moved from eda's TestCorrelationBlocksKnownAnswers: infinities, missing values, nullable integers,
+        # blocks smaller than the columns; only x and twice_x at exactly r = 1.
+        df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, np.nan, 6.0, 7.0], "twice_x": [2, 4, 6, 8, 10, 12, 14],
+                           "noisy": [3.0, -1.0, np.inf, 2.5, 0.0, -np.inf, 9.0],
+                           "nullable": pd.array([1, None, 3, 1, 2, None, 5], dtype="Int64")})
+        names = list(df.columns)
+        pairs, strongest = self.ns["correlation_blocks"](df, names, 0.999, block=3)
+        self.assertEqual(pairs, [("x", "twice_x", 1.0)])
+        clean = df.astype(float).replace([np.inf, -np.inf], np.nan).corr()
+        for n in names:
+            with self.subTest(column=n):
+                self.assertAlmostEqual(strongest[n], clean.loc[n].drop(n).abs().max(), places=12)
+
+    def test_correlation_blocks_as_pandas(self):
+        rng = np.random.default_rng(7)
+        frame = pd.DataFrame(rng.normal(size=(40, 5)), columns=list("abcde"))
+        frame["f"] = frame["a"] * 3 + rng.normal(scale=0.01, size=40)
+        frame.iloc[3, 1] = np.nan
+        pairs, strongest = self.ns["correlation_blocks"](frame, list(frame.columns), 0.9, block=2)
+        want = frame.corr()
+        self.assertEqual([(a, b) for a, b, _ in pairs], [("a", "f")])
+        self.assertAlmostEqual(pairs[0][2], want.loc["a", "f"], places=10)
+        np.testing.assert_allclose([strongest[c] for c in frame.columns],
+                                   (want.abs() - np.eye(6)).max().to_numpy(), rtol=1e-9)
+
+
+class TestNumericSummary(unittest.TestCase):
+    """The distributions stage's numeric summary (numeric_stats.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        df = pd.DataFrame({"x": [1, 2, 3, 4, 10], "y": [2.0, np.nan, 4.0, np.nan, 6.0], "z": [7, 7, 7, 7, 7]})
+        cls.stats = stage.run(("numeric_stats.py", {"numeric_columns": ["x", "y", "z"]}), df=df)["numeric_stats"]
+
+    def test_by_hand(self):
+        # x: quartiles by linear interpolation at ranks 1, 2, 3 of 0..4: 2, 3, 4; IQR 2.
+        # Excess kurtosis G2 of 1, 2, 3, 4, 10: m2 = 10, m4 = (81 + 16 + 1 + 0 + 1296) / 5 = 278.8,
+        # g2 = m4 / m2^2 - 3, G2 = ((n + 1) g2 + 6) (n - 1) / ((n - 2)(n - 3)).
+        g2 = 278.8 / 100 - 3
+        for column, key, want in [("x", "count", 5), ("x", "missing", 0), ("x", "mean", 4.0), ("x", "25%", 2.0),
+                                  ("x", "50%", 3.0), ("x", "75%", 4.0), ("x", "IQR", 2.0), ("x", "std", math.sqrt(12.5)),
+                                  ("x", "kurtosis", (6 * g2 + 6) * 4 / 6), ("y", "count", 3), ("y", "missing", 2),
+                                  ("y", "std", 2.0), ("y", "skewness", 0.0), ("z", "std", 0.0), ("z", "IQR", 0.0)]:
+            with self.subTest(column=column, key=key):
+                self.assertAlmostEqual(float(self.stats.loc[column, key]), want, places=12)
+
+    def test_constant_column_has_no_skewness(self):
+        self.assertTrue(np.isnan(self.stats.loc["z", "skewness"]) or self.stats.loc["z", "skewness"] == 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
