@@ -19,6 +19,17 @@ import (
 // (worktrees). It skips, loudly, when there are none.
 func dabenchTables(t *testing.T) string {
 	t.Helper()
+	dir := sharedFolder(t, os.Getenv("ANALYST_DABENCH"), "dabench", "tables",
+		"DABench's tables", "clone the repository next to shared/ or set ANALYST_DABENCH to the dabench folder")
+	return filepath.Join(dir, "tables")
+}
+
+// sharedFolder is the folder rel of shared/ (the data beside the
+// repository: as CI lays it out, or beside the folder holding it in
+// worktrees), or dir when given, that holds marker. It skips the test,
+// loudly, naming what and how to get it, when there is none.
+func sharedFolder(t *testing.T, dir, rel, marker, what, how string) string {
+	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -27,15 +38,13 @@ func dabenchTables(t *testing.T) string {
 	for !fileExists(filepath.Join(root, "go.mod")) && filepath.Dir(root) != root {
 		root = filepath.Dir(root)
 	}
-	candidates := []string{os.Getenv("ANALYST_DABENCH"), filepath.Join(root, "..", "shared", "dabench"),
-		filepath.Join(root, "..", "..", "shared", "dabench")}
+	candidates := []string{dir, filepath.Join(root, "..", "shared", rel), filepath.Join(root, "..", "..", "shared", rel)}
 	for _, dir := range candidates {
-		if dir != "" && fileExists(filepath.Join(dir, "tables")) {
-			return filepath.Join(dir, "tables")
+		if dir != "" && fileExists(filepath.Join(dir, marker)) {
+			return dir
 		}
 	}
-	msg := fmt.Sprintf("SKIPPED: DABench's tables not found (looked in %q); clone the repository next to shared/ "+
-		"or set ANALYST_DABENCH to the dabench folder", candidates[1:])
+	msg := fmt.Sprintf("SKIPPED: %s not found (looked in %q); %s", what, candidates[1:], how)
 	fmt.Fprintln(os.Stderr, "!!! "+msg)
 	t.Skip(msg)
 	return ""

@@ -1,0 +1,247 @@
+"""The loader's inference rules (eda/py/load.py), each tested on the case it exists for and on
+its counter-case: the evidence in the file decides, never a default. The cases are the shapes
+of files in other projects' reader test corpora (issue 35: DuckDB's CSV tests, TPC-H samples,
+IMDb extracts, a voter file), written small here.
+
+Runs with the kernel image's python3 (pandas):
+    python3 -m unittest discover -s eda/py/tests
+"""
+import os
+import re
+import tempfile
+import types
+import unittest
+
+PY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The values analyst fills into the templates' {{NAME}} placeholders (eda/thresholds.go,
+# eda/stages.go's DefaultNAValues): a test of the rules, not of these numbers.
+FILLED = {
+    "HEAD_KB": "64", "DATE_SHARE": "0.9", "NUMBER_SHARE": "0.9", "NUMBER_HINT_SHARE": "0.5",
+    "HEADER_STABLE_SHARE": "0.9", "RAGGED_SHARE": "0.01",
+    "NA_VALUES": repr(["", "-", "--", "?", "n/a", "na", "#n/a", "nan", "null", "none", "nil", "unknown", "missing"]),
+    "CODE_WORDS": repr(["id", "code", "zip", "postal", "phone", "account", "sku"]),
+    "NUMBER_WORDS": repr(["number", "no", "nr", "num"]),
+    "PADDED_CODE_WORDS": repr(["zip", "zipcode", "postal", "postcode", "postalcode", "plz", "fips"]),
+    "TOTAL_LABELS": repr(["total", "totals", "grand total", "sum"]),
+}
+
+
+def template(name):
+    with open(os.path.join(PY, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def loader():
+    """The load cell's functions as a module: setup.py and load.py with load_formats.py in it,
+    the placeholders filled as analyst fills them, no source and no call."""
+    parts = {"SOURCE": "", "CALL": "", "LOAD_FORMATS": template("load_formats.py"), **FILLED}
+    code = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m[1]], template("load.py"))
+    module = types.ModuleType("analyst_loader")
+    exec(compile(template("setup.py") + "\n" + code, "load.py", "exec"), module.__dict__)
+    return module
+
+
+L = loader()
+
+
+class LoaderCase(unittest.TestCase):
+    def load(self, text, name="data.csv"):
+        """load_table of a file holding text (str: UTF-8; bytes as they are)."""
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, name)
+        with open(path, "wb") as f:
+            f.write(text.encode("utf-8") if isinstance(text, str) else text)
+        return L.load_table(path)
+
+    def note(self, info, part):
+        return next((n for n in info["notes"] if part in n), None)
+
+
+LINEITEM = ("1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|DELIVER IN PERSON\n"
+            "1|67310|7311|2|36|45983.16|0.09|0.06|N|O|1996-04-12|TAKE BACK RETURN\n"
+            "1|63700|3701|3|8|13309.60|0.10|0.02|N|O|1996-01-29|TAKE BACK RETURN\n"
+            "2|106170|1191|1|38|44694.46|0.00|0.05|N|O|1997-01-28|TAKE BACK RETURN\n")
+LINEITEM_HEADER = "orderkey|partkey|suppkey|line|quantity|price|discount|tax|returnflag|status|shipdate|instruct\n"
+
+
+class HeaderEvidence(LoaderCase):
+    """Cause 1: a file without a header row loses no row; one with a header keeps it as names."""
+
+    def test_first_row_data_or_header(self):
+        cases = [  # name, text, header expected, rows, first column name
+            ("TPC-H lineitem without a header", LINEITEM, False, 4, "column_1"),
+            ("the same with a header", LINEITEM_HEADER + LINEITEM, True, 4, "orderkey"),
+            ("Greek words between numbers", "1689|00i\\047m|2\n1690|00i\\047v|2\n41561|2015|1\n", False, 3, "column_1"),
+            ("names above those numbers", "id|word|n\n1689|00i\\047m|2\n1690|00i\\047v|2\n", True, 2, "id"),
+            ("text only, a first-row value recurs", "Berlin,DE,city\nParis,FR,city\nLyon,FR,city\n", False, 3, "column_1"),
+            ("text only, names that recur nowhere", "name,country,kind\nBerlin,DE,city\nParis,FR,city\n", True, 2, "name"),
+            ("only numbers", "2019,2020\n1,2\n3,4\n", False, 3, "column_1"),
+            ("a name above numbers, numbers above text", "id,name\n1,a\n2,b\n", True, 2, "id"),
+        ]
+        for name, text, header, rows, first in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(info["no_header"], not header)
+                self.assertEqual(len(df), rows)
+                self.assertEqual(df.columns[0], first)
+                said = self.note(info, "has no header row")
+                self.assertEqual(said is not None, not header, info["notes"])
+
+    def test_one_line_file(self):
+        """Cause 12: a file of one line holding a number is a row; one line of names is a header."""
+        df, info = self.load("1,2,3\n")
+        self.assertEqual((len(df), list(df.columns)), (1, ["column_1", "column_2", "column_3"]))
+        self.assertEqual(df.iloc[0].tolist(), [1, 2, 3])
+        df, info = self.load("1,StreetA")
+        self.assertEqual(df.iloc[0].tolist(), [1, "StreetA"])
+        with self.assertRaisesRegex(L.AnalystDataError, "header but no data rows"):
+            self.load("a,b,c\n")
+
+
+class Delimiters(LoaderCase):
+    """Cause 2: a tie between delimiters goes to the one whose quoting fits, then the widest."""
+
+    def test_quoted_comma_in_tab_file(self):
+        rows = "".join(f'"{i}"\t"DOE, JANE {i}"\t"NC"\t"2787{i}"\n' for i in range(9))
+        df, info = self.load(rows)
+        self.assertEqual(info["delimiter"], "\t")
+        self.assertEqual(df.shape, (9, 4))
+        self.assertEqual(df["column_2"].iloc[0], "DOE, JANE 0")
+
+    def test_quoted_tab_in_comma_file(self):
+        rows = "id,text,state\n" + "".join(f'{i},"a\tb {i}",NC\n' for i in range(9))
+        df, info = self.load(rows)
+        self.assertEqual(info["delimiter"], ",")
+        self.assertEqual(df.shape, (9, 3))
+        self.assertEqual(df["text"].iloc[0], "a\tb 0")
+
+    def test_space_delimited(self):
+        """Space is a delimiter when it splits every line alike; a column of sentences is one column."""
+        df, info = self.load("x y label\n1 2 a\n3  4 b\n5 6 c\n7 8 d\n")
+        self.assertEqual(info["delimiter"], " ")
+        self.assertEqual(list(df.columns), ["x", "y", "label"])
+        self.assertEqual(df["y"].tolist(), [2, 4, 6, 8])
+        df, info = self.load("comment\nthe delivery was late\ngood\nvery good service indeed\n")
+        self.assertEqual(df.shape, (3, 1))
+
+
+class EscapedQuotes(LoaderCase):
+    """Cause 3: quotes escaped with a backslash are read so; a backslash before a doubled-quote
+    file's closing quote (a Windows folder) is not an escape."""
+
+    def test_backslash_escaped(self):
+        rows = "id,movie,note\n" + "".join(f'{i},{i * 7},"DATE: the \\"round\\" screen, {i}"\n' for i in range(50))
+        df, info = self.load(rows)
+        self.assertEqual(info["escapechar"], "\\")
+        self.assertEqual(len(df), 50)
+        self.assertEqual(df["note"].iloc[1], 'DATE: the "round" screen, 1')
+        self.assertNotIn("ragged_rows", info)
+
+    def test_backslash_before_closing_quote(self):
+        rows = "id,folder,n\n" + "".join(f'{i},"C:\\data\\run{i}\\",{i}\n' for i in range(20))
+        df, info = self.load(rows)
+        self.assertIsNone(info["escapechar"])
+        self.assertEqual(len(df), 20)
+        self.assertEqual(df["folder"].iloc[3], "C:\\data\\run3\\")
+
+
+class RaggedRows(LoaderCase):
+    """Never silently drop rows: more than RAGGED_SHARE skipped is an alert naming the cause."""
+
+    def test_many_skipped_is_an_alert(self):
+        rows = "a,b\n" + "".join(f"{i},{i}\n" if i % 10 != 5 else f"{i},{i},extra,#{i}\n" for i in range(200))
+        df, info = self.load(rows)
+        self.assertEqual(len(df), 180)
+        self.assertIn("ragged_rows", info)
+        self.assertEqual(info["ragged_rows"]["rows"], 20)
+        self.assertIn("more fields than the header", info["ragged_rows"]["message"])
+
+    def test_one_stray_row_is_a_note(self):
+        rows = "a,b\n" + "".join(f"{i},{i}\n" for i in range(199)) + "x,y,z\n"
+        df, info = self.load(rows)
+        self.assertEqual(len(df), 199)
+        self.assertNotIn("ragged_rows", info)
+        self.assertIsNotNone(self.note(info, "1 ragged row(s)"))
+
+
+class Preamble(LoaderCase):
+    """Cause 6: a report preamble as long as a short table leaves the table, not the preamble."""
+
+    def test_short_table_below_preamble(self):
+        header = ",".join(f"c{i}" for i in range(20))
+        rows = "".join(",".join(str(r * 100 + i) for i in range(20)) + "\n" for r in range(2))
+        df, info = self.load("Report,Sales by region\nRun,2024-01-02\nBy,analyst\n\n" + header + "\n" + rows)
+        self.assertEqual(df.shape, (2, 20))
+        self.assertEqual(df["c19"].tolist(), [19, 119])
+
+    def test_two_column_table(self):
+        df, info = self.load("key,value\nRun,2024-01-02\nBy,analyst\nRows,3\n")
+        self.assertEqual(df.shape, (3, 2))
+
+
+class RowNames(LoaderCase):
+    """Cause 5: R's row names are a header one field shorter than the rows, not than the first row."""
+
+    def test_r_row_names(self):
+        df, info = self.load('"x","y"\n"a",1,2\n"b",3,4\n"c",5,6\n')
+        self.assertEqual(list(df.columns), ["row_label", "x", "y"])
+        self.assertEqual(df["y"].tolist(), [2, 4, 6])
+
+    def test_one_long_first_row(self):
+        rows = "name,n,city\nSmith, John,1,Oslo\n" + "".join(f"P{i},{i},Rome\n" for i in range(30))
+        df, info = self.load(rows)
+        self.assertEqual(list(df.columns), ["name", "n", "city"])
+        self.assertEqual(df["city"].iloc[-1], "Rome")
+        self.assertEqual(df["n"].iloc[-1], 29)
+
+
+class Comments(LoaderCase):
+    """Cause 4: # comment lines between the rows are skipped; values that start with # are data."""
+
+    def test_comment_lines_between_rows(self):
+        df, info = self.load("x,y,z\n# comment\n1,2,3\n# comment\n# comment\n4,5,6\n7,8,9\n")
+        self.assertEqual(df.shape, (3, 3))
+        self.assertEqual(df["x"].tolist(), [1, 4, 7])
+        self.assertEqual(info["comment"], "#")
+
+    def test_values_that_start_with_hash(self):
+        df, info = self.load("colour,name\n#ff0000,red\n#00ff00,green\n#0000ff,blue\n")
+        self.assertEqual(df["colour"].tolist(), ["#ff0000", "#00ff00", "#0000ff"])
+        self.assertIsNone(info["comment"])
+
+    def test_hash_inside_values(self):
+        df, info = self.load("item,rank\n# best sellers\nbolt,#1\nnut,#2\nscrew,#3\n")
+        self.assertIsNone(info["comment"])
+        self.assertEqual(df["rank"].tolist()[-1], "#3")
+
+
+class MissingMarkers(LoaderCase):
+    """Cause 7: a marker of the same shape as the column's other values is a value."""
+
+    def test_namibia(self):
+        codes = ["DE", "FR", "NA", "ZA", "US", "BW", "NA", "AO"]
+        text = "country,score\n" + "".join(f"{c},{i}\n" for i, c in enumerate(codes))
+        df, info = self.load(text)
+        self.assertEqual(int((df["country"] == "NA").sum()), 2)
+        self.assertNotIn("country", info["missing_markers"])
+        self.assertIsNotNone(self.note(info, "'NA' in 'country' was kept as a value"))
+
+    def test_markers_that_are_missing(self):
+        cases = [("NA among numbers", ["12", "NA", "14", "15", "16"]),
+                 ("n/a among country codes", ["DE", "FR", "n/a", "ZA", "US"]),
+                 ("NA with too little evidence", ["DE", "NA", "FR"])]
+        for name, values in cases:
+            with self.subTest(name):
+                df, info = self.load("v,k\n" + "".join(f"{v},{i}\n" for i, v in enumerate(values)))
+                self.assertEqual(int(df["v"].isna().sum()), 1)
+                self.assertIn("v", info["missing_markers"])
+
+    def test_none_as_a_category(self):
+        levels = ["LOW", "HIGH", "NONE", "MEDIUM", "LOW", "NONE"]
+        df, info = self.load("risk,n\n" + "".join(f"{v},{i}\n" for i, v in enumerate(levels)))
+        self.assertEqual(int((df["risk"] == "NONE").sum()), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
