@@ -247,6 +247,8 @@ func corpusVerdict(d duckdbReading, a corpusReading) string {
 		return "analyst crashes"
 	case d.Error != "" && a.Refused != "":
 		return "both refuse"
+	case d.Error == "" && d.Rows == 0 && a.Refused != "":
+		return "both find no rows"
 	case d.Error != "":
 		return "DuckDB refuses"
 	case a.Refused != "":
@@ -290,7 +292,7 @@ func TestLoaderCorpusTable(t *testing.T) {
 	b.WriteString(corpusIntro)
 	fmt.Fprintf(&b, "\n%d files: ", len(files))
 	var counts []string
-	for _, v := range []string{"same", "types differ", "shape differs", "DuckDB refuses", "analyst refuses", "both refuse", "analyst crashes"} {
+	for _, v := range []string{"same", "types differ", "shape differs", "DuckDB refuses", "analyst refuses", "both refuse", "both find no rows", "analyst crashes"} {
 		counts = append(counts, fmt.Sprintf("%s %d", v, verdicts[v]))
 	}
 	b.WriteString(strings.Join(counts, ", ") + ".\n\n| file | DuckDB | analyst | verdict |\n|---|---|---|---|\n" + rows.String())

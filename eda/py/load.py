@@ -426,7 +426,7 @@ def delimited_layout(path, text, info):
     if delimiter == " ":
         info["notes"].append("the columns are separated by spaces (a run of spaces counts as one)")
     header_index, preamble = find_header(text, delimiter, escapechar)
-    rows = split_rows(text, delimiter, escapechar)
+    rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
     comment = sniff_comment(rows, header_index)
     if comment:
         lines = sum(1 for r in rows[header_index + 1:] if commented(r))
