@@ -27,7 +27,7 @@ def hist_bins(values, bins={{HIST_BINS}}):
     low, high = int(values.min()), int(values.max())
     width = max(1, math.ceil((high - low + 1) / bins))
     count = math.ceil((high - low + 1) / width)
-    return low - 0.5 + width * np.arange(count + 1)
+    return low - 0.5 + width * np.arange(count + 1, dtype=float)  # in floats: 64-bit hashes' span overflows int64
 
 
 PERIOD_UNITS = {"h": "h", "D": "D", "MS": "M", "YS": "Y"}  # numpy's datetime units for the period aliases

@@ -21,10 +21,14 @@ DATE_FORMATS = [
     "%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M",
     "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y", "%d.%m.%Y %H:%M",
     "%d-%m-%Y", "%m-%d-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y-%m",
+    # As databases and pandas' own to_csv write them: fractions of a second after a space
+    # (PostgreSQL's +01 offsets are read by %z), day-month-year with a time, two-digit years.
+    "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S.%f%z", "%d-%m-%Y %H:%M:%S", "%m-%d-%Y %H:%M:%S",
+    "%d/%m/%y", "%m/%d/%y", "%d-%b-%y", "%d-%b-%Y",
 ]
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
-ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d:?\d\d)$"  # the group is the offset
-DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
+ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)$"  # the group is the offset (+01 as PostgreSQL writes it)
+DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2}-[A-Za-z]{3}-\d{2,4}|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 HEADER_STABLE_SHARE = {{HEADER_STABLE_SHARE}}  # the header: the first row after which this share of the sampled rows has its field count
 # A number written with a zero before another digit (02134, 000552, 01.50): as a number it would
 # lose the zeros, which make it a code (ZIP codes, zero-padded identifiers), so it stays text.
@@ -661,6 +665,24 @@ def table_from_json(obj, info):
     return pd.DataFrame(obj)
 
 
+def json_empty_values(df, info):
+    """Columns of JSON numbers or booleans that write a missing value as "" (or spaces) get
+    missing values there, and the type of the others (float, int with missing as float,
+    boolean): "" among numbers is no value, as an empty CSV field is."""
+    for column in df.columns[df.dtypes == object]:
+        s = df[column]
+        empty = s.map(lambda v: isinstance(v, str) and not v.strip())
+        others = s[~empty & s.notna()]
+        if not empty.any() or others.empty:
+            continue
+        kinds = set(others.map(lambda v: "bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float)) else "other"))
+        if len(kinds) != 1 or "other" in kinds:
+            continue
+        df[column] = s.mask(empty).infer_objects() if kinds == {"bool"} else pd.to_numeric(s.mask(empty))
+        info["notes"].append(f"{int(empty.sum()):,} value(s) of {column!r} are empty strings among "
+                             f"{'booleans' if kinds == {'bool'} else 'numbers'}; they became missing")
+
+
 def read_json_file(path, fmt, compression, encoding, info):
     opener = {"": open, "gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[compression]
     with opener(path, "rb") as f:
@@ -675,6 +697,7 @@ def read_json_file(path, fmt, compression, encoding, info):
     except ValueError as e:
         kind = "JSON Lines (one JSON object per line)" if fmt == "jsonl" else "JSON"
         raise AnalystDataError(f"the file is not valid {kind}: {e}") from None
+    json_empty_values(df, info)
     # Lists and objects inside cells cannot be counted or compared; keep them as JSON text
     # (json.loads gives them back), and say in json_columns which columns hold them.
     for column in df.columns[df.dtypes == object]:

@@ -215,6 +215,86 @@ class Comments(LoaderCase):
         self.assertIsNone(info.get("comment"))
 
 
+class Timestamps(LoaderCase):
+    """Cause 11: timestamps as databases and pandas write them become dates; text that only
+    looks like them stays text."""
+
+    def test_read_as_dates(self):
+        cases = [("PostgreSQL offsets", ["2024-01-02 09:00:00+01", "2024-06-02 09:00:00+02"], "2024-01-02 08:00:00+00:00"),
+                 ("microseconds", ["2024-01-02 09:00:00.500000", "2024-01-03 10:00:00.250000"], "2024-01-02 09:00:00.500000"),
+                 ("day-month-year with a time", ["25-12-2023 09:00:00", "26-12-2023 10:30:00"], "2023-12-25 09:00:00"),
+                 ("two-digit years", ["25/12/23", "26/12/23"], "2023-12-25 00:00:00"),
+                 ("day-abbreviated month-year", ["3-Nov-23", "14-Dec-23"], "2023-11-03 00:00:00")]
+        for name, values, first in cases:
+            with self.subTest(name):
+                df, info = self.load("when,n\n" + "".join(f"{v},{i}\n" for i, v in enumerate(values * 5)))
+                self.assertIn("when", info["parsed_dates"])
+                self.assertEqual(str(df["when"].iloc[0]), first)
+
+    def test_stays_text(self):
+        df, info = self.load("code,n\n" + "".join(f"{v},{i}\n" for i, v in enumerate(["3-Nov-XY", "AB-Dec-23"] * 5)))
+        self.assertNotIn("code", info["parsed_dates"])
+
+
+class JsonEmptyStrings(LoaderCase):
+    """Cause 8: "" for a missing number in JSON is missing; "" among text is a value of the text."""
+
+    def test_numbers_with_empty_strings(self):
+        text = '[{"price": 1.5, "n": 3, "ok": true, "name": "a"}, {"price": "", "n": "", "ok": "", "name": ""},' \
+               ' {"price": 2.5, "n": 4, "ok": false, "name": "c"}]'
+        df, info = self.load(text, "data.json")
+        self.assertEqual(str(df["price"].dtype), "float64")
+        self.assertEqual(df["price"].isna().tolist(), [False, True, False])
+        self.assertEqual(df["n"].tolist()[::2], [3, 4])
+        self.assertTrue(df["ok"].isna().iloc[1])
+        self.assertEqual(df["ok"].iloc[0], True)
+        self.assertEqual(df["name"].dtype, object)  # text: "" is for the markers' rule, as in CSV
+
+    def test_numbers_beside_text(self):
+        df, info = self.load('[{"v": 1}, {"v": ""}, {"v": "x"}]', "data.json")
+        self.assertEqual(df["v"].dtype, object)
+
+
+def cell(name, **filled):
+    """The template eda/py/name with its placeholders filled."""
+    return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: filled[m[1]], template(name))
+
+
+class LaterStagesAfterALoad(unittest.TestCase):
+    """Crashes of later stages on data loaded right: each on the data that crashed it and on
+    data like it that did not."""
+
+    def helpers(self):
+        module = types.ModuleType("analyst_charts")
+        exec(compile(template("setup.py") + "\n" + cell("chart_helpers.py", HIST_BINS="30"), "chart_helpers.py", "exec"),
+             module.__dict__)
+        return module
+
+    def test_hist_bins_of_64_bit_hashes(self):
+        h = self.helpers()
+        for name, values in [("signed 64-bit hashes", [-9_200_000_000_000_000_000, 0, 9_200_000_000_000_000_000]),
+                             ("small integers", [1, 2, 3, 40])]:
+            with self.subTest(name):
+                s = L.pd.Series(values, dtype="int64")
+                edges = h.hist_bins(s)
+                self.assertTrue((L.np.diff(edges) > 0).all(), edges)
+                self.assertEqual(int(L.np.histogram(s, bins=edges)[0].sum()), len(values))
+
+    def test_over_time_by_a_boolean(self):
+        h = self.helpers()
+        for name, group in [("true/false", [True, False, True, True]), ("text", ["a", "b", "a", "a"])]:
+            with self.subTest(name):
+                df = L.pd.DataFrame({"day": L.pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-03"]),
+                                     "amount": [1.0, 2.0, 3.0, 4.0], "flag": group})
+                namespace = dict(h.__dict__, df=df, display=lambda x: None)
+                code = cell("viz_time.py", DATE='"day"', VALUE='"amount"', CATEGORY='"flag"', FREQ='"D"',
+                            FREQ_COMMENT="days", LINES="5", WORD="day")
+                exec(compile(code, "viz_time.py", "exec"), namespace)
+                self.assertEqual(list(namespace["trend"].columns), list(dict.fromkeys(group)))
+                self.assertEqual(float(namespace["trend"].to_numpy().sum()), 10.0)
+                L.plt.close("all")
+
+
 class MissingMarkers(LoaderCase):
     """Cause 7: a marker of the same shape as the column's other values is a value."""
 
