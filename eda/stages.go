@@ -110,8 +110,8 @@ func LoadFrom(src Source) Stage {
 	intro := "The loader below reads " + mdCode(name) + ". From the first " + strconv.Itoa(headKB) + " KB of the file it decides how: " +
 		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
 		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
-		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Latin-1, or Windows-1252 when its " +
-		"typographic characters appear); the " +
+		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Shift-JIS when its bytes decode into Japanese kana, Windows-1252 when its " +
+		"typographic characters appear, else Latin-1); the " +
 		"delimiter (whichever of `,` `;` tab `|`, or a space, splits the lines into the same number of fields most " +
 		"consistently, quotes respected) and whether quotes are escaped with a backslash; whether the first row is a " +
 		"header (the types of the values below it decide); comment lines (`#`) between the rows; and a decimal comma " +

@@ -143,6 +143,14 @@ def detect_encoding(head, notes):
         return "utf-8", False
     except UnicodeDecodeError:
         pass
+    try:  # Japanese Shift-JIS (Windows' cp932): proven by bytes that decode as kana, never by default
+        japanese = head.decode("cp932")
+        if re.search(r"[\u3040-\u30ff]", japanese):
+            notes.append("the file is not UTF-8; it was read as Japanese Shift-JIS (cp932): its bytes decode so "
+                         "into kana")
+            return "cp932", False
+    except UnicodeDecodeError:
+        pass
     if any(0x80 <= b <= 0x9F for b in head):
         try:  # Windows' superset of Latin-1: curly quotes and the euro sign live at 0x80-0x9F
             head.decode("cp1252")

@@ -295,6 +295,21 @@ class LaterStagesAfterALoad(unittest.TestCase):
                 L.plt.close("all")
 
 
+class Encodings(LoaderCase):
+    """Cause 10: Shift-JIS is read as Shift-JIS when its bytes prove it; Latin-1 and Windows-1252
+    text stay what they were."""
+
+    def test_encodings(self):
+        cases = [("Shift-JIS", "名前,値\nさくら,1\nカタカナ,2\n", "cp932", "さくら"),
+                 ("Latin-1", "name,n\nCafé,1\nZürich,2\n", "latin-1", "Café"),
+                 ("Windows-1252", "name,n\n\u201cquoted\u201d,1\nEuro \u20ac,2\n", "cp1252", "\u201cquoted\u201d")]
+        for name, text, encoding, first in cases:
+            with self.subTest(name):
+                df, info = self.load(text.encode(encoding))
+                self.assertEqual(info["encoding"], encoding)
+                self.assertEqual(df.iloc[0, 0], first)
+
+
 class MissingMarkers(LoaderCase):
     """Cause 7: a marker of the same shape as the column's other values is a value."""
 
