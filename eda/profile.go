@@ -134,6 +134,10 @@ const (
 	// values do not settle: both orders proven (kept as text), or neither
 	// (read day first).
 	AlertAmbiguousDates = "ambiguous_dates"
+	// AlertRaggedRows marks a file of which more than RAGGED_SHARE of the
+	// rows were skipped for having more fields than the header, naming the
+	// likely cause.
+	AlertRaggedRows = "ragged_rows"
 )
 
 // Alert is something about the data an analyst should look at.

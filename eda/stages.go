@@ -113,11 +113,14 @@ func LoadFrom(src Source) Stage {
 	intro := "The loader below reads " + mdCode(name) + ". From the first " + strconv.Itoa(headKB) + " KB of the file it decides how: " +
 		"compression by its magic bytes (gzip, bz2, xz); format by magic bytes, extension and content (CSV or TSV, JSON, " +
 		"JSON Lines; Excel .xlsx, Excel 97-2003 .xls, OpenDocument .ods; SPSS .sav, Stata .dta, SAS .sas7bdat and .xpt; " +
-		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Latin-1, or Windows-1252 when its " +
-		"typographic characters appear); the " +
-		"delimiter (whichever of `,` `;` tab `|` splits the lines into the same number of fields most " +
-		"consistently); and a decimal comma (numbers written like 3,5).\n\n" +
-		"Rows with more fields than the header are skipped and listed in the notes; rows with fewer are kept " +
+		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Shift-JIS when its bytes decode into Japanese kana, Windows-1252 when its " +
+		"typographic characters appear, else Latin-1); the " +
+		"delimiter (whichever of `,` `;` tab `|`, or a space, splits the lines into the same number of fields most " +
+		"consistently, quotes respected) and whether quotes are escaped with a backslash; whether the first row is a " +
+		"header (the types of the values below it decide); comment lines (`#`) between the rows; and a decimal comma " +
+		"(numbers written like 3,5).\n\n" +
+		"Rows with more fields than the header are skipped and listed in the notes (more than " + percent(raggedShare) +
+		" of the rows is a `ragged_rows` alert naming the likely cause); rows with fewer are kept " +
 		"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
 		"a date column when at least " + percent(dateShare) + " of its values are dates in one of the formats listed in the code. " +
 		"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
@@ -161,7 +164,8 @@ func loadConstants(na []string) []string {
 		"DATE_SHARE", pyFloat(dateShare), "NUMBER_SHARE", pyFloat(numberShare),
 		"NUMBER_HINT_SHARE", pyFloat(numberHintShare), "HEADER_STABLE_SHARE", pyFloat(headerStableShare),
 		"CODE_WORDS", pyList(codeWords), "NUMBER_WORDS", pyList(numberWords),
-		"PADDED_CODE_WORDS", pyList(paddedCodeWords), "TOTAL_LABELS", pyList(totalLabels)}
+		"PADDED_CODE_WORDS", pyList(paddedCodeWords), "TOTAL_LABELS", pyList(totalLabels),
+		"RAGGED_SHARE", pyFloat(raggedShare)}
 }
 
 // loadSource is where src's data is: the first lines of its load cell.
@@ -240,10 +244,12 @@ Alerts point at what an analyst should look at first, in the manner of ydata-pro
 | possible_epoch | every value of a numeric column is a whole number that reads as a Unix time of 2001-2033, but its name does not say time | it could as well be an identifier; the alert shows how to convert it |
 | case_variants | values of a categorical column differ only by case or surrounding spaces (North, NORTH , north) | counted as different categories, they split the counts |
 | identifier | a numeric column's name ends with a word that names codes or identifiers (%[11]s; or %[12]s after another word, as in account_number) and its values are whole numbers, none negative | a ZIP code or an account number is a label, not a measure: it gets no histogram, skewness alert, correlation or pair plot. The last word decides, so account_balance and phone_calls are measures; so is a column so named with fractions or negative values |
+| ragged_rows | more than %[13]s of a file's rows were skipped for having more fields than the header; the alert names the likely cause (quotes escaped with a backslash, comment lines, another delimiter) | a share that large is a misread file, not a few stray lines: the analysis would silently lack those rows |
 | ambiguous_dates | dates written with two numbers first (03/04/2024) prove both orders (a first number above 12 proves day first, a second above 12 month first), or neither | both: no one format reads them, so the column stays text; neither: they were read day first, which may be wrong |
 `), percent(highMissingShare), highCardinality, skewed, highCorrelation, correlationAlerts,
 	percent(datesAsTextShare), percent(dateShare), underscoredText(mixedSample),
-	percent(numberHintShare), percent(numberShare), strings.Join(codeWords, ", "), strings.Join(numberWords, ", "))
+	percent(numberHintShare), percent(numberShare), strings.Join(codeWords, ", "), strings.Join(numberWords, ", "),
+	percent(raggedShare))
 
 // profileAlerts is the cell that raises the alerts, with the thresholds
 // of thresholds.go.

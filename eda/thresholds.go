@@ -40,6 +40,10 @@ const (
 	// share of the sampled rows has its field count (rows above it are a
 	// preamble: a title, comments).
 	headerStableShare = 0.9
+	// RAGGED_SHARE: more than this share of the rows skipped for having
+	// more fields than the header is a ragged_rows alert naming the likely
+	// cause, not only a note: never silently drop rows.
+	raggedShare = 0.01
 
 	// Out of core (ooc_profile.py).
 	distinctK     = 4096    // DISTINCT_K: hashes kept per column (k minimum values)

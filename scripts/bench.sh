@@ -3,7 +3,7 @@
 # in one run (kernel/bench_test.go, pipeline/bench_test.go, evals/bench_test.go,
 # audit/bench_test.go, eda/relationships_bench_test.go, and the bigdata
 # function below). Figures go in docs/benchmarks.md together with this
-# command. Targets: kernel, fork, pipeline, eval, audit, relationships, loader,
+# command. Targets: kernel, fork, pipeline, eval, audit, relationships, loader, loader-corpus,
 # bigdata, ooc, baseline (default: all but fork, which kernel includes), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
@@ -86,6 +86,13 @@ for target in "${targets[@]}"; do
 		# The load stage on the 1,000,000-row sales data as written in the
 		# US and as a German export (';', 21.01.2024, 1.234,56).
 		go test -run '^$' -bench '^BenchmarkLoadExports$' -benchtime "${pipeline_count}x" -count 1 -timeout 60m ./eda/ | tee -a out/bench-loader.txt ;;
+	loader-corpus)
+		# DuckDB's CSV test files (shared/corpora/duckdb-csv) read by DuckDB's
+		# auto-detection and by analyst's load cell: writes
+		# docs/loader-corpus.md. Needs node and @duckdb/node-api installed in
+		# DUCKDB_NODE_DIR (default /var/tmp/duckdb-node:
+		# npm install --prefix /var/tmp/duckdb-node @duckdb/node-api).
+		ANALYST_BENCH_LOADER_CORPUS=1 go test -run '^TestLoaderCorpusTable$' -count 1 -timeout 30m -v ./eda/ | tee -a out/bench-loader-corpus.txt ;;
 	bigdata)
 		bigdata | tee -a out/bench-bigdata.txt ;;
 	ooc)

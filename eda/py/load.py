@@ -23,10 +23,14 @@ DATE_FORMATS = [
     "%d/%m/%Y", "%m/%d/%Y", "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M",
     "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y", "%d.%m.%Y %H:%M",
     "%d-%m-%Y", "%m-%d-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y-%m",
+    # As databases and pandas' own to_csv write them: fractions of a second after a space
+    # (PostgreSQL's +01 offsets are read by %z), day-month-year with a time, two-digit years.
+    "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S.%f%z", "%d-%m-%Y %H:%M:%S", "%m-%d-%Y %H:%M:%S",
+    "%d/%m/%y", "%m/%d/%y", "%d-%b-%y", "%d-%b-%Y",
 ]
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
-ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d:?\d\d)$"  # the group is the offset
-DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
+ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)$"  # the group is the offset (+01 as PostgreSQL writes it)
+DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2}-[A-Za-z]{3}-\d{2,4}|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 HEADER_STABLE_SHARE = 0.9  # the header: the first row after which this share of the sampled rows has its field count
 # A number written with a zero before another digit (02134, 000552, 01.50): as a number it would
 # lose the zeros, which make it a code (ZIP codes, zero-padded identifiers), so it stays text.
@@ -149,6 +153,14 @@ def detect_encoding(head, notes):
         return "utf-8", False
     except UnicodeDecodeError:
         pass
+    try:  # Japanese Shift-JIS (Windows' cp932): proven by bytes that decode as kana, never by default
+        japanese = head.decode("cp932")
+        if re.search(r"[\u3040-\u30ff]", japanese):
+            notes.append("the file is not UTF-8; it was read as Japanese Shift-JIS (cp932): its bytes decode so "
+                         "into kana")
+            return "cp932", False
+    except UnicodeDecodeError:
+        pass
     if any(0x80 <= b <= 0x9F for b in head):
         try:  # Windows' superset of Latin-1: curly quotes and the euro sign live at 0x80-0x9F
             head.decode("cp1252")
@@ -160,27 +172,75 @@ def detect_encoding(head, notes):
     return "latin-1", False
 
 
-def sniff_delimiter(text, prefer_tab):
-    """The candidate delimiter that splits the sampled lines most consistently into > 1 fields.
+def split_options(delimiter, escapechar=None):
+    """The options of csv.reader (and pandas.read_csv) that split rows as the loader decided:
+    the delimiter, the escape character of quotes (None: doubled quotes), and for a space
+    delimiter runs of spaces read as one."""
+    return {"delimiter": delimiter, "escapechar": escapechar, "skipinitialspace": delimiter == " "}
 
-    Each candidate splits the first 200 lines (quotes respected); the winner has the highest
-    share of lines with the most common field count, then a header of that width, then the
-    file's extension (.tsv), then the order of DELIMITERS. No candidate: one column.
-    """
-    best, best_score = ",", None
-    for d in DELIMITERS:
+
+def split_rows(text, delimiter, escapechar=None, limit=200):
+    """The first limit non-blank rows of text split by delimiter, quotes respected (and
+    escaped by escapechar, if given); None when the csv module cannot split them."""
+    try:
+        reader = csv.reader(io.StringIO(text), **split_options(delimiter, escapechar))
+        return [r for r in itertools.islice(reader, limit) if r]
+    except csv.Error:
+        return None
+
+
+def split_fit(text, delimiter, escapechar=None, limit=200):
+    """(share of the first limit non-blank rows of text that have the most common field count
+    and whose quotes fit the split, that count); (0, 0) for no rows. A row's quotes do not fit
+    when a quoted field does not end at a delimiter ("Doe, Jane" quoted in a tab-separated
+    file, split at its comma): the csv module's strict mode rejects that row."""
+    reader = csv.reader(io.StringIO(text), strict=True, **split_options(delimiter, escapechar))
+    widths = []
+    while len(widths) < limit:
         try:
-            widths = [len(r) for r in itertools.islice(csv.reader(io.StringIO(text), delimiter=d), 200) if r]
+            row = next(reader)
+        except StopIteration:
+            break
         except csv.Error:
+            widths.append(None)  # quotes that do not fit this split
             continue
-        if not widths:
+        if row and not commented(row):  # comment lines (# ...) say nothing of the delimiter
+            widths.append(len(row))
+    fitting = [w for w in widths if w is not None]
+    if not fitting:
+        return 0.0, 0
+    width = max(set(fitting), key=lambda w: (fitting.count(w), w))
+    return fitting.count(width) / len(widths), width
+
+
+def sniff_dialect(text, prefer_tab):
+    """(delimiter, escape character of quotes or None): the candidate delimiter that splits the
+    sampled lines most consistently into > 1 fields, and how its quoted fields escape quotes.
+
+    Each candidate splits the first 200 lines (quotes respected: a row whose quoted fields do
+    not end at the candidate does not count for it); the winner has the highest share of lines
+    with the most common field count, then a header of that width, then the file's extension
+    (.tsv), then the most fields, then the order of DELIMITERS. A space is a delimiter only when
+    it splits at least HEADER_STABLE_SHARE of the lines into the same number (> 1) of fields,
+    better than every other candidate (files aligned with spaces; runs of spaces count as one).
+    No candidate: one column. Quotes are escaped with a backslash when the sample holds \\" and
+    reading it so splits the rows more consistently than doubled quotes (RFC 4180, the
+    default) do, as MySQL and many scripts write them.
+    """
+    best, best_score = (",", None), None
+    backslash = '\\"' in text
+    for d in DELIMITERS + [" "]:
+        (share, width), escape = split_fit(text, d), None
+        if backslash:
+            escaped = split_fit(text, d, "\\")
+            if escaped[0] > share:
+                (share, width), escape = escaped, "\\"
+        if width < 2 or (d == " " and share < HEADER_STABLE_SHARE):
             continue
-        width = max(set(widths), key=widths.count)
-        if width < 2:
-            continue
-        score = (widths.count(width) / len(widths), widths[0] == width, prefer_tab and d == "\t")
-        if best_score is None or score > best_score:
-            best, best_score = d, score
+        header = split_rows(text, d, escape, limit=1)
+        score = (share, bool(header) and len(header[0]) == width, prefer_tab and d == "\t", width)
+        if best_score is None or (score[0] > best_score[0] if d == " " else score > best_score):
+            best, best_score = (d, escape), score
     return best
 
 
@@ -270,12 +330,39 @@ def ragged_rows_note(skipped):
             f"skipped: line(s) {lines}")
 
 
+RAGGED_SHARE = 0.01  # more than this share of the rows skipped as ragged is an alert, not only a note
+
+
+def ragged_rows_alert(skipped, kept, text, delimiter, escapechar, info):
+    """When more than RAGGED_SHARE of the rows were skipped for having more fields than the
+    header, load_info's ragged_rows names the likely cause, from the sampled text: quotes
+    escaped with a backslash that were not read so, comment lines, or another delimiter (one
+    that splits the lines more evenly than the one read)."""
+    share = len(skipped) / (len(skipped) + kept)
+    if share <= RAGGED_SHARE:
+        return
+    lines = [line for line in text.splitlines() if line.strip()]
+    others = [d for d in DELIMITERS + [" "] if d != delimiter and split_fit(text, d)[1] > 1]
+    if '\\"' in text and not escapechar:
+        cause = "quotes escaped with a backslash (\\\") inside quoted fields"
+    elif sum(line.lstrip().startswith("#") for line in lines[1:]):
+        cause = "comment lines (starting with #) between the rows"
+    elif others:
+        cause = f"another delimiter: {others[0]!r} also splits the lines"
+    else:
+        cause = f"values holding the delimiter {delimiter!r} without quotes around them"
+    info["ragged_rows"] = {"rows": len(skipped), "share": share, "cause": cause,
+                           "message": f"{len(skipped):,} rows ({share:.1%}) were skipped for having more fields "
+                                      f"than the header; the likely cause: {cause}. Check the file's delimiter "
+                                      "and quoting; these rows are not in the analysis"}
+
+
 def row_width(fields):
     """The fields of a row up to its last non-empty one (Excel pads a title row with delimiters)."""
     return max((i + 1 for i, f in enumerate(fields) if f.strip()), default=0)
 
 
-def find_header(text, delimiter):
+def find_header(text, delimiter, escapechar=None):
     """(index, preamble): the header's index among the first 200 non-blank rows of text, and
     the rows before it (as text) when the file starts with a title or comment block; (0, [])
     when the first row is the header.
@@ -292,7 +379,7 @@ def find_header(text, delimiter):
     """
     rows, blank_after = [], []
     try:
-        for fields in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200):
+        for fields in itertools.islice(csv.reader(io.StringIO(text), **split_options(delimiter, escapechar)), 200):
             if fields:
                 rows.append(fields)
                 blank_after.append(False)
@@ -300,14 +387,17 @@ def find_header(text, delimiter):
                 blank_after[-1] = True
     except csv.Error:  # pandas will say what is wrong with the file
         return 0, []
-    widths = [len(r) for r in rows]
-    width = max(set(widths), key=widths.count) if widths else 0
+    widths = [None if commented(r) else len(r) for r in rows]  # comment lines have no width
+    counted = [w for w in widths if w is not None]
+    # The table's width: the most common; on a tie the widest (a short table below a report
+    # preamble of as many lines).
+    width = max(set(counted), key=lambda w: (counted.count(w), w)) if counted else 0
     if len(rows) < 3 or width < 2:
         return 0, []
 
     def header_like(i):
         names = [f for f in rows[i] if f.strip()]
-        rest = widths[i + 1:]
+        rest = [w for w in widths[i + 1:] if w is not None]
         return (widths[i] == width and len(names) >= 2 and not all(is_number(f) for f in names)
                 and rest.count(width) >= HEADER_STABLE_SHARE * len(rest)
                 and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i)))
@@ -329,13 +419,13 @@ def find_header(text, delimiter):
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
 
 
-def text_columns(text, delimiter, skip, names):
+def text_columns(text, delimiter, skip, names, escapechar=None):
     """The positions of the columns pandas must read as text, not numbers: those whose values
     in the first lines (text, after its first skip non-blank rows) have leading zeros a number
     would lose (02134, 000552), and those named like codes that are written with them (zip,
     postal code: PADDED_CODE_WORDS), wherever in the file their zeros are."""
     keep = {i for i, name in enumerate(names) if padded_code(name)}
-    rows = (r for r in csv.reader(io.StringIO(text), delimiter=delimiter) if r)
+    rows = (r for r in csv.reader(io.StringIO(text), **split_options(delimiter, escapechar)) if r)
     try:
         for row in itertools.islice(rows, skip, None):
             for i, field in enumerate(row):
@@ -347,14 +437,30 @@ def text_columns(text, delimiter, skip, names):
 
 
 def delimited_layout(path, text, info):
-    """How to read the delimited text: (delimiter, the first 200 non-blank rows from the
-    header on, the header's index among the non-blank rows, decimal mark)."""
+    """How to read the delimited text: (delimiter, escape character of quotes or None, the first
+    200 non-blank rows from the header on, the header's index among the non-blank rows, decimal
+    mark)."""
     prefer_tab = os.path.basename(path).lower().split(".")[-1] in ("tsv", "tab") or ".tsv." in path.lower()
-    delimiter = sniff_delimiter(text, prefer_tab)
-    header_index, preamble = find_header(text, delimiter)
-    rows = [r for r in itertools.islice(csv.reader(io.StringIO(text), delimiter=delimiter), 200) if r][header_index:]
+    delimiter, escapechar = sniff_dialect(text, prefer_tab)
+    if escapechar:
+        info["notes"].append("quotes inside quoted fields are escaped with a backslash (\\\"), not doubled; "
+                             "the file was read so")
+    if delimiter == " ":
+        info["notes"].append("the columns are separated by spaces (a run of spaces counts as one)")
+    header_index, preamble = find_header(text, delimiter, escapechar)
+    rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
+    comment = sniff_comment(rows, header_index)
+    if comment:
+        lines = sum(1 for r in rows[header_index + 1:] if commented(r))
+        info["notes"].append(f"lines starting with {comment} between the rows are comments ({lines:,} in the first "
+                             f"{len(rows):,} lines), not data; they were skipped")
+        # pandas skips comment lines as it skips blank ones: the header's index counts neither
+        header_index -= sum(1 for r in rows[:header_index] if commented(r))
+        rows = [r for r in rows if not commented(r)]
+    rows = rows[header_index:]
+    info.update(comment=comment, header_row=header_index)
     if preamble:
-        info.update(preamble=preamble, header_row=header_index)
+        info.update(preamble=preamble)
         shown = [line for line in preamble if line]
         listed = ", ".join(repr(clip_text(line, 60)) for line in shown[:5]) + (", ..." if len(shown) > 5 else "")
         info["notes"].append(f"the file starts with {len(preamble)} line(s) before the header (a title or comments, "
@@ -363,11 +469,81 @@ def delimited_layout(path, text, info):
     # strip it from any value (14.12.2024 becomes 14122024, 1.5 becomes 15); grouped numbers
     # are read as text and converted by convert_number_text, which checks the grouping.
     decimal, thousands = sniff_decimal(rows) if delimiter != "," else (".", None)
-    info.update(format="tsv" if delimiter == "\t" else "csv", delimiter=delimiter, decimal=decimal)
+    info.update(format="tsv" if delimiter == "\t" else "csv", delimiter=delimiter, escapechar=escapechar, decimal=decimal)
     if decimal == ",":
         info["notes"].append("numbers use a decimal comma (3,5 = 3.5)"
                              + ("; '.' groups thousands" if thousands else ""))
-    return delimiter, rows, header_index, decimal
+    return delimiter, escapechar, rows, header_index, decimal
+
+
+def commented(row):
+    """True for a row that is a comment line: its first field starts with #."""
+    return row[0].lstrip().startswith("#")
+
+
+def sniff_comment(rows, header_index):
+    """"#" when rows below the header (rows: the sampled rows, split) are comment lines: they
+    start with #, most of them are not as wide as the header, and no
+    field of the other rows holds a #, so that no value is cut at one. Else None: values that
+    start with # (colours such as #ff0000 in a first column) are data. Comments above the header
+    are a preamble (see find_header)."""
+    below = [r for r in rows[header_index + 1:] if commented(r)]
+    if not below:
+        return None
+    if 2 * sum(len(r) == len(rows[header_index]) for r in below) >= len(below):
+        return None
+    if any("#" in f for r in rows if not commented(r) for f in r):
+        return None
+    return "#"
+
+
+# What a field's text is, for telling a header from a first data row: a number, a date or time,
+# or (neither) text.
+DATE_FIELD = re.compile(r"\d{1,4}([-/.])\d{1,2}\1\d{1,4}(?:[ T]\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?\S*)?|\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?")
+
+
+def field_kind(field):
+    """"number", "date" or "text" for a field's text; None for an empty one."""
+    field = field.strip()
+    if not field:
+        return None
+    if is_number(field):
+        return "number"
+    return "date" if DATE_FIELD.fullmatch(field) else "text"
+
+
+def first_row_evidence(rows):
+    """(data, why): whether the first of the sampled rows is data rather than the header, and
+    the evidence in words. The evidence, in order:
+    - types: in a column whose values below are all numbers (or all dates), a header holds a
+      name that is not one (amount above 12.5); a first data row holds one more (7 above 12.5);
+    - repeated values: in columns of text only, a first-row value that recurs below in its
+      column is a value (Berlin above Berlin), since a column's name is not one of its values;
+    - otherwise the first row is the header (names and values both text: a note says so when
+      the first row has no field that looks like a name, such as 40 characters or more).
+    A single row is data when a field is a number or a date (1,2,3; 1,StreetA), a header
+    otherwise (a,b,c: a header without rows)."""
+    first, body = rows[0], rows[1:]
+    if not body:
+        data = any(field_kind(f) in ("number", "date") for f in first)
+        return data, "the file's only row holds a number or a date, as records do and names do not" if data else ""
+    typed = 0
+    for j, name in enumerate(first):
+        values = {field_kind(r[j]) for r in body if j < len(r)} - {None}
+        if len(values) != 1 or values == {"text"} or field_kind(name) is None:
+            continue
+        kind = values.pop()
+        if field_kind(name) != kind:
+            return False, f"{name!r} is a name above {kind}s"
+        typed += 1
+    if typed:
+        return True, (f"its fields are of the same types as the values below in {typed} column(s) and no field "
+                      "is a name above numbers or dates")
+    for j, value in enumerate(first):
+        below = {r[j] for r in body if j < len(r)}
+        if value.strip() and value in below:
+            return True, f"its value {value!r} recurs below in its column, as values do and names do not"
+    return False, ""
 
 
 def clip_text(text, n):
@@ -378,11 +554,14 @@ def clip_text(text, n):
 def row_labels(rows, delimiter, info):
     """index_col for pandas, from the header (rows[0]) and the rows below it: never let pandas
     guess that the first columns are an index (False), except for R's row names: a header one
-    field shorter than every row (None). Lines that all end with a delimiter have an empty last
-    field, which is dropped."""
+    field shorter than the rows (None): at least HEADER_STABLE_SHARE of the sampled rows, since one
+    long first row among rows as wide as the header is a ragged row, not row names. Lines that all
+    end with a delimiter have an empty last field, which is dropped."""
     header, first = rows[0], rows[1] if len(rows) > 1 else []
     if len(first) <= len(header):
         return False
+    if sum(len(r) <= len(header) for r in rows[1:]) > (1 - HEADER_STABLE_SHARE) * (len(rows) - 1):
+        return False  # a few long rows among rows as wide as the header: skipped as ragged, not row names
     longer = [r for r in rows[1:] if len(r) > len(header)]
     if all(not f.strip() for r in longer for f in r[len(header):]):
         info["notes"].append("lines end with a delimiter; the empty field after it was ignored")
@@ -409,16 +588,18 @@ def read_delimited(path, head, compression, encoding, info):
     if not text.strip():
         raise AnalystDataError("the file is empty: it has no header and no rows. Check that the "
                                "export that wrote it finished.")
-    delimiter, rows, header_index, decimal = delimited_layout(path, text, info)
+    delimiter, escapechar, rows, header_index, decimal = delimited_layout(path, text, info)
     header = rows[0] if rows else []
-    # A first row made only of numbers is data, not column names.
-    no_header = len(rows) > 1 and all(is_number(f) for f in header) and all(is_number(f) for f in rows[1])
+    # Header or data: the evidence of the first rows decides (see first_row_evidence).
+    no_header, why = first_row_evidence(rows) if rows and not header_index else (False, "")
     names = None
+    info["no_header"] = no_header
     if no_header:
         names = [f"column_{i + 1}" for i in range(len(header))]
-        info["notes"].append("the first row holds only numbers, so it was read as data; "
+        info["notes"].append(f"the file has no header row: its first row was read as data ({why}); "
                              "the columns are named column_1, column_2, ...")
-    as_text = text_columns(text, delimiter, header_index + (0 if no_header else 1), [] if no_header else header)
+    as_text = text_columns(text, delimiter, header_index + (0 if no_header else 1), [] if no_header else header,
+                           escapechar)
     index_col = False if no_header or not rows else row_labels(rows, delimiter, info)
     # Only empty fields are missing at this point: clean_missing_markers applies NA_VALUES
     # afterwards, so that it can count the markers it finds.
@@ -430,8 +611,10 @@ def read_delimited(path, head, compression, encoding, info):
         # first copies them into one block per type (seconds on millions of rows). The option is
         # on only while reading: the values, types and behaviour of df are the same either way.
         with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
-            return pd.read_csv(data, sep=delimiter, encoding=encoding, compression=compression or None,
-                               decimal=decimal, header=None if no_header else header_index, names=names,
+            return pd.read_csv(data, sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ",
+                               encoding=encoding, compression=compression or None,
+                               comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
+                               names=names,
                                index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
                                low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""])
 
@@ -461,6 +644,7 @@ def read_delimited(path, head, compression, encoding, info):
     skipped = skipped_rows(reported)
     if skipped:
         info["notes"].append(ragged_rows_note(skipped))
+        ragged_rows_alert(skipped, len(df), text, delimiter, escapechar, info)
     if "loss of data" in reported:
         info["notes"].append("some rows have more fields than the header; their extra fields were dropped")
     if not no_header and len(header) == len(df.columns):
@@ -499,6 +683,24 @@ def table_from_json(obj, info):
     return pd.DataFrame(obj)
 
 
+def json_empty_values(df, info):
+    """Columns of JSON numbers or booleans that write a missing value as "" (or spaces) get
+    missing values there, and the type of the others (float, int with missing as float,
+    boolean): "" among numbers is no value, as an empty CSV field is."""
+    for column in df.columns[df.dtypes == object]:
+        s = df[column]
+        empty = s.map(lambda v: isinstance(v, str) and not v.strip())
+        others = s[~empty & s.notna()]
+        if not empty.any() or others.empty:
+            continue
+        kinds = set(others.map(lambda v: "bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float)) else "other"))
+        if len(kinds) != 1 or "other" in kinds:
+            continue
+        df[column] = s.mask(empty).infer_objects() if kinds == {"bool"} else pd.to_numeric(s.mask(empty))
+        info["notes"].append(f"{int(empty.sum()):,} value(s) of {column!r} are empty strings among "
+                             f"{'booleans' if kinds == {'bool'} else 'numbers'}; they became missing")
+
+
 def read_json_file(path, fmt, compression, encoding, info):
     opener = {"": open, "gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[compression]
     with opener(path, "rb") as f:
@@ -517,6 +719,7 @@ def read_json_file(path, fmt, compression, encoding, info):
         # [[[[... a hundred thousand deep: bad data, not a failed cell.
         raise AnalystDataError("the JSON is nested too deeply to read (more levels of [ and { than Python's recursion "
                                "limit); flatten it into records first, e.g. with jq") from None
+    json_empty_values(df, info)
     # Lists and objects inside cells cannot be counted or compared; keep them as JSON text
     # (json.loads gives them back), and say in json_columns which columns hold them.
     for column in df.columns[df.dtypes == object]:
@@ -810,6 +1013,38 @@ def text_values(s, uniques=None):
     return values
 
 
+MARKER_EVIDENCE = 3  # distinct other values a column needs before their shape can make a marker a value
+
+
+def value_shape(text, runs=False):
+    """The shape of a text: each capital letter A, small letter a, digit 9, other characters as
+    they are (NA and DE: AA; 02134: 99999); runs=True counts a run of one class once (NONE
+    and LOW: A)."""
+    shape = re.sub(r"\d", "9", re.sub(r"[^\W\d_]", lambda m: "A" if m[0].isupper() else "a", text))
+    return re.sub(r"(.)\1+", r"\1", shape) if runs else shape
+
+
+def markers_as_values(found, others):
+    """The values of found (missing-value markers of a column) that are values of the column,
+    by the evidence of its other distinct values (at least MARKER_EVIDENCE of them): at least
+    NUMBER_SHARE of them have the marker's exact shape (NA among two-letter country codes), or,
+    for a marker of letters of one case, the same letters-only shape (NONE among LOW, HIGH)."""
+    if len(others) < MARKER_EVIDENCE:
+        return []
+    exact = others.map(value_shape).value_counts(normalize=True)
+    runs = others.map(lambda v: value_shape(v, runs=True)).value_counts(normalize=True)
+    kept = []
+    for marker in found:
+        if not marker.strip():
+            continue
+        same = exact.get(value_shape(marker), 0.0)
+        if value_shape(marker, runs=True) in ("A", "a"):
+            same = max(same, runs.get(value_shape(marker, runs=True), 0.0))
+        if same >= NUMBER_SHARE:
+            kept.append(marker)
+    return kept
+
+
 def clean_missing_markers(df, info, keep_codes=False):
     """Values in NA_VALUES (ignoring case and surrounding spaces) become missing, counted per column.
     keep_codes: keep each text column's factorization for the profile (see FACTORIZED)."""
@@ -824,6 +1059,14 @@ def clean_missing_markers(df, info, keep_codes=False):
         if not markers:
             continue
         found = values[values.str.strip().str.casefold().isin(markers)]
+        kept = markers_as_values(found, values.drop(found.index))
+        if kept:
+            found = found[~found.isin(kept)]
+            shown = ", ".join(repr(v) for v in kept)
+            info.setdefault("kept_markers", {})[column] = kept
+            info["notes"].append(f"{shown} in {column!r} {'was' if len(kept) == 1 else 'were'} kept as "
+                                 f"{'a value' if len(kept) == 1 else 'values'}, not made missing: the column's "
+                                 "other values have the same shape (such as two capital letters: Namibia's ISO code NA)")
         if found.empty:
             continue
         hit = df[column].isin(found)

@@ -47,11 +47,12 @@ def read_plan(path):
     dates = dict(info["date_formats"])  # text read as dates: the format that read the first lines
     epochs = {c: epoch_unit(pd.to_numeric(raw_text.get(c, frame[c]), errors="coerce")) or "s"
               for c in info["parsed_dates"] if c not in dates}
-    no_header = any("first row holds only numbers" in n for n in info["notes"])
+    no_header = info.get("no_header", False)
     info["notes"].append(f"read out of core, {CHUNK_ROWS:,} rows at a time; column types decided from the "
                          f"first {len(frame):,} rows")
     return {
         "path": path, "compression": compression, "encoding": info["encoding"], "delimiter": info["delimiter"],
+        "escapechar": info.get("escapechar"), "comment": info.get("comment"),
         "decimal": info["decimal"], "header": None if no_header else info.get("header_row", 0),
         "columns": list(frame.columns), "info": info,
         "text": list(raw_text),  # read as text, then cleaned
@@ -98,7 +99,8 @@ def read_chunks(plan, columns=None, found=None, skipped=None):
     fields, fields) when it is given."""
     found = {} if found is None else found
     text = [c for c in plan["text"] if columns is None or c in columns]
-    reader = pd.read_csv(plan["path"], sep=plan["delimiter"], encoding=plan["encoding"],
+    reader = pd.read_csv(plan["path"], sep=plan["delimiter"], escapechar=plan["escapechar"], comment=plan["comment"],
+                         skipinitialspace=plan["delimiter"] == " ", encoding=plan["encoding"],
                          compression=plan["compression"] or None, decimal=plan["decimal"],
                          header=plan["header"], names=plan["columns"],
                          usecols=columns, index_col=False, dtype={c: object for c in text},

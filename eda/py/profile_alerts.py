@@ -102,6 +102,8 @@ identifiers = set()  # numeric columns that are codes or identifiers, not measur
 if duplicate_rows:
     alerts.append(alert("duplicates", f"{duplicate_rows:,} rows ({duplicate_rows / rows:.2%}) are exact "
                         "duplicates of an earlier row", value=duplicate_rows))
+if load_info.get("ragged_rows"):  # rows the loader skipped: the analysis lacks them
+    alerts.append(alert("ragged_rows", load_info["ragged_rows"]["message"], value=load_info["ragged_rows"]["share"]))
 for i, c in enumerate(column_info, 1):
     progress_log.info(f"checked {i - 1:,} of {len(column_info):,} columns for alerts",
                       extra={"done": i - 1, "total": len(column_info), "unit": "columns"})

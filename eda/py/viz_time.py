@@ -20,7 +20,7 @@ trend = pd.DataFrame(sums.reshape(len(period_starts), len(line_names)), index=pe
 # Periods without rows and an empty "other" are left out, as a groupby by period and line leaves them.
 trend = trend[np.bincount(period, minlength=len(period_starts)) > 0]
 if not (line == len(largest)).any():
-    trend = trend[largest]
+    trend = trend.iloc[:, :len(largest)]  # by position: true/false groups would select rows
 trend.index.name = "{{WORD}} starting"
 display(trend)
 
