@@ -82,7 +82,7 @@ func summarize(in io.Reader, out io.Writer, countsFile string) error {
 			if !strings.HasPrefix(e.Output, "=== ") && !strings.HasPrefix(e.Output, "PASS") {
 				fmt.Fprint(out, e.Output)
 			}
-			reported[e.Package] = reported[e.Package] || strings.HasPrefix(e.Output, "ok ") || strings.HasPrefix(e.Output, "FAIL\t")
+			reported[e.Package] = reported[e.Package] || strings.HasPrefix(e.Output, "ok ") || strings.HasPrefix(e.Output, "? ") || strings.HasPrefix(e.Output, "FAIL\t")
 		case e.Action == "output":
 			b := outputs[key]
 			if b == nil {
