@@ -232,8 +232,10 @@ for i in range(20000):
 	}
 }
 
-// A file under a path longer than PATH_MAX (here 9 KB deep) cannot be read
-// by name: it is not copied, and the cell says so instead of saying nothing.
+// A file under a path longer than PATH_MAX (here 9 KB deep): the driver
+// walks /output by descriptor and finds it, but its name is longer than
+// analyst copies out (maxOutputName): it is not copied, and the cell says
+// so instead of saying nothing.
 func TestOutputDeepPathReported(t *testing.T) {
 	out := t.TempDir()
 	k := startKernel(t, func(o *kernel.Options) { o.OutputDir = out })
@@ -250,7 +252,7 @@ open("/output/shallow.txt", "w").write("shallow")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "was not copied out: it is a folder that could not be read (File name too long): the files in it were not copied out"
+	want := "was not copied out: its name is longer than 4096 bytes"
 	if ex.Status != kernel.StatusError || ex.Error == nil || ex.Error.Name != "OutputNotCopied" || !strings.Contains(ex.Error.Value, want) {
 		t.Fatalf("status %s, error %+v; want OutputNotCopied %q", ex.Status, ex.Error, want)
 	}
