@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make test after its checks: builds the kernel image while the tests
+# compile, then runs three groups of tests at the same time, each summed up
+# by internal/tools/testsum (failures whole, skips for missing data, each
+# package's time, counts), and ends with one line of counts for all:
+#
+# - the rootful tests that start kernels, one package at a time (-p 1):
+#   kernel tests of different packages share the sandbox's uid and its
+#   process limit, which the fork-bomb tests fill, and `kernel prune` tests
+#   see every kernel container of the user;
+# - kernel/image, whose tests build root filesystems from the Debian mirror
+#   and start no kernel;
+# - the rootless tests (scripts/test-rootless.sh, as an unprivileged user),
+#   whose sandboxes are another host user, with a podman store, containers
+#   and process limits of their own.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+BIN=${BIN:-bin/analyst}
+out=out/test
+rm -rf "$out" && mkdir -p "$out"
+
+echo "make test: building the kernel image (log: $out/kernel-build.log) while the tests compile"
+"$BIN" kernel build >"$out/kernel-build.log" 2>&1 &
+build=$!
+compiled=0
+"$GO" vet ./... && "$GO" test -c -o "$out/bin/" ./... >/dev/null || compiled=$?
+if ! wait "$build"; then
+	cat "$out/kernel-build.log"
+	echo "make test: the kernel image did not build"
+	exit 1
+fi
+tail -1 "$out/kernel-build.log"
+[ "$compiled" -eq 0 ] || exit 1
+"$GO" build -o "$out/testsum" ./internal/tools/testsum || exit 1
+
+export ANALYST_TEST_ROOTLESS_USER
+ANALYST_TEST_ROOTLESS_USER=$(scripts/rootless-user.sh) || exit 1
+scripts/test-rootless.sh "$out" >"$out/rootless.log" 2>&1 &
+rootless=$!
+"$GO" test -json -count=1 -timeout 40m ./kernel/image/ 2>&1 | "$out/testsum" -counts "$out/image.json" >"$out/image.log" 2>&1 &
+image=$!
+"$GO" test -json -count=1 -p 1 -timeout 40m $("$GO" list ./... | grep -v '/kernel/image$') 2>&1 |
+	"$out/testsum" -counts "$out/rootful.json"
+rootful=$?
+
+echo "make test: the rootful tests ended ($rootful); waiting for kernel/image's and the rootless ones"
+wait "$image"
+image=$?
+cat "$out/image.log"
+wait "$rootless"
+rootless=$?
+cat "$out/rootless.log"
+"$out/testsum" -total "$out"/*.json && [ "$rootful" -eq 0 ] && [ "$image" -eq 0 ] && [ "$rootless" -eq 0 ]
