@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make test after its checks: builds the kernel image while the tests
-# compile, then runs three groups of tests at the same time, each summed up
-# by internal/tools/testsum (failures whole, skips for missing data, each
+# compile, then runs groups of tests at the same time, each summed up by
+# internal/tools/testsum (failures whole, skips for missing data, each
 # package's time, counts), and ends with one line of counts for all:
 #
-# - the rootful tests that start kernels, one package at a time (-p 1):
-#   kernel tests of different packages share the sandbox's uid and its
-#   process limit, which the fork-bomb tests fill, and `kernel prune` tests
-#   see every kernel container of the user;
+# - the rootful tests that start kernels: first the kernel package alone
+#   (its fork-bomb tests fill the sandbox uid's process limit, which every
+#   rootful kernel shares), then pipeline beside the other packages, one at
+#   a time (-p 1) on that side;
 # - kernel/image, whose tests build root filesystems from the Debian mirror
 #   and start no kernel;
 # - the rootless tests (scripts/test-rootless.sh, as an unprivileged user),
@@ -38,11 +38,21 @@ export ANALYST_TEST_ROOTLESS_USER
 ANALYST_TEST_ROOTLESS_USER=$(scripts/rootless-user.sh) || exit 1
 scripts/test-rootless.sh "$out" >"$out/rootless.log" 2>&1 &
 rootless=$!
-"$GO" test -json -count=1 -timeout 40m ./kernel/image/ 2>&1 | "$out/testsum" -counts "$out/image.json" >"$out/image.log" 2>&1 &
+# group NAME PACKAGES...: the packages' tests, one package at a time.
+group() {
+	local name=$1
+	shift
+	"$GO" test -json -count=1 -p 1 -timeout 40m "$@" 2>&1 | "$out/testsum" -counts "$out/$name.json"
+}
+group image ./kernel/image/ >"$out/image.log" 2>&1 &
 image=$!
-"$GO" test -json -count=1 -p 1 -timeout 40m $("$GO" list ./... | grep -v '/kernel/image$') 2>&1 |
-	"$out/testsum" -counts "$out/rootful.json"
+group kernel ./kernel/
 rootful=$?
+group pipeline ./pipeline/ >"$out/pipeline.log" 2>&1 &
+pipeline=$!
+group rootful $("$GO" list ./... | grep -v -e '/kernel/image$' -e '/kernel$' -e '/pipeline$') || rootful=1
+wait "$pipeline" || rootful=1
+cat "$out/pipeline.log"
 
 echo "make test: the rootful tests ended ($rootful); waiting for kernel/image's and the rootless ones"
 wait "$image"
