@@ -15,7 +15,7 @@ ifeq ($(shell id -u),0)
 export ANALYST_CACHE_DIR ?= /var/cache/analyst
 endif
 
-.PHONY: all build deps kernel test test-unit test-rootless bench bench-ooc demo fmt-check tidy-check clean
+.PHONY: all build deps kernel test test-unit test-rootless bench bench-ooc bench-duckdb demo fmt-check tidy-check clean
 
 all: build
 
@@ -52,6 +52,10 @@ bench: deps kernel
 
 bench-ooc: deps kernel
 	scripts/bench.sh ooc
+
+# analyst's load + profile against DuckDB's SUMMARIZE on 3,000,000 rows (needs node and npm).
+bench-duckdb: deps kernel
+	scripts/bench.sh duckdb
 
 demo: kernel
 	scripts/demo.sh

@@ -4,7 +4,7 @@
 # audit/bench_test.go, eda/relationships_bench_test.go, and the bigdata
 # function below). Figures go in docs/benchmarks.md together with this
 # command. Targets: kernel, fork, pipeline, eval, audit, relationships, loader, loader-corpus,
-# bigdata, ooc, baseline (default: all but fork, which kernel includes), e.g.
+# duckdb, bigdata, ooc, baseline (default: all but fork, which kernel includes), e.g.
 #   scripts/bench.sh eval
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +56,59 @@ PY
 	fi
 }
 
+# duckdb: analyst's load + profile stages (from run.json) against DuckDB's
+# SUMMARIZE SELECT * FROM read_csv(FILE) with 2 threads (scripts/duckdb-summarize.mjs)
+# on the generated sales CSV (BENCH_DUCKDB_ROWS rows, default 3,000,000, seed 3;
+# kept in BENCH_DUCKDB_DIR between runs), interleaved, BENCH_DUCKDB_ROUNDS
+# rounds (default 3): each round's figures, then the medians, their ratio and
+# the peak memory of each (analyst: its kernel's cgroup high-water mark over
+# the whole run; DuckDB: node's peak RSS). Installs @duckdb/node-api into
+# DUCKDB_NODE_DIR (default ~/.cache/analyst-bench/duckdb-node) when missing.
+duckdb() {
+	local dir=${BENCH_DUCKDB_DIR:-/var/tmp/bench-duckdb} rows=${BENCH_DUCKDB_ROWS:-3000000}
+	local node_dir=${DUCKDB_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/analyst-bench/duckdb-node}
+	local analyst=${BENCH_DUCKDB_ANALYST:-$dir/analyst} csv="$dir/sales_$rows.csv" i
+	mkdir -p "$dir"
+	[ -f "$node_dir/node_modules/@duckdb/node-api/package.json" ] ||
+		npm install --silent --prefix "$node_dir" @duckdb/node-api >&2
+	[ -n "${BENCH_DUCKDB_ANALYST:-}" ] || go build -o "$analyst" .
+	[ -f "$csv" ] || go run ./examples/gensales -rows "$rows" -seed 3 -o "$csv"
+	: > "$dir/rounds.tsv"
+	for i in $(seq "${BENCH_DUCKDB_ROUNDS:-3}"); do
+		local load=$(uptime | sed 's/.*load average: //') rss
+		rss=$(DUCKDB_NODE_DIR="$node_dir" /usr/bin/time -f %M -o "$dir/duckdb.rss" \
+			node scripts/duckdb-summarize.mjs "$csv" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])')
+		rss="$rss $(cat "$dir/duckdb.rss")"
+		"$analyst" run --force --out "$dir/out" ${BENCH_DUCKDB_FLAGS:-} "$csv" > "$dir/out.log" 2>&1 &
+		local pid=$!
+		watch_kernel "$pid"
+		wait "$pid" || { echo "analyst run failed:"; tail -5 "$dir/out.log"; return 1; }
+		python3 - "$dir/out/sales_$rows.run.json" "$PEAK" "$rss" "$load" >> "$dir/rounds.tsv" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))["occasion"]
+s = o["stages_ms"]
+duck_s, duck_kb = sys.argv[3].split()
+print(s["load"] / 1000, s["profile"] / 1000, int(sys.argv[2]) / 2**20, float(duck_s), int(duck_kb) / 1024, sys.argv[4], sep="\t")
+PY
+	done
+	python3 - "$dir/rounds.tsv" "$rows" "$(stat -c %s "$csv")" <<'PY'
+import statistics, sys
+rounds = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+print(f"{int(sys.argv[2]):,} rows, {int(sys.argv[3]) / 2**20:.0f} MiB")
+head = ("load_s", "profile_s", "analyst_s", "peak_MiB", "duckdb_s", "duck_MiB", "ratio", "load average")
+print("%-6s %8s %9s %9s %8s %8s %8s %6s  %s" % ("round", *head))
+cols = []
+for i, r in enumerate(rounds, 1):
+    load, prof, peak, duck, dpeak = map(float, r[:5])
+    cols.append((load, prof, load + prof, peak, duck, dpeak, (load + prof) / duck))
+    print("%-6d %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f  %s" % (i, *cols[-1], r[5]))
+med = [statistics.median(c[k] for c in cols) for k in range(7)]
+print("%-6s %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f" % ("median", *med))
+print(f"analyst load + profile / DuckDB SUMMARIZE: {med[2] / med[4]:.2f}x (median of each); "
+      f"median of the rounds' ratios {med[6]:.2f}x")
+PY
+}
+
 for target in "${targets[@]}"; do
 	uptime | tee "out/bench-$target.txt"
 	case "$target" in
@@ -93,6 +146,8 @@ for target in "${targets[@]}"; do
 		# DUCKDB_NODE_DIR (default /var/tmp/duckdb-node:
 		# npm install --prefix /var/tmp/duckdb-node @duckdb/node-api).
 		ANALYST_BENCH_LOADER_CORPUS=1 go test -run '^TestLoaderCorpusTable$' -count 1 -timeout 30m -v ./eda/ | tee -a out/bench-loader-corpus.txt ;;
+	duckdb)
+		duckdb | tee -a out/bench-duckdb.txt ;;
 	bigdata)
 		bigdata | tee -a out/bench-bigdata.txt ;;
 	ooc)
@@ -104,7 +159,7 @@ for target in "${targets[@]}"; do
 		# many, and the same run without it (scripts/bench-baseline.sh).
 		scripts/bench-baseline.sh | tee -a out/bench-baseline.txt ;;
 	*)
-		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, relationships, loader, bigdata, ooc, baseline)" >&2
+		echo "bench.sh: unknown target $target (kernel, fork, pipeline, eval, audit, relationships, loader, loader-corpus, duckdb, bigdata, ooc, baseline)" >&2
 		exit 2 ;;
 	esac
 	uptime | tee -a "out/bench-$target.txt"

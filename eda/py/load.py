@@ -610,6 +610,13 @@ def read_delimited(path, head, compression, encoding, info):
         # Under copy-on-write, pandas makes the frame from the parsed columns as they are; else it
         # first copies them into one block per type (seconds on millions of rows). The option is
         # on only while reading: the values, types and behaviour of df are the same either way.
+        options = dict(sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ", encoding=encoding,
+                       decimal=decimal, index_col=index_col, dtype=dict.fromkeys(as_text, object), low_memory=False,
+                       keep_default_na=False, na_values=[""])
+        simple = not (compression or escapechar or lineterminator or info["comment"]) and index_col is False
+        parts = read_in_parts(path, head, options, header_index, names, no_header) if simple else None
+        if parts is not None:
+            return parts
         with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
             return pd.read_csv(data, sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ",
                                encoding=encoding, compression=compression or None,
@@ -1029,7 +1036,7 @@ def markers_as_values(found, others):
     by the evidence of its other distinct values (at least MARKER_EVIDENCE of them): at least
     NUMBER_SHARE of them have the marker's exact shape (NA among two-letter country codes), or,
     for a marker of letters of one case, the same letters-only shape (NONE among LOW, HIGH)."""
-    if len(others) < MARKER_EVIDENCE:
+    if found.empty or len(others) < MARKER_EVIDENCE:  # (the shapes of many values take seconds)
         return []
     exact = others.map(value_shape).value_counts(normalize=True)
     runs = others.map(lambda v: value_shape(v, runs=True)).value_counts(normalize=True)
@@ -1347,3 +1354,128 @@ def totals_check(body, last, decimal):
         (sums if close else other).append((column, value, total))
     return sums, other
 
+
+
+# Reading a large delimited file in parts, on every core: pandas' C parser tokenizes and converts
+# numbers without holding the GIL, so threads over parts of the file (cut at line ends) run in
+# parallel, and parts of a few MiB are also parsed faster than one part of the whole file.
+PARTS_MIN_BYTES = 32 * 2**20  # smaller files are read in one part, as before
+PART_BYTES = 16 * 2**20  # about this many bytes per part
+
+
+class PartFile(io.RawIOBase):
+    """Bytes start to end of a buffer, read as a file (pandas copies them chunk by chunk)."""
+
+    def __init__(self, buffer, start, end):
+        super().__init__()
+        self.view, self.at, self.end = memoryview(buffer), start, end
+
+    def readable(self):
+        return True
+
+    def readinto(self, out):
+        n = min(len(out), self.end - self.at)
+        out[:n] = self.view[self.at:self.at + n]
+        self.at += n
+        return n
+
+
+def read_whole(path, head, shown):
+    """The file's bytes, read in 8 MiB pieces, logging to progress_log how much has been read
+    (of shown, its size in words)."""
+    size = os.path.getsize(path)
+    data, done = bytearray(size), 0
+    view = memoryview(data)
+    line_bytes = len(head) / max(1, head.count(b"\n"))
+    with open(path, "rb") as f:
+        while done < size:
+            n = f.readinto(view[done:done + 8 * 2**20])
+            if not n:
+                break
+            done += n
+            progress_log.info(f"read {amount(done, size)} of {shown} ({done / size:.0%}), about "
+                              f"{done / line_bytes:,.0f} rows", extra={"done": done, "total": size, "unit": "bytes"})
+    view.release()
+    return data[:done] if done < size else data
+
+
+def part_ends(data, parts):
+    """Where parts of data end: at line ends outside quotes, about len(data) / parts apart. A line
+    end is outside quotes when an even number of quote characters precede it (a quoted field
+    that spans lines holds its line ends inside an odd count). None when the quotes do not
+    balance over the whole file: then it is read in one part."""
+    if data.count(b'"') % 2:
+        return None
+    ends, quotes, at = [], 0, 0
+    for k in range(1, parts):
+        end = data.find(b"\n", max(at, len(data) * k // parts))
+        while end != -1:
+            quotes += data.count(b'"', at, end)
+            at = end
+            if quotes % 2 == 0:
+                break
+            end = data.find(b"\n", end + 1)
+        if end == -1:
+            break
+        ends.append(end + 1)
+    return sorted({e for e in ends if e < len(data)}) + [len(data)]
+
+
+def parts_agree(frames):
+    """True when the parts' columns can be put together as one reading of the file would have
+    typed them: the same type in each part; or numbers, whole in some parts, fractions in others
+    (whole numbers within 2**53, which floats hold exactly); or text where other parts hold
+    nothing (all empty: missing)."""
+    if len({len(f.columns) for f in frames}) != 1:
+        return False
+    for column in range(len(frames[0].columns)):
+        parts = [f.iloc[:, column] for f in frames]
+        kinds = {s.dtype for s in parts}
+        if len(kinds) == 1:
+            continue
+        if all(k.kind in "if" for k in kinds) and all(s.abs().max() < 2**53 for s in parts if s.dtype.kind == "i"):
+            continue
+        if any(k == object for k in kinds) and all(s.dtype == object or s.isna().all() for s in parts):
+            continue
+        return False
+    return True
+
+
+def read_in_parts(path, head, options, header_index, names, no_header):
+    """The file read as pd.read_csv(path, **options) would read it, in parts on threads, or None
+    when it must be read in one part: small, unbalanced quotes, or anything pandas warns of
+    (rows it skips, with line numbers only one reading gets right) or types the parts disagree on."""
+    size = os.path.getsize(path)
+    if size < PARTS_MIN_BYTES or options["encoding"].replace("_", "-").lower() not in ("utf-8", "utf-8-sig", "latin-1"):
+        return None
+    shown = f"{amount(size, size)} " + ("MiB" if size >= 2**20 else "bytes")
+    data = read_whole(path, head, shown)
+    ends = part_ends(data, max(2, len(data) // PART_BYTES))
+    if ends is None or len(ends) < 2:
+        return None
+    starts, done = [0] + ends[:-1], [0]
+    first = dict(header=None, names=names) if no_header else dict(header=header_index)
+
+    def part(i):
+        frame = pd.read_csv(PartFile(data, starts[i], ends[i]),
+                            **(first if i == 0 else dict(header=None, names=columns)), **options)
+        done[0] += ends[i] - starts[i]
+        progress_log.info(f"converted {amount(done[0], size)} of {shown} of text into columns "
+                          f"({done[0] / size:.0%})", extra={"done": done[0], "total": size, "unit": "bytes"})
+        return frame
+
+    messages = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
+        warnings.simplefilter("always")
+        try:
+            with pd.option_context("mode.copy_on_write", True):
+                columns = list(pd.read_csv(PartFile(data, 0, ends[0]), nrows=0, **first, **options).columns)
+                with concurrent.futures.ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+                    frames = list(pool.map(part, range(len(ends))))
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, ValueError):
+            return None  # the reading in one part says what is wrong
+    if caught or messages.getvalue() or not parts_agree(frames):
+        return None
+    del data
+    with pd.option_context("mode.copy_on_write", True):
+        return pd.concat(frames, ignore_index=True)

@@ -1,4 +1,5 @@
 import bz2
+import concurrent.futures
 import contextlib
 import csv
 import gzip
