@@ -1402,10 +1402,8 @@ def read_whole(path, head, shown):
 def part_ends(data, parts):
     """Where parts of data end: at line ends outside quotes, about len(data) / parts apart. A line
     end is outside quotes when an even number of quote characters precede it (a quoted field
-    that spans lines holds its line ends inside an odd count). None when the quotes do not
-    balance over the whole file: then it is read in one part."""
-    if data.count(b'"') % 2:
-        return None
+    that spans lines holds its line ends inside an odd count). A quote left open at the end
+    makes pandas fail on the last part, which is then read in one part with the rest."""
     ends, quotes, at = [], 0, 0
     for k in range(1, parts):
         end = data.find(b"\n", max(at, len(data) * k // parts))
@@ -1443,7 +1441,7 @@ def parts_agree(frames):
 
 def read_in_parts(path, head, options, header_index, names, no_header):
     """The file read as pd.read_csv(path, **options) would read it, in parts on threads, or None
-    when it must be read in one part: small, unbalanced quotes, or anything pandas warns of
+    when it must be read in one part: small, a part pandas cannot read, anything it warns of
     (rows it skips, with line numbers only one reading gets right) or types the parts disagree on."""
     size = os.path.getsize(path)
     if size < PARTS_MIN_BYTES or options["encoding"].replace("_", "-").lower() not in ("utf-8", "utf-8-sig", "latin-1"):
@@ -1451,7 +1449,7 @@ def read_in_parts(path, head, options, header_index, names, no_header):
     shown = f"{amount(size, size)} " + ("MiB" if size >= 2**20 else "bytes")
     data = read_whole(path, head, shown)
     ends = part_ends(data, max(2, len(data) // PART_BYTES))
-    if ends is None or len(ends) < 2:
+    if len(ends) < 2:
         return None
     starts, done = [0] + ends[:-1], [0]
     first = dict(header=None, names=names) if no_header else dict(header=header_index)
