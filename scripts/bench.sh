@@ -62,12 +62,14 @@ PY
 # kept in BENCH_DUCKDB_DIR between runs), interleaved, BENCH_DUCKDB_ROUNDS
 # rounds (default 3): each round's figures, then the medians, their ratio and
 # the peak memory of each (analyst: its kernel's cgroup high-water mark over
-# the whole run; DuckDB: node's peak RSS). Installs @duckdb/node-api into
-# DUCKDB_NODE_DIR (default ~/.cache/analyst-bench/duckdb-node) when missing.
+# the whole run; DuckDB: node's peak RSS). BENCH_DUCKDB_ANALYST runs another
+# analyst binary; BENCH_DUCKDB_BEFORE adds one more to each round (a before
+# and after in one run). Installs @duckdb/node-api into DUCKDB_NODE_DIR
+# (default ~/.cache/analyst-bench/duckdb-node) when it is missing.
 duckdb() {
 	local dir=${BENCH_DUCKDB_DIR:-/var/tmp/bench-duckdb} rows=${BENCH_DUCKDB_ROWS:-3000000}
 	local node_dir=${DUCKDB_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/analyst-bench/duckdb-node}
-	local analyst=${BENCH_DUCKDB_ANALYST:-$dir/analyst} csv="$dir/sales_$rows.csv" i
+	local analyst=${BENCH_DUCKDB_ANALYST:-$dir/analyst} csv="$dir/sales_$rows.csv" i bin label
 	mkdir -p "$dir"
 	[ -f "$node_dir/node_modules/@duckdb/node-api/package.json" ] ||
 		npm install --silent --prefix "$node_dir" @duckdb/node-api >&2
@@ -75,37 +77,42 @@ duckdb() {
 	[ -f "$csv" ] || go run ./examples/gensales -rows "$rows" -seed 3 -o "$csv"
 	: > "$dir/rounds.tsv"
 	for i in $(seq "${BENCH_DUCKDB_ROUNDS:-3}"); do
-		local load=$(uptime | sed 's/.*load average: //') rss
-		rss=$(DUCKDB_NODE_DIR="$node_dir" /usr/bin/time -f %M -o "$dir/duckdb.rss" \
+		local load=$(uptime | sed 's/.*load average: //') duck
+		duck=$(DUCKDB_NODE_DIR="$node_dir" /usr/bin/time -f %M -o "$dir/duckdb.rss" \
 			node scripts/duckdb-summarize.mjs "$csv" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])')
-		rss="$rss $(cat "$dir/duckdb.rss")"
-		"$analyst" run --force --out "$dir/out" ${BENCH_DUCKDB_FLAGS:-} "$csv" > "$dir/out.log" 2>&1 &
-		local pid=$!
-		watch_kernel "$pid"
-		wait "$pid" || { echo "analyst run failed:"; tail -5 "$dir/out.log"; return 1; }
-		python3 - "$dir/out/sales_$rows.run.json" "$PEAK" "$rss" "$load" >> "$dir/rounds.tsv" <<'PY'
+		duck="$duck $(cat "$dir/duckdb.rss")"
+		for label in analyst ${BENCH_DUCKDB_BEFORE:+before}; do
+			bin=$analyst
+			[ "$label" = analyst ] || bin=$BENCH_DUCKDB_BEFORE
+			"$bin" run --force --out "$dir/out" ${BENCH_DUCKDB_FLAGS:-} "$csv" > "$dir/out-$label.log" 2>&1 &
+			local pid=$!
+			watch_kernel "$pid"
+			wait "$pid" || { echo "analyst run failed:"; tail -5 "$dir/out-$label.log"; return 1; }
+			python3 - "$dir/out/sales_$rows.run.json" "$PEAK" "$duck" "$load" "$label" >> "$dir/rounds.tsv" <<'PY'
 import json, sys
-o = json.load(open(sys.argv[1]))["occasion"]
-s = o["stages_ms"]
+s = json.load(open(sys.argv[1]))["occasion"]["stages_ms"]
 duck_s, duck_kb = sys.argv[3].split()
-print(s["load"] / 1000, s["profile"] / 1000, int(sys.argv[2]) / 2**20, float(duck_s), int(duck_kb) / 1024, sys.argv[4], sep="\t")
+print(sys.argv[5], s["load"] / 1000, s["profile"] / 1000, int(sys.argv[2]) / 2**20, float(duck_s), int(duck_kb) / 1024,
+      sys.argv[4], sep="\t")
 PY
+		done
 	done
 	python3 - "$dir/rounds.tsv" "$rows" "$(stat -c %s "$csv")" <<'PY'
 import statistics, sys
-rounds = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+lines = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 print(f"{int(sys.argv[2]):,} rows, {int(sys.argv[3]) / 2**20:.0f} MiB")
-head = ("load_s", "profile_s", "analyst_s", "peak_MiB", "duckdb_s", "duck_MiB", "ratio", "load average")
-print("%-6s %8s %9s %9s %8s %8s %8s %6s  %s" % ("round", *head))
-cols = []
-for i, r in enumerate(rounds, 1):
-    load, prof, peak, duck, dpeak = map(float, r[:5])
-    cols.append((load, prof, load + prof, peak, duck, dpeak, (load + prof) / duck))
-    print("%-6d %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f  %s" % (i, *cols[-1], r[5]))
-med = [statistics.median(c[k] for c in cols) for k in range(7)]
-print("%-6s %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f" % ("median", *med))
-print(f"analyst load + profile / DuckDB SUMMARIZE: {med[2] / med[4]:.2f}x (median of each); "
-      f"median of the rounds' ratios {med[6]:.2f}x")
+for label in dict.fromkeys(l[0] for l in lines):
+    head = ("load_s", "profile_s", "analyst_s", "peak_MiB", "duckdb_s", "duck_MiB", "ratio", "load average")
+    print(f"{label}:\n%-6s %8s %9s %9s %8s %8s %8s %6s  %s" % ("round", *head))
+    cols = []
+    for i, r in enumerate(l for l in lines if l[0] == label):
+        load, prof, peak, duck, dpeak = map(float, r[1:6])
+        cols.append((load, prof, load + prof, peak, duck, dpeak, (load + prof) / duck))
+        print("%-6d %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f  %s" % (i + 1, *cols[-1], r[6]))
+    med = [statistics.median(c[k] for c in cols) for k in range(7)]
+    print("%-6s %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f" % ("median", *med))
+    print(f"{label} load + profile / DuckDB SUMMARIZE: {med[2] / med[4]:.2f}x (median of each); "
+          f"median of the rounds' ratios {med[6]:.2f}x")
 PY
 }
 
