@@ -614,7 +614,7 @@ def read_delimited(path, head, compression, encoding, info):
                        decimal=decimal, index_col=index_col, dtype=dict.fromkeys(as_text, object), low_memory=False,
                        keep_default_na=False, na_values=[""])
         simple = not (compression or escapechar or lineterminator or info["comment"]) and index_col is False
-        parts = read_in_parts(path, head, options, header_index, names, no_header) if simple else None
+        parts = read_in_parts(path, options, header_index, names, no_header) if simple else None
         if parts is not None:
             return parts
         with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
@@ -1364,7 +1364,8 @@ PART_BYTES = 16 * 2**20  # about this many bytes per part
 
 
 class PartFile(io.RawIOBase):
-    """Bytes start to end of a buffer, read as a file (pandas copies them chunk by chunk)."""
+    """Bytes start to end of a buffer (the mapped file), read as a file (pandas copies them
+    chunk by chunk)."""
 
     def __init__(self, buffer, start, end):
         super().__init__()
@@ -1380,35 +1381,17 @@ class PartFile(io.RawIOBase):
         return n
 
 
-def read_whole(path, head, shown):
-    """The file's bytes, read in 8 MiB pieces, logging to progress_log how much has been read
-    (of shown, its size in words)."""
-    size = os.path.getsize(path)
-    data, done = bytearray(size), 0
-    view = memoryview(data)
-    line_bytes = len(head) / max(1, head.count(b"\n"))
-    with open(path, "rb") as f:
-        while done < size:
-            n = f.readinto(view[done:done + 8 * 2**20])
-            if not n:
-                break
-            done += n
-            progress_log.info(f"read {amount(done, size)} of {shown} ({done / size:.0%}), about "
-                              f"{done / line_bytes:,.0f} rows", extra={"done": done, "total": size, "unit": "bytes"})
-    view.release()
-    return data[:done] if done < size else data
-
-
 def part_ends(data, parts):
     """Where parts of data end: at line ends outside quotes, about len(data) / parts apart. A line
     end is outside quotes when an even number of quote characters precede it (a quoted field
     that spans lines holds its line ends inside an odd count). A quote left open at the end
     makes pandas fail on the last part, which is then read in one part with the rest."""
     ends, quotes, at = [], 0, 0
+    octets = np.frombuffer(data, dtype=np.uint8)
     for k in range(1, parts):
         end = data.find(b"\n", max(at, len(data) * k // parts))
         while end != -1:
-            quotes += data.count(b'"', at, end)
+            quotes += int(np.count_nonzero(octets[at:end] == ord('"')))
             at = end
             if quotes % 2 == 0:
                 break
@@ -1439,7 +1422,7 @@ def parts_agree(frames):
     return True
 
 
-def read_in_parts(path, head, options, header_index, names, no_header):
+def read_in_parts(path, options, header_index, names, no_header):
     """The file read as pd.read_csv(path, **options) would read it, in parts on threads, or None
     when it must be read in one part: small, a part pandas cannot read, anything it warns of
     (rows it skips, with line numbers only one reading gets right) or types the parts disagree on."""
@@ -1447,7 +1430,8 @@ def read_in_parts(path, head, options, header_index, names, no_header):
     if size < PARTS_MIN_BYTES or options["encoding"].replace("_", "-").lower() not in ("utf-8", "utf-8-sig", "latin-1"):
         return None
     shown = f"{amount(size, size)} " + ("MiB" if size >= 2**20 else "bytes")
-    data = read_whole(path, head, shown)
+    with open(path, "rb") as f:  # mapped, not read: the pages stay the file's (no copy in memory)
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     ends = part_ends(data, max(2, len(data) // PART_BYTES))
     if len(ends) < 2:
         return None

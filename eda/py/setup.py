@@ -10,6 +10,7 @@ import json
 import logging
 import lzma
 import math
+import mmap
 import os
 import re
 import warnings
