@@ -1435,16 +1435,12 @@ def read_in_parts(path, options, header_index, names, no_header):
     ends = part_ends(data, max(2, len(data) // PART_BYTES))
     if len(ends) < 2:
         return None
-    starts, done = [0] + ends[:-1], [0]
+    starts = [0] + ends[:-1]
     first = dict(header=None, names=names) if no_header else dict(header=header_index)
 
     def part(i):
-        frame = pd.read_csv(PartFile(data, starts[i], ends[i]),
-                            **(first if i == 0 else dict(header=None, names=columns)), **options)
-        done[0] += ends[i] - starts[i]
-        progress_log.info(f"converted {amount(done[0], size)} of {shown} of text into columns "
-                          f"({done[0] / size:.0%})", extra={"done": done[0], "total": size, "unit": "bytes"})
-        return frame
+        return pd.read_csv(PartFile(data, starts[i], ends[i]),
+                           **(first if i == 0 else dict(header=None, names=columns)), **options)
 
     messages = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
@@ -1452,8 +1448,12 @@ def read_in_parts(path, options, header_index, names, no_header):
         try:
             with pd.option_context("mode.copy_on_write", True):
                 columns = list(pd.read_csv(PartFile(data, 0, ends[0]), nrows=0, **first, **options).columns)
+                frames = []
                 with concurrent.futures.ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
-                    frames = list(pool.map(part, range(len(ends))))
+                    for end, frame in zip(ends, pool.map(part, range(len(ends)))):  # in order
+                        frames.append(frame)
+                        progress_log.info(f"converted {amount(end, size)} of {shown} of text into columns "
+                                          f"({end / size:.0%})", extra={"done": end, "total": size, "unit": "bytes"})
         except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, ValueError):
             return None  # the reading in one part says what is wrong
     if caught or messages.getvalue() or not parts_agree(frames):
