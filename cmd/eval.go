@@ -120,7 +120,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.StringArrayVar(&opts.Models, "model", nil, "model to evaluate, provider:name; repeat for several side by side (default: key model)")
 	fl.StringVarP(&opts.Out, "out", "o", "eval-out", "output folder")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel, each in its own forked session or kernel (default: one per 2 cores and 2 GiB free)")
-	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per case")
+	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per case: its data's load, then its session, each (waiting for another case's kernel is not counted)")
 	fl.IntVar(&opts.Limit, "limit", 0, "run at most this many cases (0: all)")
 	fl.IntVar(&opts.Repeat, "repeat", 1, "run each case K times (seeds seed..seed+K-1): pass@k, pass^k and flaky cases")
 	fl.StringArrayVar(&opts.Filter, "filter", nil, "run only cases with this id, concept, level or tag (repeatable)")

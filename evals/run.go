@@ -27,7 +27,7 @@ type Options struct {
 	Solvers []Solver // one per model, side by side
 	Out     string   // the output folder
 	Jobs    int      // cases in parallel; 0: DefaultJobs()
-	// Timeout bounds each case; 0: none.
+	// Timeout bounds each case's own work (clock.go); 0: none.
 	Timeout time.Duration
 	Limit   int // at most this many cases (after filter and shard); 0: all
 	// Repeat runs each case this many times (0 or 1: once); repeat r is
@@ -361,7 +361,9 @@ func (s *resultSink) keep(err error) {
 func (o Options) runCase(ctx context.Context, j job) (Result, *Attempt) {
 	start := time.Now()
 	cctx := ctx
-	if o.Timeout > 0 {
+	if _, phased := j.solver.(phasedSolver); phased {
+		cctx = withCaseTimeout(ctx, o.Timeout)
+	} else if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
