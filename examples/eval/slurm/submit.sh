@@ -19,7 +19,7 @@
 #
 # - Model server elsewhere (a GPU box, a hosted API): point at it before
 #   submitting, e.g. OLLAMA_HOST=http://models.internal:11434, or
-#   OPENAI_API_KEY with --base-url in ANALYST_BASE_URL; every compute node
+#   OPENAI_API_KEY with ANALYST_BASE_URL (or OPENAI_BASE_URL); every compute node
 #   must reach it.
 # - Model server on a node of the allocation: start it as a job of its own
 #   and point the shards at the node it got, then stop it after the merge:
