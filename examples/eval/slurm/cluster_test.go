@@ -116,11 +116,5 @@ func waitFor(t *testing.T, dir, what string, ok func() bool) {
 			return
 		}
 	}
-	var logs strings.Builder
-	files, _ := filepath.Glob(filepath.Join(dir, "log", "*"))
-	for _, f := range files {
-		data, _ := os.ReadFile(f)
-		fmt.Fprintf(&logs, "== %s\n%s\n", f, data)
-	}
-	t.Fatalf("waited a minute for %s\n%s", what, logs.String())
+	t.Fatalf("waited a minute for %s\n%s", what, logs(filepath.Join(dir, "log", "*")))
 }

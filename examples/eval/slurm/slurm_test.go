@@ -66,7 +66,7 @@ func TestSlurmArrayMergesToTheUnshardedRun(t *testing.T) {
 		t.Fatalf("submit.sh printed %q, want the array's and the merge job's ids", ids)
 	}
 	if state := waitJob(t, ids[1], out); state != "COMPLETED" {
-		t.Fatalf("the merge job ended %s\n%s", state, logs(out))
+		t.Fatalf("the merge job ended %s\n%s", state, logs(filepath.Join(out, "slurm-*.out")))
 	}
 	for _, i := range []string{"0", "1"} {
 		log, _ := os.ReadFile(filepath.Join(out, fmt.Sprintf("slurm-%s_%s.out", ids[0], i)))
@@ -171,7 +171,7 @@ func waitJob(t *testing.T, id, out string) string {
 			return state
 		}
 	}
-	t.Fatalf("job %s did not end in 4 minutes\n%s", id, logs(out))
+	t.Fatalf("job %s did not end in 4 minutes\n%s", id, logs(filepath.Join(out, "slurm-*.out")))
 	return ""
 }
 
@@ -191,10 +191,11 @@ func jobField(t *testing.T, id, field string) string {
 	return ""
 }
 
-// logs is every Slurm job log under out, for a failure message.
-func logs(out string) string {
+// logs is every log the glob matches (the daemons', the jobs'), for a
+// failure message.
+func logs(glob string) string {
 	var b strings.Builder
-	files, _ := filepath.Glob(filepath.Join(out, "slurm-*.out"))
+	files, _ := filepath.Glob(glob)
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
 		fmt.Fprintf(&b, "== %s\n%s\n", f, data)
