@@ -72,6 +72,10 @@ func TestRunnerPodIsUnprivileged(t *testing.T) {
 	if spec.HostUsers == nil || *spec.HostUsers {
 		t.Errorf("hostUsers is %v, want false (a user namespace)", spec.HostUsers)
 	}
+	// The image's rootless podman user, with its subordinate ids.
+	if sc := spec.SecurityContext; sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 1000 {
+		t.Errorf("the pod does not run as uid 1000, the Containerfile's analyst user: %+v", spec.SecurityContext)
+	}
 	for _, c := range spec.Containers {
 		if sc := c.SecurityContext; sc != nil && sc.Privileged != nil && *sc.Privileged {
 			t.Errorf("container %s is privileged", c.Name)
