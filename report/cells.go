@@ -421,8 +421,8 @@ func outputImage(o nbformat.Output, alt string) (string, bool) {
 	return "", false
 }
 
-// imageTag is an <img> for base64 raster image data, with its pixel size;
-// false when the data is not a decodable image.
+// imageTag is an <img> for base64 raster image data, with its pixel size
+// (a PNG in fewer colours when smaller: see palettedPNG); false when the data is not a decodable image.
 func imageTag(mime, b64, alt string) (string, bool) {
 	b64 = stripSpace(b64)
 	raw, err := base64.StdEncoding.DecodeString(b64)
@@ -432,6 +432,11 @@ func imageTag(mime, b64, alt string) (string, bool) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
 	if err != nil {
 		return "", false
+	}
+	if mime == nbformat.MimePNG {
+		if small := palettedPNG(raw); len(small) < len(raw) {
+			b64 = base64.StdEncoding.EncodeToString(small)
+		}
 	}
 	return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="%s" width="%d" height="%d">`, mime, b64, html.EscapeString(alt), cfg.Width, cfg.Height), true
 }
