@@ -11,7 +11,7 @@ import (
 // chartLike is a white image with flat bars and a line whose edges are
 // blended into the background, as an anti-aliased chart's are: a few flat
 // colours and many rare blends.
-func chartLike(t *testing.T) ([]byte, *image.NRGBA) {
+func chartLike(t testing.TB) ([]byte, *image.NRGBA) {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, 640, 480))
 	blue := color.NRGBA{31, 119, 180, 255}
@@ -83,5 +83,14 @@ func TestPalettedPNGKeepsWhatItCannotShrink(t *testing.T) {
 		if got := palettedPNG(raw); !bytes.Equal(got, raw) {
 			t.Errorf("%s: re-encoded to %d bytes", name, len(got))
 		}
+	}
+}
+
+// The time a chart takes to be paletted (docs/benchmarks.md).
+func BenchmarkPalettedPNG(b *testing.B) {
+	raw, _ := chartLike(b)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		palettedPNG(raw)
 	}
 }
