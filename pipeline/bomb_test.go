@@ -18,8 +18,8 @@ import (
 // suggests) is stopped by the cell timeout while it loads: the run fails
 // as a limit of the sandbox (exit 5), saying what to raise, not with the
 // timeout's KeyboardInterrupt as a stage's error (exit 1), which is what
-// rootless podman showed (rootful, a bigger bomb met the memory cgroup
-// first and said so).
+// rootless podman showed (rootful, the load ignored the interrupt, the
+// kernel was killed, and that was already exit 5).
 func TestGzipBombStopsAtTheCellTimeout(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "bomb.csv.gz")
