@@ -294,8 +294,8 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 	// The places the sandbox user may write are capped in files too: each
 	// empty file or folder holds host kernel memory that no size cap counts
 	// (and, rootless on cgroup v1, no memory limit either).
-	args = append(args, tmpfsMount("/tmp", l.TmpBytes, "tmpfs-mode=1777")...)
-	args = append(args, tmpfsMount("/dev/shm", shmBytes, "noexec,tmpfs-mode=1777")...)
+	args = append(args, tmpfsMount("/tmp", l.TmpBytes, "notmpcopyup,tmpfs-mode=1777")...)
+	args = append(args, tmpfsMount("/dev/shm", shmBytes, "noexec,notmpcopyup,tmpfs-mode=1777")...)
 	args = append(args,
 		// runc creates the mount points of files (podman's /run/.containerenv,
 		// a data file at /data/NAME) in the root filesystem; small tmpfs
