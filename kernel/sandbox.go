@@ -253,8 +253,12 @@ const bytesPerFile = 4 << 10
 // inode cap within it. TestResourceTmpFilesCapped reads the cap back from
 // the container's mount table, so a podman that drops it fails there.
 func tmpfsMount(dst string, size int64, opts string) []string {
-	files := max(size/bytesPerFile, 1024)
-	return []string{"--mount", fmt.Sprintf(`type=tmpfs,destination=%s,"tmpfs-size=%d,nr_inodes=%d",nosuid,nodev,%s`, dst, size, files, opts)}
+	return []string{"--mount", fmt.Sprintf(`type=tmpfs,destination=%s,"tmpfs-size=%d,nr_inodes=%d",nosuid,nodev,%s`, dst, size, tmpfsFiles(size), opts)}
+}
+
+// tmpfsFiles is how many files and folders a writable tmpfs of size bytes holds.
+func tmpfsFiles(size int64) int64 {
+	return max(size/bytesPerFile, 1024)
 }
 
 // podmanArgs is the whole podman command line after "podman" for the driver.
