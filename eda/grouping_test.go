@@ -131,7 +131,7 @@ print(same_frame(group_table, want), want.index.name == group_table.index.name,
 	for name, frame := range spearmanFrames {
 		t.Run("spearman "+name, func(t *testing.T) {
 			run(t, "frame", "df = "+frame+"\ncols = list(df.columns)")
-			run(t, "correlations cell", fill(correlationPy, "{{COLUMNS}}", "cols", "{{ANNOTATE}}", "True"))
+			run(t, "correlations cell", constants(correlationPy, "correlation_columns", "cols"))
 			got := run(t, "compare", `want_ranks = df[cols].rank()
 print(all(np.array_equal(average_ranks(df[c]), want_ranks[c].to_numpy(dtype=float, na_value=np.nan), equal_nan=True) for c in cols),
       same_frame(spearman, want_ranks.corr(method="pearson")))`)
@@ -166,10 +166,10 @@ df = df.assign(v=np.arange(len(df)), g="a")`, "D"},
 	for name, c := range dateFrames {
 		t.Run("periods "+name, func(t *testing.T) {
 			run(t, "frame", "df = "+c.frame)
-			run(t, "time-series cell", fill(timeSeriesPy, "{{DATE}}", `"d"`, "{{VALUE_LINE}}", `value_column = "v"`,
-				"{{FREQ}}", pyString(c.freq), "{{FREQ_COMMENT}}", "test", "{{CHART}}", fill(timeSeriesChartPy, "{{WORD}}", "period")))
-			run(t, "over-time cell", fill(vizTimePy, "{{DATE}}", `"d"`, "{{VALUE}}", `"v"`, "{{CATEGORY}}", `"g"`,
-				"{{FREQ}}", pyString(c.freq), "{{FREQ_COMMENT}}", "test", "{{LINES}}", "2", "{{WORD}}", "period"))
+			run(t, "time-series cell", constants(timeSeriesPy, "date_column", `"d"`, "value_column", `"v"`,
+				"FREQUENCY", pyString(c.freq))+"\n"+constants(timeSeriesChartPy, "PERIOD_WORD", `"period"`))
+			run(t, "over-time cell", constants(vizTimePy, "trend_date", `"d"`, "trend_value", `"v"`, "trend_group", `"g"`,
+				"TREND_FREQUENCY", pyString(c.freq), "TREND_LINES", "2", "TREND_WORD", `"period"`))
 			// What the cells computed before: resample and groupby by a date Grouper.
 			got := run(t, "compare", `dates = pd.DatetimeIndex(df.loc[dated, "d"])
 want = pd.DataFrame({"rows": pd.Series(1, index=dates).resample(FREQUENCY, closed="left", label="left").size()})
