@@ -106,7 +106,7 @@ func LoadFolder(f Folder) Stage {
 var profiledPy = profiledDict(profiledNames)
 
 // profiledNames are the names of profiledPy, in other_tables.py's PROFILED.
-var profiledNames = []string{"rows", "column_info", "value_counts", "profile"}
+var profiledNames = []string{"rows", "column_info", "value_counts", "profile"} //houserules:literal Python variables of the profile
 
 // profiledDict is the Python dict of the names' values, by name.
 func profiledDict(names []string) string {
