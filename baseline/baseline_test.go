@@ -12,6 +12,7 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/runfile"
+	"github.com/analyst-cli/analyst/internal/runfile/runfiletest"
 )
 
 const sketchJSON = `{"version": 1, "rows": 4, "quantile_points": 1000, "value_counts_cap": 1000, "time_periods": 5000, "columns": [
@@ -151,13 +152,7 @@ func TestOpenBoundsSize(t *testing.T) {
 // Recorded reads the run's record through runfile: one past its bound is
 // refused before it is read.
 func TestRecordedBoundsSize(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.run.json")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, runfile.MaxBytes+1); err != nil { // sparse: no disk used
-		t.Fatal(err)
-	}
+	path := runfiletest.Oversized(t)
 	var tooLarge *runfile.TooLargeError
 	if _, _, err := Recorded(path); !errors.As(err, &tooLarge) {
 		t.Errorf("Recorded of a %d-byte file: %v, want runfile's TooLargeError", runfile.MaxBytes+1, err)

@@ -1,4 +1,4 @@
-package runfile
+package runfile_test
 
 import (
 	"errors"
@@ -7,22 +7,19 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/analyst-cli/analyst/internal/runfile"
+	"github.com/analyst-cli/analyst/internal/runfile/runfiletest"
 )
 
 // A run.json over MaxBytes is refused from its size, before it is read,
 // with an error that names it and says what to give instead.
 func TestReadRefusesTooLarge(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.run.json")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, MaxBytes+1); err != nil { // sparse: no disk used
-		t.Fatal(err)
-	}
-	_, err := Read(path)
-	var tooLarge *TooLargeError
-	if !errors.As(err, &tooLarge) || tooLarge.Size != MaxBytes+1 {
-		t.Fatalf("Read of a %d-byte file: %v, want a TooLargeError", MaxBytes+1, err)
+	path := runfiletest.Oversized(t)
+	_, err := runfile.Read(path)
+	var tooLarge *runfile.TooLargeError
+	if !errors.As(err, &tooLarge) || tooLarge.Size != runfile.MaxBytes+1 {
+		t.Fatalf("Read of a %d-byte file: %v, want a runfile.TooLargeError", runfile.MaxBytes+1, err)
 	}
 	for _, want := range []string{path, "256 MiB", "give the NAME.run.json a run wrote"} {
 		if !strings.Contains(err.Error(), want) {
@@ -30,8 +27,8 @@ func TestReadRefusesTooLarge(t *testing.T) {
 		}
 	}
 	var m map[string]any
-	if err := Decode(path, &m); !errors.As(err, &tooLarge) {
-		t.Errorf("Decode of a %d-byte file: %v, want a TooLargeError", MaxBytes+1, err)
+	if err := runfile.Decode(path, &m); !errors.As(err, &tooLarge) {
+		t.Errorf("Decode of a %d-byte file: %v, want a runfile.TooLargeError", runfile.MaxBytes+1, err)
 	}
 }
 
@@ -42,8 +39,8 @@ func TestReadRefusesAPipe(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(path); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("Read of a pipe: %v, want ErrNotRegular", err)
+	if _, err := runfile.Read(path); !errors.Is(err, runfile.ErrNotRegular) {
+		t.Errorf("Read of a pipe: %v, want runfile.ErrNotRegular", err)
 	}
 }
 
@@ -62,13 +59,13 @@ func TestDecode(t *testing.T) {
 			Path string `json:"path"`
 		} `json:"files"`
 	}
-	if err := Decode(good, &m); err != nil || m.AnalystVersion != "1.2" || len(m.Files) != 1 || m.Files[0].Path != "a.ipynb" {
+	if err := runfile.Decode(good, &m); err != nil || m.AnalystVersion != "1.2" || len(m.Files) != 1 || m.Files[0].Path != "a.ipynb" {
 		t.Errorf("Decode = %+v, %v", m, err)
 	}
-	if err := Decode(bad, &m); err == nil || !strings.Contains(err.Error(), bad+": not a run manifest") {
+	if err := runfile.Decode(bad, &m); err == nil || !strings.Contains(err.Error(), bad+": not a run manifest") {
 		t.Errorf("Decode of cut JSON: %v, want it named as not a run manifest", err)
 	}
-	if _, err := Read(filepath.Join(dir, "none.run.json")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := runfile.Read(filepath.Join(dir, "none.run.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Read of a missing file: %v, want ErrNotExist", err)
 	}
 }
