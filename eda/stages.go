@@ -190,6 +190,14 @@ func pyOptional(s string) string {
 	return pyString(s)
 }
 
+// pyBool is a Python bool literal.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
 // ProfileStage computes the profile of df: per column its type, missing and
 // distinct counts, sample values and summary numbers, then the alerts, and
 // shows it as JSON (mime nbformat.MimeProfile) in the cell tagged ProfileTag.
@@ -206,7 +214,7 @@ func ProfileStage() Stage {
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
 		Plumbing(summaryProfileJSON, Code(profileJSON(""), ProfileTag)),
 		Markdown(sketchMd),
-		Plumbing(summarySketch, sketchCell(sketchParts(), inMemorySketchFeed, "set()", "set()")),
+		Plumbing(summarySketch, sketchCell(sketchParts(), "set()", "set()")),
 	}}
 }
 

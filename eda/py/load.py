@@ -1230,7 +1230,7 @@ def parse_epochs(df, info):
                              f"falls in 2001-2033 read so); converted to UTC timestamps")
 
 
-def new_load_info():
+def new_load_info() -> dict:
     """load_info before the file is read: how it was read, filled in as the loader decides."""
     return {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
             "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
@@ -1239,7 +1239,7 @@ def new_load_info():
             "date_formats": {}, "dates_kept_text": {}, "ambiguous_dates": {}, "notes": []}
 
 
-def load_table(path, sheet=None, table=None):
+def load_table(path: str, sheet: str | int | None = None, table: str | None = None) -> tuple[pd.DataFrame, dict]:
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
     (spreadsheets, SPSS, Stata, SAS, SQLite, Parquet) into a DataFrame.
 
@@ -1275,7 +1275,7 @@ def load_table(path, sheet=None, table=None):
     return clean_table(df, info), info
 
 
-def clean_columns(df, info, keep_codes=True):
+def clean_columns(df: pd.DataFrame, info: dict, keep_codes: bool = True) -> None:
     """The cleaning steps, in order (see the notes above the load cell)."""
     clean_missing_markers(df, info, keep_codes=keep_codes)
     convert_number_text(df, info)
@@ -1283,7 +1283,7 @@ def clean_columns(df, info, keep_codes=True):
     parse_epochs(df, info)
 
 
-def clean_table(df, info, keep_codes=True):
+def clean_table(df: pd.DataFrame, info: dict, keep_codes: bool = True) -> pd.DataFrame:
     """df cleaned (clean_columns), without its last row when that row holds the column totals:
     labelled so (TOTAL_LABELS) with each of its numbers the sum of the rows above. A row so
     labelled whose numbers are not the sums stays, and a note says why."""

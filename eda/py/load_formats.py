@@ -19,7 +19,7 @@ FORMAT_NAMES = {fmt for fmt, _, _, _ in TABLE_FORMATS}
 SAS7BDAT_MAGIC = (b"\x00" * 12 + b"\xc2\xea\x81\x60\xb3\x14\x11\xcf\xbd\x92\x08\x00\x09\xc7\x31\x8c\x18\x1f\x10\x11")
 
 
-def table_format(path, head):
+def table_format(path: str, head: bytes) -> str | None:
     """The TABLE_FORMATS entry the file is in, by magic bytes first, then by extension; None
     for text formats (CSV, JSON). A file named like a format but not in it is an error."""
     name = os.path.basename(path)
@@ -41,7 +41,8 @@ def table_format(path, head):
     return None
 
 
-def read_table_format(fmt, path, info, sheet=None, table=None):
+def read_table_format(fmt: str, path: str, info: dict, sheet: str | int | None = None,
+                      table: str | None = None) -> pd.DataFrame:
     """Reads a file in one of TABLE_FORMATS; info says how."""
     info.update(format=fmt, encoding="")
     if fmt in ("xlsx", "xls", "ods"):
