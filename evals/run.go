@@ -60,7 +60,10 @@ type Progress struct {
 }
 
 // Shard is the i-th of n parts of a suite (0-based); Count 0 is all.
-type Shard struct{ Index, Count int }
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
 
 // ParseShard reads "i/n" (0 <= i < n), or "n" with i taken from
 // $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).
@@ -221,7 +224,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := writeResultsFile(path, all); err != nil {
 		return nil, errors.Join(runErr, err)
 	}
-	sum, err := WriteOutputs(o.Out, all)
+	sum, err := WriteOutputs(o.Out, all, o.Shard)
 	return sum, errors.Join(runErr, err)
 }
 
