@@ -33,6 +33,7 @@ var (
 	// lines that call it.
 	loadPy        = pyFileWhole("load.py")
 	loadFormatsPy = pyFileWhole("load_formats.py")
+	loadExportsPy = pyFileWhole("load_exports.py") // the layouts of reports and spreadsheets
 	loadSourcePy  = pyFile("load_source.py") // where a file's data is
 	loadCallPy    = pyFile("load_call.py")   // the lines that read it into df
 	setupPy       = pyFile("setup.py")
@@ -154,7 +155,7 @@ func loader(source, call string, na []string) string {
 // loaderFunctions is the loader without the lines that call it: where the
 // data is, the thresholds, the functions.
 func loaderFunctions(source string, na []string) string {
-	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy
+	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy + loadExportsPy
 }
 
 // loadConstants are the loader's thresholds and word lists, as
