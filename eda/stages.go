@@ -34,8 +34,8 @@ var (
 	loadPy        = pyFileWhole("load.py")
 	loadFormatsPy = pyFileWhole("load_formats.py")
 	loadExportsPy = pyFileWhole("load_exports.py") // the layouts of reports and spreadsheets
-	loadSourcePy  = pyFile("load_source.py") // where a file's data is
-	loadCallPy    = pyFile("load_call.py")   // the lines that read it into df
+	loadSourcePy  = pyFile("load_source.py")       // where a file's data is
+	loadCallPy    = pyFile("load_call.py")         // the lines that read it into df
 	setupPy       = pyFile("setup.py")
 	// The profile of the columns: the helpers, the pass over the columns,
 	// the overview table and the summary line (out of core, the helpers
