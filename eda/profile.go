@@ -138,6 +138,9 @@ const (
 	// rows were skipped for having more fields than the header, naming the
 	// likely cause.
 	AlertRaggedRows = "ragged_rows"
+	// AlertExcelSerialDates marks a numeric column named like dates whose
+	// values are all Excel day numbers (45292 is 2024-01-01).
+	AlertExcelSerialDates = "excel_serial_dates"
 )
 
 // Alert is something about the data an analyst should look at.

@@ -400,7 +400,8 @@ def find_header(text, delimiter, escapechar=None):
         rest = [w for w in widths[i + 1:] if w is not None]
         return (widths[i] == width and len(names) >= 2 and not all(is_number(f) for f in names)
                 and rest.count(width) >= HEADER_STABLE_SHARE * len(rest)
-                and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i)))
+                and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i))
+                and not padded_title(rows, i, width))
 
     def names_numbers(i):
         # Below rows as wide as the table (a title padded with delimiters, or a header with one
@@ -414,9 +415,24 @@ def find_header(text, delimiter, escapechar=None):
     comment = [r[0].lstrip().startswith("#") for r in before]
     if not index or not all(c or row_width(r) < width for c, r in zip(comment, before)):
         return 0, []
-    if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0]:
+    if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0] and len(before[0]) < width:
         return 0, []
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def padded_title(rows, i, width):
+    """True when rows[i] is a title padded with delimiters to the table's width (Report:,Sales by
+    region,): its last fields are empty, the next row names every column with text that is not a
+    number, and the rows below fill the columns the title leaves empty. A header with an empty
+    last name above a first row of data (region,sales, above north,10,5) is a header."""
+    filled = row_width(rows[i])
+    if filled >= width or i + 2 >= len(rows) or len(rows[i + 1]) != width:
+        return False
+    names = rows[i + 1]
+    if not all(f.strip() and not is_number(f) for f in names):
+        return False
+    below = [r for r in rows[i + 2:] if len(r) == width]
+    return sum(any(f.strip() for f in r[filled:]) for r in below) > len(below) / 2
 
 
 def text_columns(text, delimiter, skip, names, escapechar=None):
@@ -523,7 +539,8 @@ def first_row_evidence(rows):
       the first row has no field that looks like a name, such as 40 characters or more).
     A single row is data when a field is a number or a date (1,2,3; 1,StreetA), a header
     otherwise (a,b,c: a header without rows)."""
-    first, body = rows[0], rows[1:]
+    first = rows[0]
+    body = [r for r in rows[1:] if r != first]  # the header repeated below (each page of a report) is no value
     if not body:
         data = any(field_kind(f) in ("number", "date") for f in first)
         return data, "the file's only row holds a number or a date, as records do and names do not" if data else ""
@@ -795,8 +812,9 @@ def parse_dates(df, info):
     found = {}
     for i, column in enumerate(columns):
         log_columns("looked for dates", i, len(columns))
-        fmt, share = date_format(spaced_sample(df[column], 500))
-        if share >= DATE_SHARE:
+        sample = spaced_sample(df[column], 500)
+        fmt, share = date_format(sample)
+        if share >= DATE_SHARE or (fmt and share >= 0.5 and either_order_share(sample, fmt) >= DATE_SHARE):
             found[column] = fmt
     for column, fmt in date_orders(df, found, info).items():
         present = present_mask(df[column]).sum()
@@ -817,6 +835,16 @@ def parse_dates(df, info):
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "
                                  f"{fmt} and became missing")
     log_columns("looked for dates", len(columns), len(columns))
+
+
+def either_order_share(values, fmt):
+    """The share of values that are dates in fmt or in fmt with day and month swapped: dates
+    written in both orders are dates, whose order date_orders finds ambiguous."""
+    swapped = swapped_order(fmt)
+    if swapped is None:
+        return 0.0
+    values = values.dropna()
+    return float((to_dates(values, fmt).notna() | to_dates(values, swapped).notna()).mean())
 
 
 def swapped_order(fmt):
@@ -915,7 +943,9 @@ NUMBER_TEXT = re.compile(
     r"^\s*(?P<open>\(?)\s*(?P<sign>[-+\u2212]?)\s*(?P<cur1>[$€£¥₹]?)\s*(?P<sign2>[-+\u2212]?)\s*"
     r"(?P<digits>\d[\d.,'’ \u00a0\u202f]*)\s*(?P<pct>%?)\s*(?P<cur2>[$€£¥₹]?)\s*(?P<close>\)?)\s*$")
 GROUP = r"[,'’ \u00a0\u202f]"  # thousands separators beside the decimal point
-POINT_DECIMAL = re.compile(r"\d{1,3}(?:" + GROUP + r"\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")  # 12,500.50
+# India's grouping: thousands, then lakhs and crores in pairs of digits (₹1,02,74,233.00).
+INDIAN_GROUPS = r"\d{1,2}(?:,\d\d)+,\d{3}(?:\.\d+)?"
+POINT_DECIMAL = re.compile(INDIAN_GROUPS + r"|\d{1,3}(?:" + GROUP + r"\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")  # 12,500.50
 COMMA_DECIMAL = re.compile(r"\d{1,3}(?:[.'’ \u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?")  # 12.500,50
 # Integer columns whose name says time and whose every value is a Unix time of 2001-2033
 # become UTC timestamps; without such a name they stay numbers, with an alert.
@@ -1132,7 +1162,9 @@ def numbers_from_text(values, decimal):
     if use_comma and (grouped or decimal_comma):
         rule.append("',' is the decimal mark and '.' or spaces group thousands (1.189,50 = 1189.5)")
     elif grouped:
-        rule.append("'.' is the decimal mark and ',' or spaces group thousands (12,500.50 = 12500.5)")
+        rule.append("'.' is the decimal mark and ',' or spaces group thousands (12,500.50 = 12500.5)"
+                    + ("; ',' also groups lakhs and crores (1,02,74,233 = 10274233)"
+                       if any(re.fullmatch(INDIAN_GROUPS, d) for d in digits) else ""))
     if symbols:
         rule.append("currency symbols " + " ".join(sorted(symbols)) + " removed")
     if percent:
@@ -1272,7 +1304,10 @@ def load_table(path, sheet=None, table=None):
     if df.empty:
         raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")
     df.columns = [str(c) for c in df.columns]  # analyst refers to columns by their names as text
-    return clean_table(df, info), info
+    df = clean_table(export_layout(df, info), info)
+    forward_fill_hint(df, info)
+    excel_serial_dates(df, info)
+    return df, info
 
 
 def clean_columns(df, info, keep_codes=True):

@@ -62,3 +62,183 @@ def sheet_preamble_note(first, start, left, info):
     info["notes"].append(f"the table starts at {where} of the sheet; {len(above)} title line(s) above it were "
                          f"skipped{said}")
     info["header_row"] = start
+
+
+# A footer note below the table, as reports end: "Source: ...", "Note: ...", "* provisional".
+FOOTER_NOTE = re.compile(r"\s*(?:(?:sources?|notes?|n\.\s?b\.?|footnotes?|remarks?|disclaimer|copyright)\s*:|©|\*+\s*\w)",
+                         re.I)
+
+
+def text_cell(value):
+    """value stripped when it is non-empty text, else None."""
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def footer_rows(df):
+    """The positions of the rows at the end of df that are footer notes (FOOTER_NOTE in their
+    first cell, any other filled cell text that is not a number: the rest of a note cut at a
+    delimiter) or empty rows between them; none when the last row is data (Note: late,7)."""
+    found = []
+    for pos in range(len(df) - 1, 0, -1):
+        row = df.iloc[pos]
+        if not row.notna().any():
+            found.append(pos)
+            continue
+        first, rest = text_cell(row.iloc[0]), row.iloc[1:].dropna()
+        if len(df.columns) < 2 or first is None or not FOOTER_NOTE.match(first):
+            break
+        if not all(isinstance(v, str) and not is_number(v) for v in rest):
+            break
+        found.append(pos)
+    while found and df.iloc[found[-1]].notna().sum() == 0:
+        found.pop()  # empty rows above the first note are not the footer's
+    return sorted(found)
+
+
+def drop_footer_notes(df, info):
+    """df without the footer notes at its end (footer_rows), quoted in a note."""
+    rows = footer_rows(df)
+    notes = [text_cell(df.iloc[p, 0]) for p in rows if text_cell(df.iloc[p, 0])]
+    if not notes:
+        return df
+    listed = ", ".join(repr(clip_text(n, 60)) for n in notes[:5]) + (", ..." if len(notes) > 5 else "")
+    info["footer_notes"] = notes
+    info["notes"].append(f"the table ends with {len(notes)} note line(s) below the rows, not data, which were "
+                         f"left out: {listed}")
+    return df.drop(index=df.index[rows]).reset_index(drop=True).infer_objects()
+
+
+def drop_repeated_headers(df, info):
+    """df without the rows that repeat its header (every filled cell its column's name, in two
+    columns or more and half of them at least: reports repeat the header on each page), with a
+    note saying how many and where."""
+    text = [c for c in df.columns if df[c].dtype == object]
+    if len(text) < 2 or len(text) < len(df.columns) / 2:
+        return df
+    hit = df[text[0]].to_numpy() == text[0]  # cheap: repeated headers are exact copies
+    if not hit.any():
+        return df
+    rows = np.flatnonzero(hit)
+    part = df.iloc[rows]
+    same = sum((part[c].map(text_cell) == c.strip()).to_numpy() for c in text)
+    repeats = rows[(same == part.notna().sum(axis=1).to_numpy()) & (same >= 2) & (same >= len(df.columns) / 2)]
+    if not len(repeats):
+        return df
+    where = ", ".join(f"{p + 2:,}" for p in repeats[:8]) + (", ..." if len(repeats) > 8 else "")
+    info["repeated_headers"] = len(repeats)
+    info["notes"].append(f"{len(repeats):,} row(s) repeat the header (as reports do on each page), not data; they "
+                         f"were left out (rows {where} of the table, counting the header as 1)")
+    return df.drop(index=df.index[repeats]).reset_index(drop=True).infer_objects()
+
+
+def second_header_row(df, info):
+    """df with its first row merged into the column names when it is a second header line
+    (units, or the lower line of a two-line header): every filled cell of it is text that is
+    not a number nor a missing marker, none of them recurs below in its column, and in each
+    column whose rows below are all numbers (one at least) it holds text."""
+    if len(df) < 3:
+        return df
+    first, below = df.iloc[0], df.iloc[1:201]
+    markers = {m.strip().casefold() for m in NA_VALUES}
+    numeric = []
+    for c in df.columns:
+        values = below[c].dropna()
+        if len(values) and all(isinstance(v, (int, float, np.number)) or (isinstance(v, str) and is_number(v))
+                               for v in values):
+            numeric.append(c)
+        v = first[c]
+        if pd.isna(v):
+            continue
+        cell = text_cell(v)
+        if cell is None or is_number(cell) or cell.casefold() in markers or (values == v).any():
+            return df
+    if not numeric or any(text_cell(first[c]) is None for c in numeric):
+        return df
+    names = [(f"{c} {text_cell(first[c])}" if not str(c).startswith("Unnamed:") else text_cell(first[c]))
+             if text_cell(first[c]) else c for c in df.columns]
+    merged = [f"{c!r} → {n!r}" for c, n in zip(df.columns, names) if c != n]
+    info["notes"].append("the first row below the header is a second header line (text above numbers, none of "
+                         "it a value of its column); it was joined to the column names: " + ", ".join(merged[:8]))
+    df = df.iloc[1:].reset_index(drop=True).infer_objects()
+    df.columns = names
+    return df
+
+
+def strip_text_apostrophes(df, info):
+    """Text columns whose every value starts with an apostrophe ('02134: spreadsheets write it to
+    keep a value text) without the apostrophe, noted. A column where some values do not start
+    with one, or that end with one too ('quoted'), is kept as it is."""
+    stripped = []
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        first = first_present(s, 1)
+        if first.empty or not isinstance(first.iloc[0], str) or not first.iloc[0].startswith("'"):
+            continue
+        values = s.dropna()
+        if not all(isinstance(v, str) and v.startswith("'") and not (len(v) > 1 and v.endswith("'"))
+                   for v in values):
+            continue
+        df[c] = s.str[1:]
+        stripped.append(c)
+    if stripped:
+        info["apostrophes"] = stripped
+        info["notes"].append("every value of " + ", ".join(map(repr, stripped)) + " starts with an apostrophe "
+                             "('02134: a spreadsheet's mark that keeps a value as text), which was removed")
+    return df
+
+
+def export_layout(df, info):
+    """The rows and marks of report layouts taken out of the table read: a second header line,
+    header lines repeated on each page, footer notes, apostrophes that force text."""
+    df = second_header_row(df, info)
+    df = drop_repeated_headers(df, info)
+    df = drop_footer_notes(df, info)
+    return strip_text_apostrophes(df, info)
+
+
+FILL_BLANK_SHARE = 0.5  # a group column of an outline export: at least this share of it blank
+
+
+def forward_fill_hint(df, info):
+    """A note offering the forward fill for a text column that an outline or pivot export left
+    mostly blank (FILL_BLANK_SHARE or more): its first value present and each present value
+    distinct, the label of the block of rows below it."""
+    hints = []
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object or len(s) < 4 or pd.isna(s.iloc[0]):
+            continue
+        present = s.dropna()
+        if len(present) > (1 - FILL_BLANK_SHARE) * len(s) or present.nunique() < 0.9 * len(present):
+            continue
+        hints.append(c)
+        info["notes"].append(f"{c!r} is blank in {1 - len(present) / len(s):.0%} of the rows, each of its "
+                             f"{len(present):,} values above a block of blank ones, as outline and pivot exports "
+                             f"write a group's label once; to give every row its group: df[{c!r}] = df[{c!r}].ffill()")
+    if hints:
+        info["forward_fill"] = hints
+
+
+SERIAL_DAYS = (25569, 73051)  # Excel's day numbers of 1970-01-01 and 2100-01-01
+
+
+def excel_serial_dates(df, info):
+    """An alert (layout_alerts) for each numeric column whose name says date or time and whose
+    every value is an Excel day number of 1970-2099 (45292 is 2024-01-01); a column so valued
+    whose name does not say time is left alone (it could be any count)."""
+    for c in df.columns:
+        s = df[c]
+        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s) or not EPOCH_NAME.search(str(c)):
+            continue
+        values = s.dropna()
+        if values.empty or not values.between(*SERIAL_DAYS).all():
+            continue
+        first = pd.Timestamp("1899-12-30") + pd.Timedelta(days=float(values.min()))
+        message = (f"{c!r} holds numbers that read as Excel day numbers (such as {values.iloc[0]:g}, "
+                   f"{first:%Y-%m-%d} for the smallest), as a spreadsheet writes a date cell without its "
+                   f"date format; to read them as dates: pd.to_datetime(df[{c!r}], unit='D', origin='1899-12-30')")
+        info.setdefault("layout_alerts", []).append({"type": "excel_serial_dates", "column": str(c),
+                                                     "message": message})
+        info["notes"].append(message)

@@ -85,5 +85,141 @@ class TestSheetLayout(ExportCase):
             self.workbook({"a": {}, "b": {}})
 
 
+def lines(header, rows):
+    return header + "\n" + "".join(r + "\n" for r in rows)
+
+
+BODY = [f"r{i},{i * 10}" for i in range(12)]
+
+
+class TestReportRows(ExportCase):
+    def notes(self, info, text):
+        return [n for n in info["notes"] if text in n]
+
+    def test_footer_notes_are_left_out(self):
+        df, info = self.load(lines("region,sales", BODY + ["", "Source: ACME ledger,", "Note: in EUR, net"]))
+        self.assertEqual(len(df), 12)
+        self.assertEqual(str(df["sales"].dtype), "int64")
+        self.assertEqual(info["footer_notes"], ["Source: ACME ledger", "Note: in EUR"])
+
+    def test_note_in_a_full_row_is_data(self):
+        # a comments column that says "Note: ..." in a row whose other cells are filled
+        df, info = self.load(lines("comment,sales", [f"ok,{i}" for i in range(5)] + ["Note: late,7"]))
+        self.assertEqual(len(df), 6)
+        self.assertNotIn("footer_notes", info)
+
+    def test_last_row_with_one_value_is_data(self):
+        df, info = self.load(lines("region,sales", BODY + ["north,"]))
+        self.assertEqual(len(df), 13)
+        self.assertNotIn("footer_notes", info)
+
+    def test_repeated_header_lines_are_left_out(self):
+        rows = [r for i, r in enumerate(BODY) for r in (["region,sales"] if i % 4 == 3 else []) + [r]]
+        df, info = self.load(lines("region,sales", rows))
+        self.assertEqual(list(df.columns), ["region", "sales"])  # the header, though it recurs
+        self.assertEqual(len(df), 12)
+        self.assertEqual(str(df["sales"].dtype), "int64")
+        self.assertEqual(info["repeated_headers"], 3)
+
+    def test_one_value_equal_to_its_name_is_data(self):
+        rows = [f"open,{i}" for i in range(5)] + ["status,9"]
+        df, info = self.load(lines("status,count", rows))
+        self.assertEqual(len(df), 6)
+        self.assertNotIn("repeated_headers", info)
+
+    def test_second_header_line_joins_the_names(self):
+        df, info = self.load(lines("region,sales,weight", [",EUR,kg"] + [f"r{i},{i},{i * 2}" for i in range(6)]))
+        self.assertEqual(list(df.columns), ["region", "sales EUR", "weight kg"])
+        self.assertEqual(len(df), 6)
+        self.assertEqual(str(df["sales EUR"].dtype), "int64")
+
+    def test_first_row_of_text_that_recurs_is_data(self):
+        # text above numbers, but its label recurs below: a value, not a second header line
+        rows = ["north,pending"] + [f"{r},{i}" for i, r in enumerate(["north", "south"] * 3)]
+        df, info = self.load(lines("region,sales", rows))
+        self.assertEqual(list(df.columns), ["region", "sales"])
+        self.assertEqual(len(df), 7)
+
+    def test_second_header_line_in_a_sheet(self):
+        cells = table([["region", "sales"], [None, "EUR"], ["north", 10], ["south", 20], ["east", 5]])
+        df, _ = self.workbook({"data": cells})
+        self.assertEqual(list(df.columns), ["region", "sales EUR"])
+        self.assertEqual(list(df["sales EUR"]), [10, 20, 5])
+
+    def test_apostrophes_that_force_text_are_removed(self):
+        df, info = self.load(lines("zip,n", [f"'0213{i},{i}" for i in range(6)]))
+        self.assertEqual(list(df["zip"]), [f"0213{i}" for i in range(6)])
+        self.assertEqual(info["apostrophes"], ["zip"])
+
+    def test_apostrophes_in_some_values_stay(self):
+        df, info = self.load(lines("city,n", ["'s-Hertogenbosch,1", "Utrecht,2", "Breda,3", "'t Zandt,4"]))
+        self.assertEqual(df["city"].iloc[0], "'s-Hertogenbosch")
+        self.assertNotIn("apostrophes", info)
+        df, info = self.load(lines("word,n", ["'a',1", "'b',2", "'c',3"]))
+        self.assertEqual(df["word"].iloc[0], "'a'")
+        self.assertNotIn("apostrophes", info)
+
+    def test_outline_group_column_gets_the_forward_fill_hint(self):
+        rows = [(f"G{i // 8}" if i % 8 == 0 else "") + f",item{i},{i}" for i in range(32)]
+        df, info = self.load(lines("group,item,value", rows))
+        self.assertEqual(info["forward_fill"], ["group"])
+        self.assertTrue(self.notes(info, "df['group'] = df['group'].ffill()"), info["notes"])
+        self.assertEqual(df["group"].isna().sum(), 28)  # offered, not done
+
+    def test_sparse_column_is_not_a_group(self):
+        # blank first, and repeated values: a sparse remark, not a group's label
+        rows = [f"item{i},{'late' if i % 5 == 3 else ''},{i}" for i in range(30)]
+        _, info = self.load(lines("item,remark,value", rows))
+        self.assertNotIn("forward_fill", info)
+
+    def test_excel_serial_dates_get_an_alert(self):
+        df, info = self.load(lines("order_date,amount", [f"{45292 + i},{45300 + i}" for i in range(10)]))
+        alerts = info["layout_alerts"]
+        self.assertEqual([(a["type"], a["column"]) for a in alerts], [("excel_serial_dates", "order_date")])
+        self.assertIn("2024-01-01", alerts[0]["message"])
+        self.assertEqual(str(df["order_date"].dtype), "int64")  # the alert says how; the values stay
+
+    def test_day_numbers_out_of_range_are_no_serial_dates(self):
+        _, info = self.load(lines("order_date,n", [f"{20240101 + i},{i}" for i in range(10)]))
+        self.assertNotIn("layout_alerts", info)
+
+
+class TestNumbersAndDates(ExportCase):
+    def test_indian_grouping_is_a_number(self):
+        df, info = self.load(lines("city,revenue", [f'c{i},"₹1,02,74,2{i}3.00"' for i in range(8)]))
+        self.assertEqual(df["revenue"].iloc[0], 10274203.0)
+        self.assertTrue(any("lakhs" in n for n in info["notes"]), info["notes"])
+
+    def test_pairs_without_a_thousands_group_are_text(self):
+        df, _ = self.load(lines("code,n", [f'"1,02,7{i}",{i}' for i in range(8)]))
+        self.assertEqual(df["code"].dtype, object)
+
+    def test_dates_in_both_orders_are_ambiguous(self):
+        values = ["25/12/2024", "12/25/2024", "03/04/2024", "01/02/2024", "13/01/2024", "01/13/2024"]
+        df, info = self.load(lines("d,v", [f"{d},{i}" for i, d in enumerate(values)]))
+        self.assertEqual(df["d"].dtype, object)
+        self.assertTrue(info["ambiguous_dates"]["d"]["kept_text"])
+
+    def test_dates_in_one_order_are_read(self):
+        values = ["25/12/2024", "03/04/2024", "01/02/2024", "13/01/2024", "30/06/2024", "02/02/2024"]
+        df, info = self.load(lines("d,v", [f"{d},{i}" for i, d in enumerate(values)]))
+        self.assertEqual(df["d"].iloc[0], L["pd"].Timestamp("2024-12-25"))
+        self.assertEqual(info["ambiguous_dates"], {})
+
+
+class TestPaddedTitle(ExportCase):
+    def test_title_padded_with_commas_is_not_the_header(self):
+        df, info = self.load(lines("Report:,Sales by region,", ["region,sales,units"] +
+                                   [f"r{i},{i * 10},{i}" for i in range(8)]))
+        self.assertEqual(list(df.columns), ["region", "sales", "units"])
+        self.assertEqual(len(df), 8)
+        self.assertEqual(info["preamble"], ["Report:,Sales by region"])
+
+    def test_header_with_an_empty_last_name_stays(self):
+        df, _ = self.load(lines("region,sales,", [f"r{i},{i * 10},{i}" for i in range(8)]))
+        self.assertEqual(list(df.columns)[:2], ["region", "sales"])
+        self.assertEqual(len(df), 8)
+
+
 if __name__ == "__main__":
     unittest.main()
