@@ -627,7 +627,8 @@ def read_delimited(path, head, compression, encoding, info):
         # Under copy-on-write, pandas makes the frame from the parsed columns as they are; else it
         # first copies them into one block per type (seconds on millions of rows). The option is
         # on only while reading: the values, types and behaviour of df are the same either way.
-        with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
+        opener = NulStripped if info.get("nul_padding") else ProgressFile
+        with opener(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
             return pd.read_csv(data, sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ",
                                encoding=encoding, compression=compression or None,
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
@@ -1292,6 +1293,7 @@ def load_table(path, sheet=None, table=None):
     if fmt in FORMAT_NAMES:
         df = read_table_format(fmt, path, info, sheet, table)
     else:
+        head = nul_padding(head, compression, info)
         encoding, bom = detect_encoding(head, info["notes"])
         info.update(encoding=encoding, bom=bom)
         if fmt == "csv":

@@ -242,3 +242,37 @@ def excel_serial_dates(df, info):
         info.setdefault("layout_alerts", []).append({"type": "excel_serial_dates", "column": str(c),
                                                      "message": message})
         info["notes"].append(message)
+
+
+NUL_PADDING = re.compile(rb"\x00+(?=\r?\n|\r|$)")  # NULs that pad a line to a fixed length, or the file
+
+
+def nul_padding(head, compression, info):
+    """head without its NUL bytes when they only pad lines or the end of the file (fixed-length
+    records, a file preallocated by its writer), noted, and load_info's nul_padding set so that
+    the file is read without them (NulStripped); else head as it is (NULs elsewhere: a binary file
+    or UTF-16, which detect_encoding judges)."""
+    if b"\x00" not in head or compression or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return head
+    padded = NUL_PADDING.sub(b"", head)
+    if b"\x00" in padded or not padded.strip(b"\r\n"):
+        return head
+    info["nul_padding"] = nuls = head.count(b"\x00")
+    info["notes"].append(f"lines are padded with NUL bytes ({nuls:,} in the first {len(head):,} bytes), as "
+                         "fixed-length records are; they were removed")
+    return padded
+
+
+class NulStripped(ProgressFile):
+    """The file as ProgressFile reads it, without its NUL bytes (see nul_padding)."""
+
+    def readinto(self, buffer):
+        chunk = bytearray(len(buffer))
+        while True:
+            n = super().readinto(chunk)
+            if not n:
+                return 0
+            data = bytes(chunk[:n]).replace(b"\x00", b"")
+            if data:
+                buffer[: len(data)] = data
+                return len(data)

@@ -221,5 +221,19 @@ class TestPaddedTitle(ExportCase):
         self.assertEqual(len(df), 8)
 
 
+class TestNulPadding(ExportCase):
+    def test_lines_padded_with_nul_are_read(self):
+        text = "".join(line.ljust(24, "\0") + "\n" for line in ["id,name"] + [f"{i},n{i}" for i in range(8)])
+        df, info = self.load(text + "\0" * 64)
+        self.assertEqual(list(df.columns), ["id", "name"])
+        self.assertEqual(list(df["name"]), [f"n{i}" for i in range(8)])
+        self.assertEqual(str(df["id"].dtype), "int64")
+        self.assertGreater(info["nul_padding"], 0)
+
+    def test_nul_inside_lines_is_binary(self):
+        with self.assertRaisesRegex(AnalystDataError, "looks binary"):
+            self.load("id,name\n" + "".join(f"{i},n\0{i}\n" for i in range(8)))
+
+
 if __name__ == "__main__":
     unittest.main()
