@@ -134,8 +134,8 @@ def drop_repeated_headers(df, info):
 def second_header_row(df, info):
     """df with its first row merged into the column names when it is a second header line
     (units, or the lower line of a two-line header): every filled cell of it is text that is
-    not a number nor a missing marker, none of them recurs below in its column, and in each
-    column whose rows below are all numbers (one at least) it holds text."""
+    not a number nor a missing marker, none of them recurs below in its column, and it holds
+    text above numbers in one column at least (a name, not a value, is text above numbers)."""
     if len(df) < 3:
         return df
     first, below = df.iloc[0], df.iloc[1:201]
@@ -152,7 +152,7 @@ def second_header_row(df, info):
         cell = text_cell(v)
         if cell is None or is_number(cell) or cell.casefold() in markers or (values == v).any():
             return df
-    if not numeric or any(text_cell(first[c]) is None for c in numeric):
+    if not any(text_cell(first[c]) for c in numeric):
         return df
     names = [(f"{c} {text_cell(first[c])}" if not str(c).startswith("Unnamed:") else text_cell(first[c]))
              if text_cell(first[c]) else c for c in df.columns]
