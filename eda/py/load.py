@@ -414,10 +414,22 @@ def find_header(text, delimiter, escapechar=None):
     before = rows[:index]
     comment = [r[0].lstrip().startswith("#") for r in before]
     if not index or not all(c or row_width(r) < width for c, r in zip(comment, before)):
-        return 0, []
+        lead = leading_comments(rows)
+        return lead, [delimiter.join(r[: row_width(r)]) for r in rows[:lead]]
     if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0] and len(before[0]) < width:
         return 0, []
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def leading_comments(rows):
+    """How many comment lines of one field (# ..., no delimiter) start the rows, when a row
+    that names two columns or more follows them: a header wider than the rows below it (which
+    are kept, their missing fields empty). 0 otherwise: a header #,units,revenue is a header."""
+    lead = 0
+    while lead < len(rows) and commented(rows[lead]) and row_width(rows[lead]) <= 1:
+        lead += 1
+    names = [f for f in rows[lead] if f.strip()] if lead < len(rows) else []
+    return lead if lead and len(names) >= 2 and not any(is_number(f) for f in names) else 0
 
 
 def padded_title(rows, i, width):
@@ -540,7 +552,10 @@ def first_row_evidence(rows):
     A single row is data when a field is a number or a date (1,2,3; 1,StreetA), a header
     otherwise (a,b,c: a header without rows)."""
     first = rows[0]
-    body = [r for r in rows[1:] if r != first]  # the header repeated below (each page of a report) is no value
+    body = rows[1:]
+    repeats = sum(r == first for r in body)
+    if sum(1 for f in first if f.strip()) >= 2 and 0 < repeats < len(body) / 2:
+        body = [r for r in body if r != first]  # the header repeated below (each page of a report) is no value
     if not body:
         data = any(field_kind(f) in ("number", "date") for f in first)
         return data, "the file's only row holds a number or a date, as records do and names do not" if data else ""

@@ -138,6 +138,10 @@ def second_header_row(df, info):
     text above numbers in one column at least (a name, not a value, is text above numbers)."""
     if len(df) < 3:
         return df
+    if rule_line(df.iloc[0]):
+        info["notes"].append("the first row below the header is a rule line ("
+                             + " ".join(text_cell(v) for v in df.iloc[0] if text_cell(v)) + "), not data; it was left out")
+        return df.iloc[1:].reset_index(drop=True).infer_objects()
     first, below = df.iloc[0], df.iloc[1:201]
     markers = {m.strip().casefold() for m in NA_VALUES}
     numeric = []
@@ -162,6 +166,15 @@ def second_header_row(df, info):
     df = df.iloc[1:].reset_index(drop=True).infer_objects()
     df.columns = names
     return df
+
+
+RULE_LINE = re.compile(r"[-=_~*+|]+")  # a line drawn under a header: ----, ====
+
+
+def rule_line(row):
+    """True for a row whose every filled cell is a rule drawn with -, =, _ (two cells at least)."""
+    cells = [text_cell(v) for v in row if not pd.isna(v)]
+    return len(cells) >= 2 and all(c is not None and RULE_LINE.fullmatch(c) for c in cells)
 
 
 def strip_text_apostrophes(df, info):
@@ -245,22 +258,35 @@ def excel_serial_dates(df, info):
 
 
 NUL_PADDING = re.compile(rb"\x00+(?=\r?\n|\r|$)")  # NULs that pad a line to a fixed length, or the file
+NUL_SHARE = 0.25  # more NUL bytes than this share of the sample: UTF-16 without a BOM, or a binary file
 
 
 def nul_padding(head, compression, info):
-    """head without its NUL bytes when they only pad lines or the end of the file (fixed-length
-    records, a file preallocated by its writer), noted, and load_info's nul_padding set so that
-    the file is read without them (NulStripped); else head as it is (NULs elsewhere: a binary file
-    or UTF-16, which detect_encoding judges)."""
-    if b"\x00" not in head or compression or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    """head without its NUL bytes when the rest is text: lines padded with NULs to a fixed length
+    (fixed-length records), a file padded at its end, or a few stray NULs in values as some
+    writers leave them; noted, and load_info's nul_padding set so that the file is read without
+    them (NulStripped). Else head as it is, for detect_encoding to judge: NULs inside lines as
+    many as NUL_SHARE of the bytes (UTF-16 without a BOM), or text that is binary once they are
+    gone."""
+    nuls = head.count(b"\x00")
+    if not nuls or compression or head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return head
-    padded = NUL_PADDING.sub(b"", head)
-    if b"\x00" in padded or not padded.strip(b"\r\n"):
+    padding = b"\x00" not in NUL_PADDING.sub(b"", head)
+    if not padding and nuls > NUL_SHARE * len(head):
         return head
-    info["nul_padding"] = nuls = head.count(b"\x00")
-    info["notes"].append(f"lines are padded with NUL bytes ({nuls:,} in the first {len(head):,} bytes), as "
-                         "fixed-length records are; they were removed")
-    return padded
+    stripped = head.replace(b"\x00", b"")
+    sample = stripped[:8192]
+    controls = sum(sample.count(bytes([c])) for c in list(range(1, 9)) + list(range(14, 32)))
+    if not stripped.strip() or controls > 0.05 * len(sample):
+        return head
+    info["nul_padding"] = nuls
+    if padding:
+        info["notes"].append(f"lines are padded with NUL bytes ({nuls:,} in the first {len(head):,} bytes), as "
+                             "fixed-length records are; they were removed")
+    else:
+        info["notes"].append(f"the file holds NUL bytes inside its lines ({nuls:,} in the first {len(head):,} "
+                             "bytes), as some writers leave them in text; they were removed from the values")
+    return stripped
 
 
 class NulStripped(ProgressFile):

@@ -230,9 +230,52 @@ class TestNulPadding(ExportCase):
         self.assertEqual(str(df["id"].dtype), "int64")
         self.assertGreater(info["nul_padding"], 0)
 
-    def test_nul_inside_lines_is_binary(self):
+    def test_stray_nul_in_values_is_removed(self):
+        df, info = self.load("id|name\n" + "".join(f"{i}|n\0{i}\n" for i in range(8)))
+        self.assertEqual(list(df["name"]), [f"n{i}" for i in range(8)])
+        self.assertTrue(any("inside its lines" in n for n in info["notes"]), info["notes"])
+
+    def test_utf16_without_bom_is_binary(self):
+        # NULs in every other byte: not stray NULs in text
         with self.assertRaisesRegex(AnalystDataError, "looks binary"):
-            self.load("id,name\n" + "".join(f"{i},n\0{i}\n" for i in range(8)))
+            self.load(("id,name\n" + "".join(f"{i},n{i}\n" for i in range(8))).encode("utf-16-le"))
+
+    def test_binary_with_nul_is_binary(self):
+        with self.assertRaisesRegex(AnalystDataError, "looks binary"):
+            self.load(bytes(range(1, 32)) * 20 + b"\0" * 10)
+
+
+class TestHeaderEvidence(ExportCase):
+    def test_comment_lines_above_a_header_wider_than_the_rows(self):
+        df, info = self.load("# exported by a tool\none,two,three,four\n1,a,alice\n2,b,bob\n")
+        self.assertEqual(list(df.columns), ["one", "two", "three", "four"])
+        self.assertEqual(list(df["three"]), ["alice", "bob"])
+        self.assertEqual(info["preamble"], ["# exported by a tool"])
+
+    def test_header_starting_with_a_hash_is_a_header(self):
+        df, _ = self.load("#,units,revenue\n1,3,4.5\n2,5,6.5\n3,1,2.0\n")
+        self.assertEqual(list(df.columns), ["#", "units", "revenue"])
+        self.assertEqual(len(df), 3)
+
+    def test_rule_line_under_the_header_is_left_out(self):
+        df, info = self.load("foo\tbar\tbaz\n----\t----\t---\n1\ta\tx\n2\tb\ty\n3\tc\tz\n", "t.tsv")
+        self.assertEqual(list(df.columns), ["foo", "bar", "baz"])
+        self.assertEqual(list(df["foo"]), [1, 2, 3])
+        self.assertTrue(any("rule line" in n for n in info["notes"]), info["notes"])
+
+    def test_dashes_among_values_are_data(self):
+        df, info = self.load("a,b\nx,-\ny,z\nw,v\n")
+        self.assertEqual(len(df), 3)
+        self.assertFalse(any("rule line" in n for n in info["notes"]), info["notes"])
+
+    def test_a_column_of_one_value_repeated_has_no_header(self):
+        # every row alike: a value that recurs, not a header repeated on each page
+        df, info = self.load("T\n" * 20 + "F\n")
+        self.assertEqual(len(df), 21)
+        self.assertTrue(info["no_header"])
+        df, info = self.load("x,y\n" * 20)
+        self.assertEqual(len(df), 20)
+        self.assertTrue(info["no_header"])
 
 
 if __name__ == "__main__":
