@@ -392,6 +392,7 @@ def find_header(text, delimiter, escapechar=None):
     # The table's width: the most common; on a tie the widest (a short table below a report
     # preamble of as many lines).
     width = max(set(counted), key=lambda w: (counted.count(w), w)) if counted else 0
+    width = table_below(rows, widths, width)
     if len(rows) < 3 or width < 2:
         return 0, []
 
@@ -419,6 +420,20 @@ def find_header(text, delimiter, escapechar=None):
     if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0] and len(before[0]) < width:
         return 0, []
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def table_below(rows, widths, width):
+    """The table's width: width (the most common), or that of a wider block of rows that ends
+    the sample below every row of that width, when the block starts with a header (two rows at
+    least, the first naming every column with text that is not a number): a table below a
+    longer preamble (Vendor Name<TAB>Test, Start Date<TAB>06/02/2024). Wider rows at the end
+    of a table that start with data are ragged rows, not a table."""
+    last = max((i for i, w in enumerate(widths) if w == width), default=-1)
+    below = [(i, w) for i, w in enumerate(widths) if i > last and w is not None]
+    if len(below) < 2 or below[0][1] <= width or any(w != below[0][1] for _, w in below):
+        return width
+    names = rows[below[0][0]]
+    return below[0][1] if all(f.strip() and not is_number(f) for f in names) else width
 
 
 def leading_comments(rows):

@@ -268,6 +268,20 @@ class TestHeaderEvidence(ExportCase):
         self.assertEqual(len(df), 3)
         self.assertFalse(any("rule line" in n for n in info["notes"]), info["notes"])
 
+    def test_table_below_a_longer_preamble(self):
+        preamble = "Vendor Name\tTest\nStart Date\t06/02/2024\nEnd Date\t06/29/2024\nCurrency\tEUR\n"
+        df, info = self.load(preamble + "date\tsku\tqty\tprice\n06/19/2024\tm1\t1\t9.99\n06/20/2024\tm2\t2\t5.00\n",
+                             "report.txt")
+        self.assertEqual(list(df.columns), ["date", "sku", "qty", "price"])
+        self.assertEqual(len(df), 2)
+        self.assertEqual(len(info["preamble"]), 4)
+
+    def test_wider_rows_at_the_end_of_a_table_are_ragged(self):
+        rows = "".join(f"{i},{i * 2},{i * 3}\n" for i in range(8))
+        df, _ = self.load("a,b,c\n" + rows + "1,2,3,4,5\n6,7,8,9,10\n")
+        self.assertEqual(list(df.columns), ["a", "b", "c"])
+        self.assertEqual(len(df), 8)
+
     def test_a_column_of_one_value_repeated_has_no_header(self):
         # every row alike: a value that recurs, not a header repeated on each page
         df, info = self.load("T\n" * 20 + "F\n")
