@@ -172,11 +172,20 @@ def detect_encoding(head, notes):
     return "latin-1", False
 
 
+NO_QUOTES = ""  # the escape character of a file whose quotes are text, not quoting (see sniff_dialect)
+
+
+def quote_options(escapechar):
+    """The options of csv.reader and pandas.read_csv for quotes: escaped by escapechar (None:
+    doubled), or NO_QUOTES: no quoting at all."""
+    return {"quoting": csv.QUOTE_NONE, "escapechar": None} if escapechar == NO_QUOTES else {"escapechar": escapechar}
+
+
 def split_options(delimiter, escapechar=None):
     """The options of csv.reader (and pandas.read_csv) that split rows as the loader decided:
-    the delimiter, the escape character of quotes (None: doubled quotes), and for a space
-    delimiter runs of spaces read as one."""
-    return {"delimiter": delimiter, "escapechar": escapechar, "skipinitialspace": delimiter == " "}
+    the delimiter, the escape character of quotes (None: doubled quotes; NO_QUOTES: none), and
+    for a space delimiter runs of spaces read as one."""
+    return {"delimiter": delimiter, **quote_options(escapechar), "skipinitialspace": delimiter == " "}
 
 
 def split_rows(text, delimiter, escapechar=None, limit=200):
@@ -225,7 +234,9 @@ def sniff_dialect(text, prefer_tab):
     better than every other candidate (files aligned with spaces; runs of spaces count as one).
     No candidate: one column. Quotes are escaped with a backslash when the sample holds \\" and
     reading it so splits the rows more consistently than doubled quotes (RFC 4180, the
-    default) do, as MySQL and many scripts write them.
+    default) do, as MySQL and many scripts write them. Quotes are text, not quoting
+    (NO_QUOTES), when a candidate splits fewer than HEADER_STABLE_SHARE of the lines alike with
+    quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic).
     """
     best, best_score = (",", None), None
     backslash = '\\"' in text
@@ -235,6 +246,10 @@ def sniff_dialect(text, prefer_tab):
             escaped = split_fit(text, d, "\\")
             if escaped[0] > share:
                 (share, width), escape = escaped, "\\"
+        if '"' in text and share < HEADER_STABLE_SHARE:
+            unquoted = split_fit(text, d, NO_QUOTES)
+            if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2:
+                (share, width), escape = unquoted, NO_QUOTES
         if width < 2 or (d == " " and share < HEADER_STABLE_SHARE):
             continue
         header = split_rows(text, d, escape, limit=1)
@@ -490,6 +505,9 @@ def delimited_layout(path, text, info):
                              "the file was read so")
     if delimiter == " ":
         info["notes"].append("the columns are separated by spaces (a run of spaces counts as one)")
+    if escapechar == NO_QUOTES:
+        info["notes"].append("quotes in this file are part of the values, not quoting (read as quoting, they would "
+                             "join lines and fields); the file was read without quote processing")
     header_index, preamble = find_header(text, delimiter, escapechar)
     rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
     comment = sniff_comment(rows, header_index)
@@ -659,7 +677,7 @@ def read_delimited(path, head, compression, encoding, info):
         # on only while reading: the values, types and behaviour of df are the same either way.
         opener = NulStripped if info.get("nul_padding") else ProgressFile
         with opener(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
-            return pd.read_csv(data, sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ",
+            return pd.read_csv(data, sep=delimiter, **quote_options(escapechar), skipinitialspace=delimiter == " ",
                                encoding=encoding, compression=compression or None,
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
                                names=names,

@@ -282,6 +282,21 @@ class TestHeaderEvidence(ExportCase):
         self.assertEqual(list(df.columns), ["a", "b", "c"])
         self.assertEqual(len(df), 8)
 
+    def test_quotes_that_are_text_are_not_quoting(self):
+        rows = [f'{i}\t"Weird Al" Yankovic {i}\t{i * 2}' for i in range(12)]
+        df, info = self.load(lines("id\ttitle\tn", rows), "t.tsv")
+        self.assertEqual(df.shape, (12, 3))
+        self.assertEqual(df["title"].iloc[0], '"Weird Al" Yankovic 0')
+        self.assertEqual(info["escapechar"], "")
+        self.assertTrue(any("not quoting" in n for n in info["notes"]), info["notes"])
+
+    def test_quoted_fields_stay_quoting(self):
+        rows = [f'{i}\t"Doe, Jane"\t"said ""hi"""' for i in range(12)]
+        df, info = self.load(lines("id\tname\tquote", rows), "t.tsv")
+        self.assertEqual(df["name"].iloc[0], "Doe, Jane")
+        self.assertEqual(df["quote"].iloc[0], 'said "hi"')
+        self.assertIsNone(info["escapechar"])
+
     def test_a_column_of_one_value_repeated_has_no_header(self):
         # every row alike: a value that recurs, not a header repeated on each page
         df, info = self.load("T\n" * 20 + "F\n")
