@@ -65,7 +65,9 @@ def corpus_reading(path):
     clip = lambda text: text[:200]  # a file's names and notes can be megabytes (DuckDB tests long lines)
     return {"rows": len(frame), "names": [clip(str(c)) for c in frame.columns], "types": [str(t) for t in frame.dtypes],
             "no_header": bool(info.get("no_header")), "delimiter": info.get("delimiter", ""),
-            "notes": [clip(n) for n in info["notes"]], "alert": clip((info.get("ragged_rows") or {}).get("message", ""))}
+            "notes": [clip(n) for n in info["notes"]],
+            "alert": clip(" / ".join([(info.get("ragged_rows") or {}).get("message", "")] * bool(info.get("ragged_rows"))
+                                     + [f"{a['type']}: {a['message']}" for a in info.get("layout_alerts", [])]))}
 `)}})
 	return k
 }
@@ -359,12 +361,12 @@ question: [loading-data.md](loading-data.md) says what the loader decides and wh
 // differences are DuckDB taking a first row of values as a header, or
 // reading a file of several columns as one).
 const corpusJudged = `Where DuckDB reads better (judged from the files): analyst says so in an alert, or the cause is
-named; none of these reads wrong silently except where said.
+named; none of these reads wrong silently.
 
 | file | why DuckDB is right | what analyst does |
 |---|---|---|
 | ` + "`test_apple_financial.csv.gz`" + ` | a preamble of three key/value lines above an 18-column table whose rows end with a tab | reads the preamble as the table; the ` + "`ragged_rows`" + ` alert (60%) names the skipped rows |
 | ` + "`comments/midline_big.csv`" + `, ` + "`comments/simple_mid_line.csv`" + `, ` + "`comments/mid_line*.csv`" + ` | DuckDB's test of comments that start mid-line (` + "`1;3#note`" + `) | a ` + "`#`" + ` inside a line is data in exports (a colour, an issue number), so the text after it stays; the ` + "`ragged_rows`" + ` alert names comments as the likely cause when rows are skipped |
 | ` + "`empty_space_start_value.csv`" + ` | spaces between the delimiter and a quoted field (` + "`1970,  73, \"Hi, Mom!\"`" + `) | the row with a comma inside such a field is skipped; ` + "`ragged_rows`" + ` alert (25%) |
-| ` + "`page_namespacepage_title_sample.csv`" + ` | a tab file whose titles hold quotes (` + "`\"Weird_Al\"`" + `) first after line 240 | the first 200 lines decide the quoting, so quotes that come later join lines: 27 rows fewer, with no alert (known limit) |
+| ` + "`page_namespacepage_title_sample.csv`" + ` | a tab file whose titles hold quotes (` + "`\"Weird_Al\"`" + `) first after line 240 | the first 200 lines decide the quoting, so quotes that come later join lines: 27 rows fewer, counted by the ` + "`joined_lines`" + ` alert |
 `

@@ -302,3 +302,31 @@ class NulStripped(ProgressFile):
             if data:
                 buffer[: len(data)] = data
                 return len(data)
+
+
+def joined_lines(df, delimiter, info):
+    """An alert (layout_alerts) when text values hold whole lines of the file: a line break
+    followed by a line that the delimiter splits into as many fields as the table has columns.
+    A quote that is text (a title such as "Weird_Al"), read as the start of a quoted field, joins
+    the lines up to the next quote into one value, and those rows are lost. A value that spans
+    lines without holding a row (a comment written over two lines) raises none."""
+    if len(df.columns) < 2:
+        return
+    lost, where = 0, None
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        multi = s[s.map(lambda v: isinstance(v, str) and "\n" in v)]
+        for v in multi:
+            rows = sum(1 for line in v.split("\n")[1:] if line.count(delimiter) == len(df.columns) - 1)
+            lost += rows
+            where = where or (c if rows else None)
+    if not lost:
+        return
+    message = (f"{lost:,} line(s) of the file were read into values of {where!r} (and maybe other columns), not as "
+               "rows: a quote that is text (such as a title in quotes) was read as the start of a quoted field, "
+               "joining lines up to the next quote; those rows are missing. Re-export with quotes escaped, or read "
+               "the file with quoting=csv.QUOTE_NONE")
+    info.setdefault("layout_alerts", []).append({"type": "joined_lines", "column": str(where), "message": message})
+    info["notes"].append(message)

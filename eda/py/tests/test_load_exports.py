@@ -297,6 +297,18 @@ class TestHeaderEvidence(ExportCase):
         self.assertEqual(df["quote"].iloc[0], 'said "hi"')
         self.assertIsNone(info["escapechar"])
 
+    def test_lines_joined_by_a_quote_get_an_alert(self):
+        rows = [f"0\ttitle{i}" for i in range(210)] + ['0\t"', "0\tnext", '0\t"!"', "0\tend"]
+        df, info = self.load(lines("ns\ttitle", rows), "t.tsv")
+        alerts = info.get("layout_alerts", [])
+        self.assertEqual([(a["type"], a["column"]) for a in alerts], [("joined_lines", "title")], info["notes"])
+        self.assertIn("2 line(s)", alerts[0]["message"])
+
+    def test_a_value_over_two_lines_is_no_joined_row(self):
+        df, info = self.load('id,comment\n1,"first line\nsecond line"\n2,plain\n3,"a, b"\n')
+        self.assertEqual(len(df), 3)
+        self.assertNotIn("layout_alerts", info)
+
     def test_a_column_of_one_value_repeated_has_no_header(self):
         # every row alike: a value that recurs, not a header repeated on each page
         df, info = self.load("T\n" * 20 + "F\n")
