@@ -223,8 +223,10 @@ def forward_fill_hint(df, info):
         s = df[c]
         if s.dtype != object or len(s) < 4 or pd.isna(s.iloc[0]):
             continue
+        if s.count() > (1 - FILL_BLANK_SHARE) * len(s):  # counted without copying the column
+            continue
         present = s.dropna()
-        if len(present) > (1 - FILL_BLANK_SHARE) * len(s) or present.nunique() < 0.9 * len(present):
+        if present.nunique() < 0.9 * len(present):
             continue
         hints.append(c)
         info["notes"].append(f"{c!r} is blank in {1 - len(present) / len(s):.0%} of the rows, each of its "
@@ -317,8 +319,9 @@ def joined_lines(df, delimiter, info):
         s = df[c]
         if s.dtype != object:
             continue
-        multi = s[s.map(lambda v: isinstance(v, str) and "\n" in v)]
-        for v in multi:
+        kept = kept_factorization(s)  # the distinct values, when the loader hashed the column already
+        values = pd.Series(kept[1], dtype=object) if kept is not None else s
+        for v in values[values.str.contains("\n", regex=False, na=False)]:
             rows = sum(1 for line in v.split("\n")[1:] if line.count(delimiter) == len(df.columns) - 1)
             lost += rows
             where = where or (c if rows else None)
