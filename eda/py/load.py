@@ -711,7 +711,7 @@ def read_delimited(path, head, compression, encoding, info):
     if skipped:
         info["notes"].append(ragged_rows_note(skipped))
         ragged_rows_alert(skipped, len(df), text, delimiter, escapechar, info)
-    if escapechar != NO_QUOTES:
+    if escapechar != NO_QUOTES and '"' in text:  # only a quote joins lines
         joined_lines(df, delimiter, info)
     if "loss of data" in reported:
         info["notes"].append("some rows have more fields than the header; their extra fields were dropped")

@@ -221,7 +221,8 @@ def forward_fill_hint(df, info):
     hints = []
     for c in df.columns:
         s = df[c]
-        if s.dtype != object or len(s) < 4 or pd.isna(s.iloc[0]):
+        # cheap first: a group's label is followed by blanks at once (no pass over other columns)
+        if s.dtype != object or len(s) < 4 or pd.isna(s.iloc[0]) or not s.iloc[1:21].isna().any():
             continue
         if s.count() > (1 - FILL_BLANK_SHARE) * len(s):  # counted without copying the column
             continue
@@ -308,23 +309,27 @@ class NulStripped(ProgressFile):
 
 def joined_lines(df, delimiter, info):
     """An alert (layout_alerts) when text values hold whole lines of the file: a line break
-    followed by a line that the delimiter splits into as many fields as the table has columns.
+    followed by a line that the delimiter splits into as many fields as the table has columns,
+    the first of them a value of the first column.
     A quote that is text (a title such as "Weird_Al"), read as the start of a quoted field, joins
     the lines up to the next quote into one value, and those rows are lost. A value that spans
     lines without holding a row (a comment written over two lines) raises none."""
     if len(df.columns) < 2:
         return
-    lost, where = 0, None
+    lost, where, firsts = 0, None, None
     for c in df.columns:
         s = df[c]
         if s.dtype != object:
             continue
         kept = kept_factorization(s)  # the distinct values, when the loader hashed the column already
         values = pd.Series(kept[1], dtype=object) if kept is not None else s
-        for v in values[values.str.contains("\n", regex=False, na=False)]:
-            rows = sum(1 for line in v.split("\n")[1:] if line.count(delimiter) == len(df.columns) - 1)
-            lost += rows
-            where = where or (c if rows else None)
+        lines = [line for v in values[values.str.contains("\n", regex=False, na=False)] for line in v.split("\n")[1:]
+                 if line.count(delimiter) == len(df.columns) - 1]
+        if lines and firsts is None:  # a row starts with a value of the first column
+            firsts = set(df.iloc[:, 0].dropna().astype(str))
+        rows = sum(1 for line in lines if line.split(delimiter)[0] in firsts)
+        lost += rows
+        where = where or (c if rows else None)
     if not lost:
         return
     message = (f"{lost:,} line(s) of the file were read into values of {where!r} (and maybe other columns), not as "

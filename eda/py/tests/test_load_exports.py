@@ -305,7 +305,7 @@ class TestHeaderEvidence(ExportCase):
         self.assertIn("2 line(s)", alerts[0]["message"])
 
     def test_a_value_over_two_lines_is_no_joined_row(self):
-        df, info = self.load('id,comment\n1,"first line\nsecond line"\n2,plain\n3,"a, b"\n')
+        df, info = self.load('id,comment\n1,"first line\nsecond, line"\n2,plain\n3,"a, b"\n')
         self.assertEqual(len(df), 3)
         self.assertNotIn("layout_alerts", info)
 
