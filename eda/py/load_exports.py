@@ -323,8 +323,11 @@ def joined_lines(df, delimiter, info):
             continue
         kept = kept_factorization(s)  # the distinct values, when the loader hashed the column already
         values = pd.Series(kept[1], dtype=object) if kept is not None else s
-        lines = [line for v in values[values.str.contains("\n", regex=False, na=False)] for line in v.split("\n")[1:]
-                 if line.count(delimiter) == len(df.columns) - 1]
+        try:
+            broken = values[values.str.contains("\n", regex=False, na=False)]
+        except AttributeError:  # no text in the column (all missing): no line break either
+            continue
+        lines = [line for v in broken for line in v.split("\n")[1:] if line.count(delimiter) == len(df.columns) - 1]
         if lines and firsts is None:  # a row starts with a value of the first column
             firsts = set(df.iloc[:, 0].dropna().astype(str))
         rows = sum(1 for line in lines if line.split(delimiter)[0] in firsts)

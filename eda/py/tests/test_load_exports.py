@@ -309,6 +309,12 @@ class TestHeaderEvidence(ExportCase):
         self.assertEqual(len(df), 3)
         self.assertNotIn("layout_alerts", info)
 
+    def test_a_column_without_text_beside_quotes(self):
+        # an object column with no text at all (booleans and a blank, as pandas reads them) beside a quoted one
+        df, info = self.load('id,note,flag,n\n1,"a ""b""",True,1\n2,c,,2\n3,d,False,3\n')
+        self.assertEqual(len(df), 3)
+        self.assertNotIn("layout_alerts", info)
+
     def test_a_column_of_one_value_repeated_has_no_header(self):
         # every row alike: a value that recurs, not a header repeated on each page
         df, info = self.load("T\n" * 20 + "F\n")
