@@ -1357,8 +1357,9 @@ def load_table(path, sheet=None, table=None):
         raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")
     df.columns = [str(c) for c in df.columns]  # analyst refers to columns by their names as text
     df = clean_table(export_layout(df, info), info)
-    forward_fill_hint(df, info)
-    excel_serial_dates(df, info)
+    if df.columns.is_unique:  # the hints below look at each column by its name
+        forward_fill_hint(df, info)
+        excel_serial_dates(df, info)
     return df, info
 
 

@@ -204,7 +204,10 @@ def strip_text_apostrophes(df, info):
 
 def export_layout(df, info):
     """The rows and marks of report layouts taken out of the table read: a second header line,
-    header lines repeated on each page, footer notes, apostrophes that force text."""
+    header lines repeated on each page, footer notes, apostrophes that force text. A table with
+    duplicate column names (df[name] would be several columns) is left as it is."""
+    if not df.columns.is_unique:
+        return df
     df = second_header_row(df, info)
     df = drop_repeated_headers(df, info)
     df = drop_footer_notes(df, info)
