@@ -117,12 +117,15 @@ func LoadFrom(src Source) Stage {
 		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Shift-JIS when its bytes decode into Japanese kana, Windows-1252 when its " +
 		"typographic characters appear, else Latin-1); the " +
 		"delimiter (whichever of `,` `;` tab `|`, or a space, splits the lines into the same number of fields most " +
-		"consistently, quotes respected) and whether quotes are escaped with a backslash; whether the first row is a " +
+		"consistently, quotes respected), whether quotes are escaped with a backslash or are text, not quoting; NUL bytes that pad lines; whether the first row is a " +
 		"header (the types of the values below it decide); comment lines (`#`) between the rows; and a decimal comma " +
 		"(numbers written like 3,5).\n\n" +
 		"Rows with more fields than the header are skipped and listed in the notes (more than " + percent(raggedShare) +
 		" of the rows is a `ragged_rows` alert naming the likely cause); rows with fewer are kept " +
-		"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
+		"with their last fields missing. Renamed duplicate column names are noted too. Report layouts are read as tables: " +
+		"title rows above a sheet's table (or a table that does not start at A1), a second header line (joined to the names), " +
+		"header lines repeated on each page and footer notes (left out), apostrophes that force text (removed), each noted; " +
+		"a group column left blank below its labels gets a note offering the forward fill. A text column becomes " +
 		"a date column when at least " + percent(dateShare) + " of its values are dates in one of the formats listed in the code. " +
 		"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
 		"and what to do.\n\n" + loadCleaningMd
