@@ -123,12 +123,17 @@ def read_spreadsheet(path, fmt, sheet, info):
                                "and save it again, or export the sheet as CSV.") from None
     if not sheets:
         raise AnalystDataError(f"{name} has no sheets; there is nothing to analyse.")
-    chosen = choose_sheet(sheets, sheet, name)
+    chosen = choose_sheet(sheets, sheet, name) if sheet is not None else first_filled_sheet(book, sheets, name, info)
     # The first rows as the cells hold them: text cells stay text, so that codes written with
     # leading zeros (02134) are seen before pandas would read them as numbers.
     first = book.parse(book.sheet_names[sheets.index(chosen)], header=None, nrows=200, dtype=object)
+    start, left = sheet_table_start(first)
+    sheet_preamble_note(first, start, left, info)
+    first = first.iloc[start:, left:]
     header = list(first.iloc[0]) if len(first) else []
-    df = book.parse(book.sheet_names[sheets.index(chosen)], dtype=dict.fromkeys(text_cells(first), object))
+    text = [left + i for i in text_cells(first)]
+    df = book.parse(book.sheet_names[sheets.index(chosen)], header=start, dtype=dict.fromkeys(text, object))
+    df = df.iloc[:, left:]
     info.update(sheet=chosen, sheets=sheets)
     if len(sheets) > 1:
         others = [s for s in sheets if s != chosen]
