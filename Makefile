@@ -33,6 +33,7 @@ fmt-check:
 
 tidy-check:
 	@$(GO) mod tidy -diff >/dev/null || { $(GO) mod tidy -diff; echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
+	@cd examples/eval/kubernetes && { $(GO) mod tidy -diff >/dev/null || { $(GO) mod tidy -diff; echo "examples/eval/kubernetes: go.mod or go.sum is not tidy: run go mod tidy there"; exit 1; }; }
 
 # scripts/test.sh: the image builds while the tests compile; then the
 # rootful tests that start kernels (-p 1), kernel/image's and the rootless

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/internal/clip"
+	"github.com/analyst-cli/analyst/internal/namedvalue"
 )
 
 // NamedValue is one named part of an answer, written @name[value] as DABench
@@ -19,74 +20,13 @@ type NamedValue struct {
 	Value string `json:"value"`
 }
 
-// answerStart opens a named value, @name[, as DABench's pattern
-// (@(\w+)\[(.*?)\]) does.
-var answerStart = regexp.MustCompile(`@(\w+)\[`)
-
-// answerSpan is one @name[value] of a text: its bytes [start, end).
-type answerSpan struct {
-	start, end  int
-	name, value string
-}
-
-// answerSpans finds the @name[value] pairs of text, as DABench's pattern
-// does (a value within its line), but a value runs to the bracket that
-// closes its own: `@ids[[1, 2]]` is "[1, 2]", where the pattern would cut
-// it at the first "]". A value whose brackets do not balance on its line
-// ends at the first "]", as the pattern's.
-func answerSpans(text string) []answerSpan {
-	var out []answerSpan
-	for pos := 0; pos < len(text); {
-		loc := answerStart.FindStringSubmatchIndex(text[pos:])
-		if loc == nil {
-			break
-		}
-		open := pos + loc[1]
-		end := closingBracket(text, open)
-		if end < 0 { // no "]" on the line: not a named value
-			pos = open
-			continue
-		}
-		out = append(out, answerSpan{start: pos + loc[0], end: end + 1, name: text[pos+loc[2] : pos+loc[3]], value: text[open:end]})
-		pos = end + 1
-	}
-	return out
-}
-
-// closingBracket is the index of the "]" that closes a value starting at
-// i: the one that balances the brackets after i, else the first; -1 when
-// the line has none.
-func closingBracket(text string, i int) int {
-	line := text[i:]
-	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
-		line = line[:nl]
-	}
-	first := strings.IndexByte(line, ']')
-	if first < 0 {
-		return -1
-	}
-	depth := 0
-	for j, r := range line {
-		switch r {
-		case '[':
-			depth++
-		case ']':
-			if depth == 0 {
-				return i + j
-			}
-			depth--
-		}
-	}
-	return i + first
-}
-
 // ParseAnswers returns the @name[value] pairs of text, in order. A name given
 // twice keeps its last value, in the place of its first.
 func ParseAnswers(text string) []NamedValue {
 	var out []NamedValue
 	seen := map[string]int{}
-	for _, m := range answerSpans(text) {
-		v := NamedValue{Name: m.name, Value: strings.TrimSpace(m.value)}
+	for _, m := range namedvalue.Find(text) {
+		v := NamedValue{Name: m.Name, Value: strings.TrimSpace(m.Value)}
 		if i, ok := seen[v.Name]; ok {
 			out[i] = v
 			continue
@@ -116,14 +56,14 @@ func narrative(text string) (plain, md string) {
 		rest, stripped := line, false
 		for {
 			t := strings.TrimLeft(rest, " \t-*•,;:")
-			spans := answerSpans(t)
-			if len(spans) == 0 || spans[0].start != 0 {
+			spans := namedvalue.Find(t)
+			if len(spans) == 0 || spans[0].Start != 0 {
 				if stripped {
 					rest = t
 				}
 				break
 			}
-			rest, stripped = t[spans[0].end:], true
+			rest, stripped = t[spans[0].End:], true
 		}
 		if stripped && strings.TrimSpace(rest) == "" {
 			continue
@@ -138,9 +78,9 @@ func narrative(text string) (plain, md string) {
 func replaceAnswers(text string, with func(value string) string) string {
 	var b strings.Builder
 	last := 0
-	for _, s := range answerSpans(text) {
-		b.WriteString(text[last:s.start] + with(s.value))
-		last = s.end
+	for _, s := range namedvalue.Find(text) {
+		b.WriteString(text[last:s.Start] + with(s.Value))
+		last = s.End
 	}
 	return b.String() + text[last:]
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/internal/runfile"
 	"github.com/analyst-cli/analyst/numtrace"
 )
 
@@ -83,11 +84,7 @@ type RecordModel struct {
 
 // RecordFile is one file or folder the run wrote (a folder's path ends in
 // "/" and has no sha256).
-type RecordFile struct {
-	Path   string `json:"path"`
-	Bytes  int64  `json:"bytes"`
-	SHA256 string `json:"sha256"`
-}
+type RecordFile = runfile.File
 
 // fileSums is the recorded sha256 of each file the run wrote, by path
 // relative to the run's folder.
@@ -224,7 +221,7 @@ func Open(path string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(manifest)
+	raw, err := runfile.Read(manifest)
 	if err != nil {
 		return nil, fmt.Errorf("reading the run's manifest: %w", err)
 	}

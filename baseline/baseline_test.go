@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/runfile"
+	"github.com/analyst-cli/analyst/internal/runfile/runfiletest"
 )
 
 const sketchJSON = `{"version": 1, "rows": 4, "quantile_points": 1000, "value_counts_cap": 1000, "time_periods": 5000, "columns": [
@@ -138,12 +140,22 @@ func TestOpenBoundsSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(MaxManifestBytes + 1); err != nil { // sparse: no disk used
+	if err := f.Truncate(runfile.MaxBytes + 1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "is larger than 256 MiB") {
-		t.Errorf("Open of a %d-byte file: %v", MaxManifestBytes+1, err)
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "over the 256 MiB a run.json analyst writes can be") {
+		t.Errorf("Open of a %d-byte file: %v, want runfile's refusal", runfile.MaxBytes+1, err)
+	}
+}
+
+// Recorded reads the run's record through runfile: one past its bound is
+// refused before it is read.
+func TestRecordedBoundsSize(t *testing.T) {
+	path := runfiletest.Oversized(t)
+	var tooLarge *runfile.TooLargeError
+	if _, _, err := Recorded(path); !errors.As(err, &tooLarge) {
+		t.Errorf("Recorded of a %d-byte file: %v, want runfile's TooLargeError", runfile.MaxBytes+1, err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/eda"
+	"github.com/analyst-cli/analyst/internal/runfile"
 )
 
 // Changes are what the comparison found (the output of the cell tagged
@@ -91,15 +92,11 @@ func FromRecord(dir string, r *Record) (*Baseline, error) {
 // Recorded is the baseline the run of manifest was compared with, from
 // its folder, and the record of that comparison; nil when it had none.
 func Recorded(manifest string) (*Baseline, *Record, error) {
-	raw, err := readBounded(manifest, MaxManifestBytes)
-	if err != nil {
-		return nil, nil, err
-	}
 	var m struct {
 		Baseline *Record `json:"baseline"`
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, nil, fmt.Errorf("%s: not a run manifest: %w", manifest, err)
+	if err := runfile.Decode(manifest, &m); err != nil {
+		return nil, nil, err
 	}
 	if m.Baseline == nil {
 		return nil, nil, nil

@@ -10,14 +10,12 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/filehash"
+	"github.com/analyst-cli/analyst/internal/runfile"
 )
 
-// Size bounds of what Open reads: a run's manifest (it holds every model
-// reply) and a sketch (about 30 KB a column).
-const (
-	MaxManifestBytes = 256 << 20
-	MaxSketchBytes   = 256 << 20
-)
+// MaxSketchBytes bounds a sketch Open reads (about 30 KB a column); the
+// run.json naming it is read by runfile, within runfile.MaxBytes.
+const MaxSketchBytes = 256 << 20
 
 // SketchFile is where a run keeps its sketch, and BaselineFile the
 // baseline's sketch it was compared with, in its NAME_files folder.
@@ -66,18 +64,15 @@ func Open(manifest string) (*Baseline, error) {
 	fail := func(format string, args ...any) error {
 		return &Error{Manifest: manifest, Msg: fmt.Sprintf(format, args...)}
 	}
-	raw, err := readBounded(manifest, MaxManifestBytes)
+	raw, err := runfile.Read(manifest)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
 	var m struct {
-		AnalystVersion string     `json:"analyst_version"`
-		Data           Data       `json:"data"`
-		Sketch         *SketchRef `json:"sketch"`
-		Files          []struct {
-			Path   string `json:"path"`
-			SHA256 string `json:"sha256"`
-		} `json:"files"`
+		AnalystVersion string         `json:"analyst_version"`
+		Data           Data           `json:"data"`
+		Sketch         *SketchRef     `json:"sketch"`
+		Files          []runfile.File `json:"files"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fail("not a run manifest: %v", err)

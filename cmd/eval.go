@@ -30,6 +30,7 @@ type EvalOptions struct {
 	Repeat      int
 	Filter      []string
 	Shard       string
+	ShardCount  int
 	Force       bool
 	RetryErrors bool
 	MinScore    float64
@@ -89,8 +90,10 @@ A rerun into the same OUT skips finished cases (--force redoes them,
 --retry-errors redoes those that ended in an error). Results made with
 another suite version, model build, kernel image or seed are refused, never
 mixed. --shard i/n runs a stable share of the cases (i from
-$JOB_COMPLETION_INDEX with --shard n); 'analyst eval merge' joins the shards
-into one run.
+$JOB_COMPLETION_INDEX with --shard n); --shard auto takes i/n from a Slurm
+job array ($SLURM_ARRAY_TASK_ID and _COUNT, _MIN, _MAX, _STEP) or a
+Kubernetes Indexed Job ($JOB_COMPLETION_INDEX, n from --shard-count) and
+says which on stderr; 'analyst eval merge' joins the shards into one run.
 
 Progress goes to stderr: on a terminal one line redrawn in place (cases
 done, running score, errors, ETA); elsewhere a plain line per case.`,
@@ -99,6 +102,7 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --model openai:gpt-4o-mini -j 2 --limit 20
   analyst eval ../dabench --model ollama:qwen2.5-coder:7b --shard 0/4 --out shard-0
   analyst eval merge --out eval-out shard-0 shard-1 shard-2 shard-3
+  analyst eval evals/ --model ollama:qwen2.5-coder:7b --shard auto --out shard-$SLURM_ARRAY_TASK_ID
   analyst eval score --dabench ../dabench eval-out/responses/ollama_qwen2.5-coder_7b.jsonl
   analyst eval ../DABstep --model openai:gpt-4o-mini --out dabstep-out
   analyst eval ../DABstep --split all --model openai:gpt-4o-mini --shard 0/4 --out shard-0`,
@@ -120,11 +124,12 @@ done, running score, errors, ETA); elsewhere a plain line per case.`,
 	fl.StringArrayVar(&opts.Models, "model", nil, "model to evaluate, provider:name; repeat for several side by side (default: key model)")
 	fl.StringVarP(&opts.Out, "out", "o", "eval-out", "output folder")
 	fl.IntVarP(&opts.Jobs, "jobs", "j", 0, "cases in parallel, each in its own forked session or kernel (default: one per 2 cores and 2 GiB free)")
-	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per case")
+	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Minute, "time limit per case: its data's load, then its session, each (waiting for another case's kernel is not counted)")
 	fl.IntVar(&opts.Limit, "limit", 0, "run at most this many cases (0: all)")
 	fl.IntVar(&opts.Repeat, "repeat", 1, "run each case K times (seeds seed..seed+K-1): pass@k, pass^k and flaky cases")
 	fl.StringArrayVar(&opts.Filter, "filter", nil, "run only cases with this id, concept, level or tag (repeatable)")
-	fl.StringVar(&opts.Shard, "shard", "", "run shard i of n (i/n, 0-based), or n with i from $JOB_COMPLETION_INDEX")
+	fl.StringVar(&opts.Shard, "shard", "", "run shard i of n (i/n, 0-based), n with i from $JOB_COMPLETION_INDEX, or auto (from Slurm's or Kubernetes' environment)")
+	fl.IntVar(&opts.ShardCount, "shard-count", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards, the Job's spec.completions")
 	fl.BoolVar(&opts.Force, "force", false, "redo finished cases and drop stale results")
 	fl.BoolVar(&opts.RetryErrors, "retry-errors", false, "redo cases that ended in an error")
 	fl.BoolVar(&opts.NoFork, "no-fork", false, "start a kernel for each case (load and profile again) instead of forking it from one loaded kernel per dataset")
@@ -148,9 +153,12 @@ func runEval(ctx context.Context, f *Factory, opts *EvalOptions) error {
 	if opts.MinScore < 0 || opts.MinScore > 1 {
 		return usageErrorf("--min-score must be between 0 and 1, got %v", opts.MinScore)
 	}
-	shard, err := evals.ParseShard(opts.Shard, os.Getenv)
+	shard, from, err := resolveShard(opts.Shard, opts.ShardCount, os.Getenv)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	if from != "" {
+		fmt.Fprintln(f.IO.ErrOut, from)
 	}
 	suite, err := loadSuite(opts.Suite, opts.Split)
 	if err != nil {

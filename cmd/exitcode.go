@@ -35,8 +35,9 @@ const exitCodeHelp = `Exit codes:
        or its replies ran on past the completion limit (--max-reply-tokens)
        without ending, again after a request to restate
   5    sandbox error: podman, the OCI runtime or the kernel image is not usable,
-       or the data will not fit in the kernel's memory limit (--memory)
-       (verify: the recorded image is not available)
+       or the data will not fit in the kernel's memory limit (--memory) or
+       load within its cell timeout (--cell-timeout) (verify: the recorded
+       image is not available)
   6    eval score below --min-score, or a significant regression (eval compare)
   7    no answer: the run finished, but a question got no answer (turn or
        repair bound reached, no clear reply); the reason is printed

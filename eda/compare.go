@@ -130,6 +130,16 @@ var (
 	compareChartsPy     = pyFile("compare_charts.py")
 )
 
+// compareBaselineConstants are the rules of compare_baseline.py: r's
+// thresholds and levels, and analyst's.
+func compareBaselineConstants(r ChangeRules) []string {
+	return []string{"THRESHOLDS", pyRules(r.Thresholds), "COLUMN_THRESHOLDS", pyColumnRules(r.Columns, true),
+		"SEVERITIES", pyLevels(r.Severities), "COLUMN_SEVERITIES", pyColumnRules(r.Columns, false),
+		"SIGNIFICANCE", pyFloat(changeSignificance), "ID_MIN_ROWS", strconv.Itoa(idMinRows),
+		"FEW_VALUES", strconv.Itoa(fewValues), "RENAME_DISTANCE", pyFloat(renameDistance),
+		"GAP_MIN_ROWS", strconv.Itoa(gapMinRows)}
+}
+
 // Changes compares the data profiled in this run (its sketch, from the
 // profile stage) with a baseline run's sketch: the schema, the rows, each
 // column's missing values, values and dates, judged by in.Rules, with the
@@ -144,12 +154,8 @@ func Changes(in CompareInput) Stage {
 		pyString(in.Data), pyString(in.SHA256))
 	return Stage{Name: StageChanges, Title: "What changed", Cells: []Cell{
 		Markdown(changesIntroMd(in)),
-		Code(fill(compareBaselinePy, "{{RUN}}", run, "{{SKETCH}}", sketch,
-			"{{THRESHOLDS}}", pyRules(r.Thresholds), "{{COLUMN_THRESHOLDS}}", pyColumnRules(r.Columns, true),
-			"{{SEVERITIES}}", pyLevels(r.Severities), "{{COLUMN_SEVERITIES}}", pyColumnRules(r.Columns, false),
-			"{{SIGNIFICANCE}}", pyFloat(changeSignificance), "{{ID_MIN_ROWS}}", strconv.Itoa(idMinRows),
-			"{{FEW_VALUES}}", strconv.Itoa(fewValues), "{{RENAME_DISTANCE}}", pyFloat(renameDistance),
-			"{{GAP_MIN_ROWS}}", strconv.Itoa(gapMinRows)), "baseline-sketch"),
+		Code(constants(compareBaselinePy, append([]string{"BASELINE_RUN", run, "BASELINE", "json.loads(r'''" + sketch + "''')"},
+			compareBaselineConstants(r)...)...), "baseline-sketch"),
 		Markdown("Helpers: a numeric sketch as a distribution function, the tests and distances below, and the chart helpers. " +
 			"Then every change, most severe first, each judged by the rules stated under it."),
 		Code(compareHelpersPy, "compare-helpers"),

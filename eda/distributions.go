@@ -244,10 +244,11 @@ func Distributions(p *Profile, opts Options) Stage { return distributions(p, opt
 // over df in memory, or out of core (see DistributionsOutOfCore).
 type distributionsCode struct {
 	numericMd, numericPy string
-	// Values of the templates' keys: how a histogram is drawn ({{DRAW}}),
-	// the top values counted ({{COUNTS}}) and their shares' denominator
-	// ({{ROWS}}), the missing shares ({{MISSING_SHARE}}).
-	histDraw, topCounts, topRows, missingShare string
+	// Values of the templates' constants: the function that draws a
+	// histogram (draw_histogram), the top values' shares' denominator
+	// (SHARE_ROWS) and the columns counted in the sample instead
+	// (COUNTED_IN_SAMPLE), the missing shares (missing_share).
+	histDraw, shareRows, countedInSample, missingShare string
 	// countsPerPeriod: the time series cell counts the periods itself (else
 	// a second pass did: only its chart is drawn).
 	countsPerPeriod bool
@@ -259,12 +260,9 @@ type distributionsCode struct {
 }
 
 var inMemoryCode = distributionsCode{numericMd: numericFormulasMd, numericPy: numericStatsPy,
-	histDraw: `values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
-    ax.hist(values, bins=hist_bins(values))`,
-	// The profile counted each categorical column's values (value_counts[column] is its
-	// df[column].value_counts()) and each column's missing values: not counted again.
-	topCounts: "value_counts[column]", topRows: "len(df)", countsPerPeriod: true,
-	missingShare:    `pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)  # the profile's df[column].isna().sum()`,
+	histDraw: "values_histogram", shareRows: "len(df)", countedInSample: "[]", countsPerPeriod: true,
+	// The profile counted each column's missing values: not counted again.
+	missingShare:    `pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)`,
 	categoricalNote: " The counts are the profile's: `value_counts[column]` is `df[column].value_counts()`."}
 
 // chartHelpersConstants is the histograms' bin count, for constants.
@@ -334,7 +332,7 @@ func numericCells(c Choice, code distributionsCode) []Cell {
 			"(for integer columns, at most %[1]d bins of whole numbers, centred on the values), missing values left out.", histBins),
 			"numeric", c.Hist, c.HistLeftOut, c.NotCharted,
 			"they are identifiers or codes (the profile's unique_id and identifier alerts), constant or empty")))
-		add(Code(fill(histPy, "{{COLUMNS}}", pyList(c.Hist), "{{DRAW}}", code.histDraw), "histograms"))
+		add(Code(constants(histPy, "hist_columns", pyList(c.Hist), "draw_histogram", code.histDraw), "histograms"))
 	}
 	return cells
 }
@@ -350,8 +348,8 @@ func categoricalCells(c Choice, opts Options, code distributionsCode) []Cell {
 			"$$\\text{share}(v) = \\frac{\\#\\{\\, i : x_i = v \\,\\}}{n}$$\n\n"+
 			"where $n$ counts every row, missing values included, so the shares of a column and its missing "+
 			"share add up to at most 1.%s", opts.TopValues, code.categoricalNote)),
-		Code(fill(topValuesPy, "{{TOP}}", strconv.Itoa(opts.TopValues), "{{COLUMNS}}", pyList(c.Categorical),
-			"{{COUNTS}}", code.topCounts, "{{ROWS}}", code.topRows), "top-values"),
+		Code(constants(topValuesPy, "TOP_CATEGORIES", strconv.Itoa(opts.TopValues), "categorical_columns", pyList(c.Categorical),
+			"SHARE_ROWS", code.shareRows, "COUNTED_IN_SAMPLE", code.countedInSample), "top-values"),
 	}
 	if len(c.Bars) > 0 {
 		cells = append(cells,
@@ -373,15 +371,12 @@ func correlationCells(c Choice, code distributionsCode) []Cell {
 			"(largest |Pearson r|, as the profile computed it over every pair) are shown; left out: %s.",
 			len(c.Correlation), mdList(c.CorrLeftOut))
 	}
-	annotate := "False"
-	if len(c.Correlation) <= annotateMax {
-		annotate = "True"
-	}
+	annotate := pyBool(len(c.Correlation) <= annotateMax)
 	return []Cell{
 		Markdown(correlationFormulasMd + code.correlationNote),
 		Markdown("Pearson and Spearman correlation matrices of the numeric columns (identifiers, codes and constant " +
 			"columns excluded), and their heatmaps." + note),
-		Code(fill(correlationPy, "{{COLUMNS}}", pyList(c.Correlation), "{{ANNOTATE}}", annotate), "correlations"),
+		Code(constants(correlationPy, "correlation_columns", pyList(c.Correlation), "ANNOTATE", annotate), "correlations"),
 	}
 }
 
@@ -400,7 +395,7 @@ func missingCells(c Choice, code distributionsCode) []Cell {
 		Markdown("### Missing values\n\nThe share of missing values per column:\n\n" +
 			"$$\\text{missing share} = \\frac{1}{n}\\sum_{i=1}^{n} \\mathbf{1}[x_i \\text{ is missing}]$$\n\n" +
 			"The table lists every column with missing values, most missing first; the bar chart draws them." + note + code.missingNote),
-		Code(fill(missingPy, "{{COLUMNS}}", pyList(c.Missing), "{{MISSING_SHARE}}", code.missingShare), "missingness"),
+		Code(constants(missingPy, "missing_share", code.missingShare, "missing_columns", pyList(c.Missing)), "missingness"),
 	}
 }
 
@@ -418,19 +413,10 @@ func timeSeriesCells(c Choice, code distributionsCode) []Cell {
 	md := Markdown(fmt.Sprintf("### Over time\n\nA time series over %s: %s per %s. The dates span %s, so a %s gives a readable "+
 		"number of points. Rows without a date are left out; missing values count as 0 in the sums.%s",
 		mdCode(c.Date), what, word, c.Span, word, code.timeNote))
-	valueLine := "value_column = None  # no numeric column to sum"
-	if c.Value != "" {
-		valueLine = "value_column = " + pyString(c.Value)
-	}
-	src := fill(timeSeriesChartPy, "{{WORD}}", word)
+	src := constants(timeSeriesChartPy, "PERIOD_WORD", pyString(word))
 	if code.countsPerPeriod {
-		src = fill(timeSeriesPy,
-			"{{DATE}}", pyString(c.Date),
-			"{{VALUE_LINE}}", valueLine,
-			"{{FREQ}}", pyString(c.Frequency),
-			"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, c.Span),
-			"{{CHART}}", src,
-		)
+		src = constants(timeSeriesPy, "date_column", pyString(c.Date), "value_column", pyOptional(c.Value),
+			"FREQUENCY", pyString(c.Frequency)) + "\n" + src
 	}
 	return []Cell{md, Code(src, "time-series")}
 }

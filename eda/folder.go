@@ -103,7 +103,19 @@ func LoadFolder(f Folder) Stage {
 
 // profiledPy is what a table's profile computed that the stages after it
 // read: they run on the main table, chosen once every table is profiled.
-const profiledPy = `{"rows": rows, "column_info": column_info, "value_counts": value_counts, "profile": profile}`
+var profiledPy = profiledDict(profiledNames)
+
+// profiledNames are the names of profiledPy, in other_tables.py's PROFILED.
+var profiledNames = []string{"rows", "column_info", "value_counts", "profile"} //houserules:literal Python variables of the profile
+
+// profiledDict is the Python dict of the names' values, by name.
+func profiledDict(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = pyString(n) + ": " + n
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
 
 const summaryKeepProfile = "Kept for the main table: what the profile computed that the distributions read."
 
@@ -184,8 +196,8 @@ func OtherTables(tables []FolderTable, total int) Stage {
 			"profile's cells on it (`df` and `load_info` name it while they run) and displays its profile; the last cell "+
 			"sums them up: each table's rows, columns and alerts. Their profiles are not kept beyond the main table's "+
 			"choice; `tables[NAME]` and `load_infos[NAME]` are.", total, FolderSections, len(tables))),
-		Plumbing(summaryOtherTables, Code(fill(otherTablesPy, "{{PROFILE_CODE}}", pyString(strings.Join(profile, "\n")),
-			"{{PROFILED}}", profiledPy))),
+		Plumbing(summaryOtherTables, Code(constants(otherTablesPy, "PROFILE_SOURCE", pyString(strings.Join(profile, "\n")),
+			"PROFILED", pyList(profiledNames)))),
 	}
 	names := make([]string, len(tables))
 	for i, t := range tables {

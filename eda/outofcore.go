@@ -163,7 +163,7 @@ func ProfileOutOfCore() Stage {
 		Plumbing(summaryProfileJSON, Code(profileJSON(profileOutOfCorePy), ProfileTag)),
 		Markdown(sketchMd + " Out of core, the numeric and date columns' parts were gathered chunk by chunk in " +
 			"the profile's pass (each chunk's quantiles, merged), the value counts are the profile's."),
-		Plumbing(summarySketch, sketchCell("", "", `set(out_of_core["approximate_distinct"])`, "set(sample_counts)")),
+		Plumbing(summarySketch, sketchCell("", `set(out_of_core["approximate_distinct"])`, "set(sample_counts)")),
 	}}
 }
 
@@ -203,11 +203,10 @@ func DistributionsOutOfCore(p *Profile, opts Options) Stage {
 					"FREQUENCY", pyOptional(c.Frequency)), "second-pass"),
 			}
 		},
-		histDraw: `edges = hist_edges[column]
-    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])  # the counted bins, over every row`,
-		topCounts:    "value_counts[column]",
-		topRows:      `(len(df) if column in out_of_core["sample_top_values"] else rows)`,
-		missingShare: `pd.Series({column: missing[column] / rows for column in plan["columns"]})  # exact, every row`,
+		histDraw:        "counted_histogram",
+		shareRows:       "rows",
+		countedInSample: `out_of_core["sample_top_values"]`,
+		missingShare:    `pd.Series({column: missing[column] / rows for column in plan["columns"]})`,
 		categoricalNote: " Out of core, the counts are over every row (for columns with more than " + underscoredText(valueCountCap) + " distinct " +
 			"values, over the sample `df`: ≈).",
 		correlationNote: "\n\nOut of core, the correlations (≈) are those of the sample `df` of " + underscoredText(sample) + " rows.",

@@ -138,6 +138,12 @@ const (
 	// rows were skipped for having more fields than the header, naming the
 	// likely cause.
 	AlertRaggedRows = "ragged_rows"
+	// AlertExcelSerialDates marks a numeric column named like dates whose
+	// values are all Excel day numbers (45292 is 2024-01-01).
+	AlertExcelSerialDates = "excel_serial_dates"
+	// AlertJoinedLines marks text values that hold whole rows of the file:
+	// a quote that is text joined lines into one field, and rows are lost.
+	AlertJoinedLines = "joined_lines"
 )
 
 // Alert is something about the data an analyst should look at.

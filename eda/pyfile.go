@@ -7,7 +7,8 @@ import (
 )
 
 // pyFS holds the Python of the stages: every template is a .py file that
-// linters and editors can read, rendered by fill.
+// linters, editors and unit tests read as it is, its run's values set by
+// constants.
 //
 //go:embed py/*.py
 var pyFS embed.FS
@@ -18,7 +19,7 @@ var pyLoads = map[string]int{}
 
 // pyFile is the template in eda/py/name, without its final newline: a
 // file ends with one, a cell ends at its last line. A file without a final
-// newline is a mistake in analyst and panics, as fill does.
+// newline is a mistake in analyst and panics, as constants does.
 func pyFile(name string) string {
 	return withoutFinalNewline(name, pyFileWhole(name))
 }

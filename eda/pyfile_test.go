@@ -2,6 +2,7 @@ package eda
 
 import (
 	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,8 +43,8 @@ func TestWithoutFinalNewline(t *testing.T) {
 }
 
 // Every template, rendered by the stages themselves with their real keys,
-// in memory and out of core, for profiles that reach every section: fill
-// panics on an unknown or unfilled key, and no "{{" is left in any cell.
+// in memory and out of core, for profiles that reach every section: constants
+// panics on a constant the template lacks, and no "{{" is in any cell.
 func TestEveryTemplateRendered(t *testing.T) {
 	wide, small := wideProfile(40), wideProfile(6)
 	stages := []Stage{Setup(), Load("/data/x.csv"),
@@ -88,4 +89,15 @@ func columnRules() ChangeRules {
 	r.Columns = map[string]ColumnRules{"revenue": {Thresholds: map[string]ChangeRule{CheckNumericShift: {Warn: at(0.3)}},
 		Severities: map[string]string{ChangeRemoved: LevelInfo}}}
 	return r
+}
+
+// No stage file holds a {{KEY}} to be replaced: a run's values are its
+// constants, which the file sets to defaults, so that it runs on its own.
+func TestStageFilesHoldNoPlaceholders(t *testing.T) {
+	placeholder := regexp.MustCompile(`\{\{[A-Z][A-Z0-9_]*\}\}`)
+	for name, src := range stageFiles(t) {
+		if m := placeholder.FindString(src); m != "" {
+			t.Errorf("py/%s: %s is code analyst pastes in; make it a constant the file sets (see constants)", name, m)
+		}
+	}
 }

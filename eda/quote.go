@@ -2,7 +2,7 @@ package eda
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -121,48 +121,41 @@ func mdList(names []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// placeholder is a template's {{KEY}}.
-var placeholder = regexp.MustCompile(`\{\{[A-Z][A-Z0-9_]*\}\}`)
-
-// fill renders a template of generated Python: each {{KEY}} is replaced by
-// its value (pairs: "{{KEY}}", value). A key the template does not have, or
-// a {{KEY}} of the template left without a value, is a mistake in analyst,
-// not in the data: fill panics, and the stages' tests render every
-// template. Values are not scanned (a column may be named "{{X}}").
-func fill(tmpl string, kv ...string) string {
-	if len(kv)%2 != 0 {
-		panic(fmt.Sprintf("eda: fill: %d arguments, want key-value pairs", len(kv)))
-	}
-	given := map[string]bool{}
-	for i := 0; i < len(kv); i += 2 {
-		if !placeholder.MatchString(kv[i]) || !strings.Contains(tmpl, kv[i]) {
-			panic(fmt.Sprintf("eda: fill: the template has no %s", kv[i]))
-		}
-		given[kv[i]] = true
-	}
-	for _, key := range placeholder.FindAllString(tmpl, -1) {
-		if !given[key] {
-			panic(fmt.Sprintf("eda: fill: %s of the template has no value", key))
-		}
-	}
-	return strings.NewReplacer(kv...).Replace(tmpl)
-}
-
 // constants is tmpl with its run's constants set: each key NAME is a
 // top-level assignment "NAME = default" of tmpl (a comment after the value
 // stays), whose default, on one line or bracketed over several, becomes
 // value. The defaults make the file Python that runs on its own (its unit
 // tests); the run's values replace them. A key the template lacks, or sets
-// twice, is a mistake in analyst and panics, as fill does.
+// twice, is a mistake in analyst and panics: the stages' tests render every
+// template.
 func constants(tmpl string, kv ...string) string {
 	if len(kv)%2 != 0 {
 		panic(fmt.Sprintf("eda: constants: %d arguments, want name-value pairs", len(kv)))
 	}
+	// Every value's place is found in the template before any is set, so a
+	// value (a baseline's sketch, a column's name) is never searched.
+	type span struct {
+		start, end int
+		value      string
+	}
+	spans := make([]span, 0, len(kv)/2)
 	for i := 0; i < len(kv); i += 2 {
 		start, end := constantValue(tmpl, kv[i])
-		tmpl = tmpl[:start] + kv[i+1] + tmpl[end:]
+		spans = append(spans, span{start, end, kv[i+1]})
 	}
-	return tmpl
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	var b strings.Builder
+	at := 0
+	for _, s := range spans {
+		if s.start < at {
+			panic("eda: constants: a constant is given twice")
+		}
+		b.WriteString(tmpl[at:s.start])
+		b.WriteString(s.value)
+		at = s.end
+	}
+	b.WriteString(tmpl[at:])
+	return b.String()
 }
 
 // constantValue is where the value of the one top-level assignment to name

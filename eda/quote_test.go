@@ -73,23 +73,3 @@ func TestMdCode(t *testing.T) {
 		}
 	}
 }
-
-func TestFill(t *testing.T) {
-	if got := fill("x = {{A}}\ny = {{B}}  # {{A}}", "{{A}}", "1", "{{B}}", `"{{C}}"`); got != "x = 1\ny = \"{{C}}\"  # 1" {
-		t.Errorf("fill = %q", got)
-	}
-	for name, call := range map[string]func(){
-		"unknown key":  func() { fill("x = {{A}}", "{{A}}", "1", "{{B}}", "2") },
-		"unfilled key": func() { fill("x = {{A}}\ny = {{B}}", "{{A}}", "1") },
-		"odd pairs":    func() { fill("x = {{A}}", "{{A}}") },
-	} {
-		func() {
-			defer func() {
-				if r := recover(); r == nil {
-					t.Errorf("%s: fill did not panic", name)
-				}
-			}()
-			call()
-		}()
-	}
-}

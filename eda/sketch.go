@@ -31,18 +31,10 @@ var sketchPartsConstants = []string{"QUANTILE_POINTS", underscored(quantilePoint
 
 // sketchConstants are the sketch cell's constants: its layout's version and
 // MIME type, and which columns were estimated or sampled (Python sets).
-func sketchConstants(approximate, sampled string) []string {
+func sketchConstants(feedDF bool, approximate, sampled string) []string {
 	return []string{"SKETCH_VERSION", strconv.Itoa(SketchVersion), "SKETCH_MIME", pyString(MimeSketch),
-		"approximate_distinct", approximate, "sampled_counts", sampled}
+		"approximate_distinct", approximate, "sampled_counts", sampled, "FEED_DF", pyBool(feedDF)}
 }
-
-// inMemorySketchFeed gives the numeric and date columns of df to the
-// parts, as one chunk. A column of few distinct values (the profile counted
-// them) is counted by hashing rather than sorted.
-const inMemorySketchFeed = `for c in column_info:  # df's numeric and date columns, as one chunk
-    if c["kind"] in ("numeric", "datetime"):
-        sketch_parts.add(c["name"], df[c["name"]], few=4 * c["distinct"] <= rows)
-`
 
 // sketchMd says what the sketch keeps, and why. Its formula is code, not
 // TeX: every run shows this text, and TeX would make every report inline
@@ -60,9 +52,10 @@ var sketchMd = "What a later run needs to compare its data with this data (`anal
 	"from these alone, never from the old rows."
 
 // sketchCell is the code cell that shows the sketch; parts is the code
-// that gathers the parts first ("" when the profile's pass did).
-func sketchCell(parts, feed, approximate, sampled string) Cell {
-	code := fill(constants(sketchPy, sketchConstants(approximate, sampled)...), "{{FEED}}", feed)
+// that gathers the parts first, from df ("" when the profile's pass did,
+// from every chunk).
+func sketchCell(parts, approximate, sampled string) Cell {
+	code := constants(sketchPy, sketchConstants(parts != "", approximate, sampled)...)
 	if parts != "" {
 		code = parts + "\n" + code
 	}

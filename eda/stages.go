@@ -33,8 +33,9 @@ var (
 	// lines that call it.
 	loadPy        = pyFileWhole("load.py")
 	loadFormatsPy = pyFileWhole("load_formats.py")
-	loadSourcePy  = pyFile("load_source.py") // where a file's data is
-	loadCallPy    = pyFile("load_call.py")   // the lines that read it into df
+	loadExportsPy = pyFileWhole("load_exports.py") // the layouts of reports and spreadsheets
+	loadSourcePy  = pyFile("load_source.py")       // where a file's data is
+	loadCallPy    = pyFile("load_call.py")         // the lines that read it into df
 	setupPy       = pyFile("setup.py")
 	// The profile of the columns: the helpers, the pass over the columns,
 	// the overview table and the summary line (out of core, the helpers
@@ -116,12 +117,15 @@ func LoadFrom(src Source) Stage {
 		"SQLite; Parquet); for text, its encoding (UTF-8, UTF-8 with a byte-order mark, otherwise Shift-JIS when its bytes decode into Japanese kana, Windows-1252 when its " +
 		"typographic characters appear, else Latin-1); the " +
 		"delimiter (whichever of `,` `;` tab `|`, or a space, splits the lines into the same number of fields most " +
-		"consistently, quotes respected) and whether quotes are escaped with a backslash; whether the first row is a " +
+		"consistently, quotes respected), whether quotes are escaped with a backslash or are text, not quoting; NUL bytes that pad lines; whether the first row is a " +
 		"header (the types of the values below it decide); comment lines (`#`) between the rows; and a decimal comma " +
 		"(numbers written like 3,5).\n\n" +
 		"Rows with more fields than the header are skipped and listed in the notes (more than " + percent(raggedShare) +
 		" of the rows is a `ragged_rows` alert naming the likely cause); rows with fewer are kept " +
-		"with their last fields missing. Renamed duplicate column names are noted too. A text column becomes " +
+		"with their last fields missing. Renamed duplicate column names are noted too. Report layouts are read as tables: " +
+		"title rows above a sheet's table (or a table that does not start at A1), a second header line (joined to the names), " +
+		"header lines repeated on each page and footer notes (left out), apostrophes that force text (removed), each noted; " +
+		"a group column left blank below its labels gets a note offering the forward fill. A text column becomes " +
 		"a date column when at least " + percent(dateShare) + " of its values are dates in one of the formats listed in the code. " +
 		"A file that cannot be read as a table stops the analysis with an `AnalystDataError` that says why " +
 		"and what to do.\n\n" + loadCleaningMd
@@ -154,7 +158,7 @@ func loader(source, call string, na []string) string {
 // loaderFunctions is the loader without the lines that call it: where the
 // data is, the thresholds, the functions.
 func loaderFunctions(source string, na []string) string {
-	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy
+	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy + loadExportsPy
 }
 
 // loadConstants are the loader's thresholds and word lists, as
@@ -190,6 +194,14 @@ func pyOptional(s string) string {
 	return pyString(s)
 }
 
+// pyBool is a Python bool literal.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
 // ProfileStage computes the profile of df: per column its type, missing and
 // distinct counts, sample values and summary numbers, then the alerts, and
 // shows it as JSON (mime nbformat.MimeProfile) in the cell tagged ProfileTag.
@@ -206,7 +218,7 @@ func ProfileStage() Stage {
 		Markdown("The profile as JSON, which analyst reads to write the report and to brief the model."),
 		Plumbing(summaryProfileJSON, Code(profileJSON(""), ProfileTag)),
 		Markdown(sketchMd),
-		Plumbing(summarySketch, sketchCell(sketchParts(), inMemorySketchFeed, "set()", "set()")),
+		Plumbing(summarySketch, sketchCell(sketchParts(), "set()", "set()")),
 	}}
 }
 
@@ -245,6 +257,8 @@ Alerts point at what an analyst should look at first, in the manner of ydata-pro
 | case_variants | values of a categorical column differ only by case or surrounding spaces (North, NORTH , north) | counted as different categories, they split the counts |
 | identifier | a numeric column's name ends with a word that names codes or identifiers (%[11]s; or %[12]s after another word, as in account_number) and its values are whole numbers, none negative | a ZIP code or an account number is a label, not a measure: it gets no histogram, skewness alert, correlation or pair plot. The last word decides, so account_balance and phone_calls are measures; so is a column so named with fractions or negative values |
 | ragged_rows | more than %[13]s of a file's rows were skipped for having more fields than the header; the alert names the likely cause (quotes escaped with a backslash, comment lines, another delimiter) | a share that large is a misread file, not a few stray lines: the analysis would silently lack those rows |
+| excel_serial_dates | a numeric column whose name says date or time holds only Excel day numbers of 1970-2099 (45292 is 2024-01-01) | a spreadsheet wrote date cells without their format; the alert shows how to convert them, which the loader does not do since such numbers could be counts |
+| joined_lines | text values hold line breaks followed by whole rows of the file (as many fields as the table has columns) | a quote that is text was read as quoting and joined lines into one value: those rows are missing from the analysis |
 | ambiguous_dates | dates written with two numbers first (03/04/2024) prove both orders (a first number above 12 proves day first, a second above 12 month first), or neither | both: no one format reads them, so the column stays text; neither: they were read day first, which may be wrong |
 `), percent(highMissingShare), highCardinality, skewed, highCorrelation, correlationAlerts,
 	percent(datesAsTextShare), percent(dateShare), underscoredText(mixedSample),

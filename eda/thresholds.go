@@ -7,7 +7,7 @@ import (
 )
 
 // Thresholds of the loader and of the profile's alerts. Each is defined
-// here once: filled into the Python ({{KEY}} in load.py and
+// here once: set as constants of the Python (load.py and
 // profile_alerts.py) and stated by the method notes above those cells.
 const (
 	headKB            = 64     // HEAD_BYTES: how much of the file decides how to read it, in KiB

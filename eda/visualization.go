@@ -194,10 +194,9 @@ func Visualization(p *Profile, opts Options) Stage {
 		add(Markdown(fmt.Sprintf("### %s over time by %s\n\nThe sum of %s per %s, one line per value of %s (the %d with the "+
 			"most rows; the others summed as \"other\"). Rows without a date are left out; missing values count as 0.",
 			mdCode(v.Value), mdCode(v.Category), mdCode(v.Value), word, mdCode(v.Category), TrendLines)))
-		add(Code(fill(vizTimePy, "{{DATE}}", pyString(v.Date), "{{VALUE}}", pyString(v.Value),
-			"{{CATEGORY}}", pyString(v.Category), "{{FREQ}}", pyString(v.Frequency),
-			"{{FREQ_COMMENT}}", fmt.Sprintf("one point per %s: the dates span %s", word, v.Span),
-			"{{LINES}}", strconv.Itoa(TrendLines), "{{WORD}}", word), "viz-over-time"))
+		add(Code(constants(vizTimePy, "trend_date", pyString(v.Date), "trend_value", pyString(v.Value),
+			"trend_group", pyString(v.Category), "TREND_FREQUENCY", pyString(v.Frequency), "TREND_WORD", pyString(word),
+			"TREND_LINES", strconv.Itoa(TrendLines)), "viz-over-time"))
 	}
 	if len(v.PairPlot) > 0 {
 		var left string

@@ -53,6 +53,10 @@ func NewAgentSolver(ctx context.Context, client llm.Client, spec string) (*Agent
 	return &AgentSolver{Client: client, Info: info, Spec: spec, Seed: agent.DefaultSeed}, nil
 }
 
+// boundsPhases: Solve bounds loading and the session each by the case's
+// timeout, not the wait for a parent another case starts (clock.go).
+func (*AgentSolver) boundsPhases() {}
+
 // Model implements Solver.
 func (s *AgentSolver) Model() Model { return Model{Spec: s.Spec, Digest: s.Info.Digest} }
 
@@ -64,7 +68,9 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	var cd *caseData
 	var err error
 	if s.NoFork {
-		cd, err = startCase(ctx, ck, c, a)
+		lctx, cancel := phase(ctx)
+		cd, err = startCase(lctx, ck, c, a)
+		cancel()
 	} else {
 		cd, err = s.forkCase(ctx, ck, c, a)
 	}
@@ -72,6 +78,8 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 		return a, err
 	}
 	defer cd.done()
+	ctx, cancel := phase(ctx) // the case's session: fork (forkCase) before it
+	defer cancel()
 	a.Record.Profile = cd.loaded.Profile
 	// The agent and question stage of analyst run: the same prompt, budgets,
 	// push-back on untraced numbers and cells; a folder's tables and

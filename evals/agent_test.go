@@ -187,7 +187,7 @@ func checkCaseFiles(t *testing.T, out string, results []evals.Result) {
 		if !bytes.Contains(page, []byte("Scored: "+r.Status)) || !bytes.Contains(page, []byte("ROWS ")) {
 			t.Errorf("case %s: the report shows no score %q or no output of the model's cell", r.Case, r.Status)
 		}
-		// No formula in these cases: no KaTeX (640 kB) in their reports.
+		// Formulas are typeset as the page is written: no KaTeX script in reports.
 		if bytes.Contains(page, []byte("renderMathInElement")) {
 			t.Errorf("case %s: the report inlines KaTeX (%d bytes) with no formula to show", r.Case, len(page))
 		}

@@ -101,7 +101,7 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 			DriverHash: kernel.DriverHash(), Versions: rec.Versions, Model: rec.Model},
 	}
 	if !mayHaveMath(in) {
-		// KaTeX is 640 kB and 85 ms a page; most cases have no formula.
+		// Loading KaTeX takes a fifth of a second; most cases have no formula.
 		in.KaTeXDir = ""
 	}
 	p := filepath.Join(dir, filepath.FromSlash(htmlPath))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
@@ -246,17 +247,16 @@ func (s *AgentSolver) fork(ctx context.Context, ck caseKernel, c Case, a *Attemp
 	sum := sha256.Sum256([]byte(id))
 	fo := kernel.ForkOptions{Name: "case-" + hex.EncodeToString(sum[:6]), Seed: ptr(kernel.ForkSeed(id)), OutputDir: out}
 	for {
+		waited := time.Now()
 		sl, start, err := s.parents.take(ctx, c.Dataset)
+		if !start {
+			a.WaitMS += ms(time.Since(waited))
+		}
 		if err != nil {
 			return nil, nil, err
 		}
 		if start {
-			var pa *parent
-			if s.roots.holds(c.Dataset) {
-				pa, err = s.loadInRoot(ctx, ck, c, a)
-			} else {
-				pa, err = startParent(ctx, ck, c, a)
-			}
+			pa, err := s.startParent(ctx, ck, c, a)
 			s.parents.started(c.Dataset, sl, pa)
 			if err != nil {
 				s.parents.put(c.Dataset, sl)
@@ -264,7 +264,10 @@ func (s *AgentSolver) fork(ctx context.Context, ck caseKernel, c Case, a *Attemp
 			}
 			a.KernelMS += pa.kernelMS
 		}
-		k, err := sl.pa.cd.k.Fork(ctx, fo)
+		fctx, cancel := phase(ctx)
+		k, err := sl.pa.cd.k.Fork(fctx, fo)
+		timedOut := fctx.Err() != nil
+		cancel()
 		if err == nil {
 			return sl, k, nil
 		}
@@ -272,10 +275,23 @@ func (s *AgentSolver) fork(ctx context.Context, ck caseKernel, c Case, a *Attemp
 		switch {
 		case ctx.Err() != nil:
 			return nil, nil, ctx.Err()
+		case timedOut:
+			return nil, nil, fmt.Errorf("forking the case's session: %w", err)
 		case start:
 			return nil, nil, &SolveError{ClassSandboxError, fmt.Errorf("forking the case's session: %w", err)}
 		}
 	}
+}
+
+// startParent starts the parent of c's dataset, in a root kernel when one
+// holds it, bounded by c's timeout: the cases that wait for it are not.
+func (s *AgentSolver) startParent(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*parent, error) {
+	ctx, cancel := phase(ctx)
+	defer cancel()
+	if s.roots.holds(c.Dataset) {
+		return s.loadInRoot(ctx, ck, c, a)
+	}
+	return startParent(ctx, ck, c, a)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -30,9 +30,12 @@ const (
 
 // Summary is summary.json: the figures of each model.
 type Summary struct {
-	Suite     string         `json:"suite"`
-	SuiteHash string         `json:"suite_hash"`
-	Models    []ModelSummary `json:"models"`
+	Suite     string `json:"suite"`
+	SuiteHash string `json:"suite_hash"`
+	// Shard is the part of the suite the folder holds (--shard), nil for
+	// all: eval merge checks it has every part once.
+	Shard  *Shard         `json:"shard,omitempty"`
+	Models []ModelSummary `json:"models"`
 }
 
 // ModelSummary is one model's figures.
@@ -282,8 +285,11 @@ func Slug(model string) string { return strings.Trim(unsafeChars.ReplaceAllStrin
 
 // WriteOutputs writes summary.json, report.md, junit.xml and one DABench
 // responses file per model from results (in SortResults order).
-func WriteOutputs(dir string, rs []Result) (*Summary, error) {
+func WriteOutputs(dir string, rs []Result, shard Shard) (*Summary, error) {
 	s := Summarize(rs)
+	if shard.Count > 0 {
+		s.Shard = &shard
+	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
@@ -589,6 +595,9 @@ func secs(ms float64) string { return strconv.FormatFloat(ms/1000, 'f', 3, 64) }
 // and writes them as one run into out. Shards must come from the same suite
 // and not overlap.
 func Merge(out string, dirs []string) (*Summary, error) {
+	if err := checkShards(dirs); err != nil {
+		return nil, err
+	}
 	var all []Result
 	seen := map[key]string{}
 	var first *Result
@@ -640,5 +649,74 @@ func Merge(out string, dirs []string) (*Summary, error) {
 	if err := writeResultsFile(filepath.Join(out, ResultsFile), all); err != nil {
 		return nil, err
 	}
-	return WriteOutputs(out, all)
+	return WriteOutputs(out, all, Shard{})
+}
+
+// maxSummaryBytes bounds a summary.json read back: a few kilobytes per
+// model.
+const maxSummaryBytes = 64 << 20
+
+// readSummary reads a summary.json an eval wrote, refusing one past
+// maxSummaryBytes before decoding it.
+func readSummary(path string) (*Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSummaryBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSummaryBytes {
+		return nil, fmt.Errorf("larger than %d MiB: not a summary eval wrote", maxSummaryBytes>>20)
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// checkShards refuses shard folders that are not each part of one split
+// once: a part missing (its job failed, its artifact was not downloaded)
+// would give a score over fewer cases, with nothing to say so. Folders
+// whose summary names no shard (a whole run, or one made before summaries
+// named them) are merged as given, but not beside folders that do.
+func checkShards(dirs []string) error {
+	given := map[int]string{}
+	count, unsharded := 0, ""
+	for _, d := range dirs {
+		s, err := readSummary(filepath.Join(d, SummaryFile))
+		if err != nil {
+			return fmt.Errorf("merging %s: reading its %s (a shard that did not finish has none: run it again, it resumes): %w", d, SummaryFile, err)
+		}
+		switch {
+		case s.Shard == nil:
+			unsharded = d
+			continue
+		case count != 0 && s.Shard.Count != count:
+			return fmt.Errorf("merging %s: it is shard %d/%d, the others are of %d shards", d, s.Shard.Index, s.Shard.Count, count)
+		case given[s.Shard.Index] != "":
+			return fmt.Errorf("merging %s: shard %d/%d is also %s (shards overlap)", d, s.Shard.Index, s.Shard.Count, given[s.Shard.Index])
+		}
+		count = s.Shard.Count
+		given[s.Shard.Index] = d
+	}
+	if count == 0 {
+		return nil
+	}
+	if unsharded != "" {
+		return fmt.Errorf("merging %s: it holds no shard, the others are shards of %d", unsharded, count)
+	}
+	var missing []string
+	for i := range count {
+		if given[i] == "" {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("merging: shard %s missing: give every shard's folder (%d of %d given)", strings.Join(missing, ", "), len(given), count)
+	}
+	return nil
 }

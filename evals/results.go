@@ -88,6 +88,9 @@ type Timing struct {
 	WallMS   float64 `json:"wall_ms"`
 	ModelMS  float64 `json:"model_ms"`
 	KernelMS float64 `json:"kernel_ms"`
+	// WaitMS is the part of WallMS the case waited while another case
+	// started the parent it forks from: --timeout does not count it.
+	WaitMS float64 `json:"wait_ms,omitempty"`
 }
 
 // SubAnswer is one expected answer and what the model said.

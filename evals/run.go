@@ -27,7 +27,7 @@ type Options struct {
 	Solvers []Solver // one per model, side by side
 	Out     string   // the output folder
 	Jobs    int      // cases in parallel; 0: DefaultJobs()
-	// Timeout bounds each case; 0: none.
+	// Timeout bounds each case's own work (clock.go); 0: none.
 	Timeout time.Duration
 	Limit   int // at most this many cases (after filter and shard); 0: all
 	// Repeat runs each case this many times (0 or 1: once); repeat r is
@@ -60,7 +60,10 @@ type Progress struct {
 }
 
 // Shard is the i-th of n parts of a suite (0-based); Count 0 is all.
-type Shard struct{ Index, Count int }
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
 
 // ParseShard reads "i/n" (0 <= i < n), or "n" with i taken from
 // $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).
@@ -221,7 +224,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := writeResultsFile(path, all); err != nil {
 		return nil, errors.Join(runErr, err)
 	}
-	sum, err := WriteOutputs(o.Out, all)
+	sum, err := WriteOutputs(o.Out, all, o.Shard)
 	return sum, errors.Join(runErr, err)
 }
 
@@ -361,7 +364,9 @@ func (s *resultSink) keep(err error) {
 func (o Options) runCase(ctx context.Context, j job) (Result, *Attempt) {
 	start := time.Now()
 	cctx := ctx
-	if o.Timeout > 0 {
+	if _, phased := j.solver.(phasedSolver); phased {
+		cctx = withCaseTimeout(ctx, o.Timeout)
+	} else if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()

@@ -240,6 +240,24 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if _, err := evals.Merge(filepath.Join(root, "twice"), []string{dirs[0], dirs[0]}); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("merging a shard twice: %v", err)
 	}
+	// A part missing, a whole run beside shards, a shard that did not
+	// finish (no summary yet): each refused, naming it.
+	unfinished := filepath.Join(root, "unfinished")
+	if err := os.MkdirAll(unfinished, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		dirs []string
+		want string
+	}{
+		"missing":    {[]string{dirs[0]}, "shard 1/2 missing: give every shard's folder (1 of 2 given)"},
+		"whole":      {[]string{dirs[0], dirs[1], full}, full + ": it holds no shard, the others are shards of 2"},
+		"unfinished": {[]string{dirs[0], dirs[1], unfinished}, unfinished + ": reading its summary.json (a shard that did not finish"},
+	} {
+		if _, err := evals.Merge(filepath.Join(root, name), c.dirs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("merging %s: %v; want %q", name, err, c.want)
+		}
+	}
 	// A shard run on another image is not mixed in.
 	other := filepath.Join(root, "other-image")
 	o := options(t, s, other, newSolvers()...)

@@ -16,7 +16,7 @@ func scoreCase(c Case, a *Attempt, solveErr error) Result {
 	if a != nil {
 		r.Response = a.Response
 		r.PromptTokens, r.CompletionTokens = a.PromptTokens, a.CompletionTokens
-		r.ModelMS, r.KernelMS = a.ModelMS, a.KernelMS
+		r.ModelMS, r.KernelMS, r.WaitMS = a.ModelMS, a.KernelMS, a.WaitMS
 		r.ForkOf = a.ForkOf
 	}
 	// Extraction is the official one for every suite: the last duplicate

@@ -36,6 +36,8 @@ type Attempt struct {
 	CompletionTokens int               `json:"completion_tokens"`
 	ModelMS          float64           `json:"model_ms"`
 	KernelMS         float64           `json:"kernel_ms"`
+	// WaitMS is how long the case waited for a parent another case started.
+	WaitMS float64 `json:"-"`
 	// Stop says why there is no answer, when there is none.
 	Stop string `json:"stop,omitempty"`
 	// Values are the named values of the last answer, as the model gave

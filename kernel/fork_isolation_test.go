@@ -36,6 +36,7 @@ func TestForkIsolation(t *testing.T) {
 		{"ForkBombCgroup", TestResourceForkBombCgroup},
 		{"ForkBombRlimit", TestResourceForkBombRlimit},
 		{"TmpFull", TestResourceTmpFull},
+		{"TmpFilesCapped", TestResourceTmpFilesCapped},
 		{"OutputFlood", TestResourceOutputFlood},
 	} {
 		t.Run(test.name, func(t *testing.T) {

@@ -247,8 +247,9 @@ type Enforced struct {
 func (o Options) Enforcement() Enforced {
 	l := o.Limits.withDefaults()
 	e := Enforced{
-		Tmp:     fmt.Sprintf("tmpfs size %s", units.Bytes(l.TmpBytes)),
-		Output:  fmt.Sprintf("tmpfs size %s, copied out after each cell (at most %s in total)", units.Bytes(l.OutputBytes), units.Bytes(l.OutputBytes)),
+		Tmp: fmt.Sprintf("tmpfs size %s, at most %d files and folders", units.Bytes(l.TmpBytes), tmpfsFiles(l.TmpBytes)),
+		Output: fmt.Sprintf("tmpfs size %s, at most %d files and folders, copied out after each cell (at most %s in total)",
+			units.Bytes(l.OutputBytes), tmpfsFiles(l.OutputBytes), units.Bytes(l.OutputBytes)),
 		NoFile:  fmt.Sprintf("rlimit %d", l.NoFile),
 		Network: "none (only a loopback interface)",
 	}

@@ -230,9 +230,35 @@ func (k *Kernel) mountArgs() ([]string, error) {
 		// after each cell (output.go), so the cap holds for the host too.
 		// U: owned by the sandbox user (runc keeps the image folder's mode,
 		// 0755, whatever mode= says).
-		args = append(args, "--tmpfs", fmt.Sprintf("%s:rw,nosuid,nodev,noexec,size=%d,notmpcopyup,U", OutputMount, k.limits.OutputBytes))
+		args = append(args, tmpfsMount(OutputMount, k.limits.OutputBytes, "noexec,notmpcopyup,U=true")...)
 	}
 	return args, nil
+}
+
+// shmBytes is the size of /dev/shm: podman's own default.
+const shmBytes = 64 << 20
+
+// bytesPerFile is how much of a writable tmpfs's size each file or folder
+// on it stands for: its cap on their number is its size over this. An
+// empty one pins about half a KiB of host kernel memory (3.1 million
+// folders took 1.7 GB), so a full count costs an eighth of the size cap
+// at most, and 256 MiB still holds 65,536 of them.
+const bytesPerFile = 4 << 10
+
+// tmpfsMount mounts a tmpfs of size bytes at dst that holds at most
+// size/bytesPerFile files and folders, with opts (podman's --mount
+// options) besides nosuid and nodev. Podman 4.3 refuses nr_inodes in
+// --tmpfs and in --mount, but passes tmpfs-size's value to the mount as it
+// is; --mount reads its value as CSV, so a quoted field carries the
+// inode cap within it. TestResourceTmpFilesCapped reads the cap back from
+// the container's mount table, so a podman that drops it fails there.
+func tmpfsMount(dst string, size int64, opts string) []string {
+	return []string{"--mount", fmt.Sprintf(`type=tmpfs,destination=%s,"tmpfs-size=%d,nr_inodes=%d",nosuid,nodev,%s`, dst, size, tmpfsFiles(size), opts)}
+}
+
+// tmpfsFiles is how many files and folders a writable tmpfs of size bytes holds.
+func tmpfsFiles(size int64) int64 {
+	return max(size/bytesPerFile, 1024)
 }
 
 // podmanArgs is the whole podman command line after "podman" for the driver.
@@ -268,7 +294,13 @@ func (k *Kernel) sandboxArgs(tty bool, entry ...string) ([]string, error) {
 		"--security-opt", "mask=/proc/cmdline",
 		"--read-only",
 		"--read-only-tmpfs=false",
-		"--tmpfs", fmt.Sprintf("/tmp:rw,nosuid,nodev,size=%d,mode=1777", l.TmpBytes),
+	)
+	// The places the sandbox user may write are capped in files too: each
+	// empty file or folder holds host kernel memory that no size cap counts
+	// (and, rootless on cgroup v1, no memory limit either).
+	args = append(args, tmpfsMount("/tmp", l.TmpBytes, "notmpcopyup,tmpfs-mode=1777")...)
+	args = append(args, tmpfsMount("/dev/shm", shmBytes, "noexec,notmpcopyup,tmpfs-mode=1777")...)
+	args = append(args,
 		// runc creates the mount points of files (podman's /run/.containerenv,
 		// a data file at /data/NAME) in the root filesystem; small tmpfs
 		// folders keep those out of the cached image.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/analyst-cli/analyst/internal/namedvalue"
 )
 
 // Number is one number stated in a text.
@@ -44,9 +46,6 @@ func (n Number) mantissa() float64 { return math.Abs(n.Value) / n.Scale }
 // figure, never a rounding of something else.
 func (n Number) exact() bool { return n.Decimals == 0 && n.Scale == 1 && !n.Percent }
 
-// answerRe is DABench's @name[value] marker (as agent.ParseAnswers reads it).
-var answerRe = regexp.MustCompile(`@(\w+)\[(.*?)\]`)
-
 // skipRe finds the parts of prose that are not claims: fenced code blocks,
 // inline code spans and URLs.
 var skipRe = regexp.MustCompile("(?s)```.*?(?:```|$)|`[^`\n]*`|https?://[^\\s)\\]>]+")
@@ -71,7 +70,7 @@ var skipRe = regexp.MustCompile("(?s)```.*?(?:```|$)|`[^`\n]*`|https?://[^\\s)\\
 func Extract(text string, given ...string) []Number {
 	var skip [][]int
 	skip = append(skip, skipRe.FindAllStringIndex(text, -1)...)
-	answers := answerRe.FindAllStringSubmatchIndex(text, -1)
+	answers := namedvalue.Find(text)
 	nums := scan(text, true)
 	givenVals := map[float64]bool{}
 	for _, g := range given {
@@ -89,8 +88,8 @@ func Extract(text string, given ...string) []Number {
 			continue
 		}
 		for _, a := range answers {
-			if n.Start >= a[4] && n.End <= a[5] {
-				n.Answer = text[a[2]:a[3]]
+			if n.Start >= a.ValueStart && n.End <= a.ValueEnd {
+				n.Answer = a.Name
 			}
 		}
 		out = append(out, n)

@@ -339,3 +339,27 @@ func BenchmarkFindNaive(b *testing.B) {
 		}
 	}
 }
+
+// A list answer's value runs to the bracket that closes it, as the agent
+// reads it: every number of @ranges[[1.5, 2.5], [3.5, 4.5]] is the
+// answer's, none is prose; a value whose brackets do not balance ends at
+// the first "]", as DABench's pattern.
+func TestExtractNestedBracketAnswers(t *testing.T) {
+	cases := []struct {
+		text    string
+		answers []string // the Answer of each number found, in order
+	}{
+		{"Top two: @ranges[[1.5, 2.5], [3.5, 4.5]] overall.", []string{"ranges", "ranges", "ranges", "ranges"}},
+		{"@ids[[101, 102]] and 7.5 more", []string{"ids", "ids", ""}},
+		{"@odd[[1.5, 2.5] then 3.5", []string{"odd", "odd", ""}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, n := range Extract(c.text) {
+			got = append(got, n.Answer)
+		}
+		if strings.Join(got, ",") != strings.Join(c.answers, ",") {
+			t.Errorf("Extract(%q) answers = %q, want %q", c.text, got, c.answers)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
@@ -50,6 +51,16 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 		return &SandboxError{Err: fmt.Errorf("stage %s: %s; or analyse the data out of core with --out-of-core", stage, ex.Cause)}
 	case ex.Status == kernel.StatusDied || ex.StateLost:
 		return &SandboxError{Err: fmt.Errorf("stage %s: %s", stage, ex.Cause)}
+	case ex.Status == kernel.StatusTimeout:
+		// The stages' cells are ours, not a model's: one that runs out of
+		// time has met a limit of the sandbox, as one out of memory has.
+		// A gzip bomb's load either ignores the interrupt past its grace
+		// (the kernel is killed: StateLost above) or stops at it with a
+		// KeyboardInterrupt; seen rootful and rootless respectively, by
+		// timing, not by design: both are this limit.
+		return &SandboxError{Err: fmt.Errorf("stage %s: %s did not finish within the cell timeout (stopped after %s); "+
+			"compressed data can expand to far more than its size on disk: raise --cell-timeout, or read it chunk by chunk with --out-of-core",
+			stage, data, ex.Duration.Round(time.Second))}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
 		return &DataError{Path: data, Msg: ex.Error.Value}
 	case ex.Error != nil && ex.Error.Name == pythonPermissionError:

@@ -3,9 +3,9 @@ package pipeline
 import (
 	"github.com/analyst-cli/analyst/audit"
 
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/analyst-cli/analyst/internal/runfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,11 +15,7 @@ import (
 // the path relative to the output folder ('/'-separated; folders end in
 // '/'), and for files their size and sha256. A re-run replaces only what a
 // previous run's manifest lists, unchanged.
-type ManifestFile struct {
-	Path   string `json:"path"`
-	Bytes  int64  `json:"bytes,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
-}
+type ManifestFile = runfile.File
 
 // OutputConflictError is a file or folder in the way of a run's outputs
 // that no previous run wrote, or that was changed since: the run stops
@@ -122,15 +118,11 @@ func CheckOutputs(outDir, name string) error {
 // readWritten reads what a previous run's manifest says it wrote; ok is
 // false when path is no run manifest.
 func readWritten(path string) (files map[string]ManifestFile, ok bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false
-	}
 	var m struct {
 		AnalystVersion *string        `json:"analyst_version"`
 		Files          []ManifestFile `json:"files"`
 	}
-	if json.Unmarshal(b, &m) != nil || m.AnalystVersion == nil {
+	if runfile.Decode(path, &m) != nil || m.AnalystVersion == nil {
 		return nil, false
 	}
 	files = map[string]ManifestFile{}

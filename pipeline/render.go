@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,7 +12,7 @@ import (
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/eda"
-	"github.com/analyst-cli/analyst/internal/units"
+	"github.com/analyst-cli/analyst/internal/runfile"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
@@ -93,10 +92,6 @@ func WriteReport(path string, in report.Input) error {
 	return err
 }
 
-// maxManifestBytes bounds the run.json Render reads: the model's replies
-// are in it, in full, and they are bounded by the model's budget.
-const maxManifestBytes = 256 << 20
-
 // Render renders the report and the chart files of the run whose run.json
 // is manifest again, from nb, the run's notebook as written, with the
 // KaTeX in katexDir (the kernel image's, as the run had): their bytes, by
@@ -140,21 +135,9 @@ func Render(manifest string, nb *nbformat.Notebook, katexDir string) (map[string
 }
 
 func readManifest(path string) (*Manifest, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > maxManifestBytes {
-		return nil, fmt.Errorf("%s is over %s: not a run.json analyst wrote", path, units.Bytes(maxManifestBytes))
-	}
 	var m Manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := runfile.Decode(path, &m); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }

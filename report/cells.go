@@ -108,6 +108,8 @@ type cellRenderer struct {
 	// Input.CellNumbers), in nb.
 	marks map[string][]NumberMark
 	nb    *nbformat.Notebook
+	// shown is the first cell to show each long source (see code).
+	shown map[string]shownCode
 }
 
 // cell renders one cell; "" when there is nothing to show.
@@ -195,13 +197,7 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 	if c.Metadata.SourceHidden {
 		meta = append(meta, "hidden in the notebook")
 	}
-	code := highlight(c.Source, r.language)
-	if c.Metadata.SourceHidden {
-		// Plumbing (the loader, the profile's computation): long, the same
-		// in every report, and folded in the notebook too. Plain text is a
-		// fifth of highlighted code's bytes.
-		code = `<pre class="chroma plain"><code>` + html.EscapeString(c.Source) + `</code></pre>`
-	}
+	code := r.code(c)
 	var b strings.Builder
 	id := ""
 	if c.ID != "" {
@@ -236,6 +232,52 @@ func (r *cellRenderer) codeCell(c *nbformat.Cell) (string, error) {
 	b.WriteString("</div>\n")
 	return b.String(), nil
 }
+
+// maxHighlightedCode is the longest source shown highlighted: a model's
+// cell is shorter; a stage's long computation (the relationships, the
+// charts) is shown as plain text, a sixth of highlighted code's bytes
+// (chroma wraps each line and token in spans).
+const maxHighlightedCode = 4 << 10
+
+// minSharedCode is the shortest source that a later cell with the same
+// source shows as a link to the first instead of again: the profile's
+// cells run once per table of a folder, the same code each time.
+const minSharedCode = 1 << 10
+
+// code is the HTML of c's source: highlighted, or as plain text when it is
+// plumbing (the loader, the profile's computation: long, the same in every
+// report, and folded in the notebook too) or long, or a link to the cell
+// above with the same source.
+func (r *cellRenderer) code(c *nbformat.Cell) string {
+	if len(c.Source) >= minSharedCode && c.ID != "" {
+		if first, ok := r.shown[c.Source]; ok {
+			return `<p class="same-code">The same code as <a href="#cell-` + html.EscapeString(first.id) + `">` +
+				html.EscapeString(first.label) + `</a>.</p>`
+		}
+		if r.shown == nil {
+			r.shown = map[string]shownCode{}
+		}
+		label := "the cell above"
+		if c.ExecutionCount != nil {
+			label = fmt.Sprintf("In [%d]", *c.ExecutionCount)
+		}
+		r.shown[c.Source] = shownCode{id: c.ID, label: label}
+	}
+	if c.Metadata.SourceHidden || len(c.Source) > maxHighlightedCode {
+		return `<pre class="chroma plain"><code>` + escapeText(c.Source) + `</code></pre>`
+	}
+	return highlight(c.Source, r.language)
+}
+
+// shownCode is the first cell that showed a source.
+type shownCode struct{ id, label string }
+
+// textEscaper escapes what text between tags must: quotes need escaping
+// only in attributes, and code is full of them.
+var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// escapeText escapes s for an element's text (never an attribute).
+func escapeText(s string) string { return textEscaper.Replace(s) }
 
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
@@ -421,8 +463,8 @@ func outputImage(o nbformat.Output, alt string) (string, bool) {
 	return "", false
 }
 
-// imageTag is an <img> for base64 raster image data, with its pixel size;
-// false when the data is not a decodable image.
+// imageTag is an <img> for base64 raster image data, with its pixel size
+// (a PNG in fewer colours when smaller: see palettedPNG); false when the data is not a decodable image.
 func imageTag(mime, b64, alt string) (string, bool) {
 	b64 = stripSpace(b64)
 	raw, err := base64.StdEncoding.DecodeString(b64)
@@ -432,6 +474,11 @@ func imageTag(mime, b64, alt string) (string, bool) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
 	if err != nil {
 		return "", false
+	}
+	if mime == nbformat.MimePNG {
+		if small := palettedPNG(raw); len(small) < len(raw) {
+			b64 = base64.StdEncoding.EncodeToString(small)
+		}
 	}
 	return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="%s" width="%d" height="%d">`, mime, b64, html.EscapeString(alt), cfg.Width, cfg.Height), true
 }

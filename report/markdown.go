@@ -244,7 +244,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // placeholders. Inside a tag (an attribute: a link's title, an image's alt)
 // or inside code, a formula goes back as its escaped source text; elsewhere
 // as mathHTML.
-func restoreMath(out, nonce string, spans []mathSpan, katex bool) string {
+func restoreMath(out, nonce string, spans []mathSpan, m markdownRenderer) string {
 	if len(spans) == 0 {
 		return out
 	}
@@ -255,7 +255,7 @@ func restoreMath(out, nonce string, spans []mathSpan, katex bool) string {
 		case at.tag || at.code:
 			return html.EscapeString(spans[n].Raw), true
 		}
-		return mathHTML(spans[n], katex), true
+		return m.mathHTML(spans[n]), true
 	})
 }
 
@@ -328,15 +328,21 @@ func hasTagPrefix(s, tag string) bool {
 	return c == '>' || c == ' ' || c == '\t' || c == '\n' || c == '/'
 }
 
-// mathHTML is a formula as the page shows it: with KaTeX, its source with
-// delimiters in a span that auto-render turns into the typeset formula;
-// without, the source in <code class="math">.
-func mathHTML(s mathSpan, katex bool) string {
+// mathHTML is a formula as the page shows it: typeset as MathML when the
+// report is written (m.tex); else, with KaTeX's script on the page, its
+// source with delimiters in a span that auto-render typesets; else the
+// source in <code class="math">.
+func (m markdownRenderer) mathHTML(s mathSpan) string {
 	kind := "math-inline"
 	if s.Display {
 		kind = "math-display"
 	}
-	if katex {
+	if m.tex != nil {
+		if ml, err := m.tex.mathML(s.TeX, s.Display); err == nil {
+			return `<span class="math ` + kind + `">` + ml + `</span>`
+		}
+	}
+	if m.katex {
 		return `<span class="math ` + kind + `">` + html.EscapeString(s.Raw) + `</span>`
 	}
 	return `<code class="math ` + kind + `">` + html.EscapeString(s.Raw) + `</code>`
@@ -344,7 +350,8 @@ func mathHTML(s mathSpan, katex bool) string {
 
 // markdownRenderer renders markdown cells.
 type markdownRenderer struct {
-	katex bool
+	katex bool           // KaTeX's script is on the page
+	tex   *texTypesetter // typesets formulas as the page is written
 }
 
 // render renders markdown source. attachments are the cell's attachments,
@@ -362,7 +369,7 @@ func (m markdownRenderer) render(src string, attachments map[string]nbformat.Mim
 	if err := md.Convert([]byte(stripped), &buf); err != nil {
 		return "", fmt.Errorf("rendering markdown: %w", err)
 	}
-	return restoreMath(buf.String(), nonce, spans, m.katex), nil
+	return restoreMath(buf.String(), nonce, spans, m), nil
 }
 
 // pageTransformer fits markdown into the page: headings move down by

@@ -120,7 +120,8 @@ type page struct {
 	Title      string
 	Generator  string
 	CSS        template.CSS
-	KaTeX      bool
+	KaTeX      bool // KaTeX's scripts are on the page
+	tex        *texTypesetter
 	KaTeXJS    template.JS
 	AutoRender template.JS
 	Facts      []fact
@@ -236,7 +237,7 @@ func buildPage(in Input) (*page, error) {
 		p.OutputFiles = append(p.OutputFiles, fact{Label: f.Name, Value: units.Rounded(f.Bytes), Title: groupDigits(f.Bytes) + " bytes"})
 	}
 
-	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX}, language: notebookLanguage(in.Notebook), marks: in.CellNumbers, nb: in.Notebook}
+	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX, tex: p.tex}, language: notebookLanguage(in.Notebook), marks: in.CellNumbers, nb: in.Notebook}
 	if err := p.renderTexts(in, cr); err != nil {
 		return nil, err
 	}
@@ -276,9 +277,10 @@ func pageTitle(in Input) string {
 	return "analyst report"
 }
 
-// addKaTeX inlines KaTeX's scripts from dir (in the kernel image), if
-// given, so that the page typesets formulas, as MathML, with no network
-// request.
+// addKaTeX loads KaTeX from dir (in the kernel image), if given, to
+// typeset the formulas as MathML as the page is written; should KaTeX not
+// run in goja, its scripts are inlined so that the page typesets them
+// itself, with no network request.
 func (p *page) addKaTeX(dir, root string) error {
 	if dir == "" {
 		return nil
@@ -286,6 +288,10 @@ func (p *page) addKaTeX(dir, root string) error {
 	k, err := loadKaTeX(dir, root)
 	if err != nil {
 		return err
+	}
+	if t, err := typesetterFor(k.JS); err == nil {
+		p.tex = t
+		return nil
 	}
 	p.KaTeX = true
 	p.KaTeXJS = template.JS(safeInScript(k.JS))

@@ -793,3 +793,28 @@ func TestBidiControlsInNamesAreShown(t *testing.T) {
 		}
 	}
 }
+
+// A long source is shown once: a later cell with the same source (the
+// profile's cells, once per table) links to the first; a long cell is
+// plain text, its quotes as they are (they need no escaping between tags).
+func TestRepeatedLongCodeShownOnce(t *testing.T) {
+	long := strings.Repeat("x = df[\"a\"] + 1  # 'the same'\n", 200)
+	nb := nbformat.New()
+	first := nb.AddCode(long, nil, 1)
+	nb.AddCode("short = 1", nil, 2)
+	nb.AddCode(long, []nbformat.Output{nbformat.Stream("stdout", "again\n")}, 3)
+	nb.AddCode("short = 1", nil, 4)
+	out := render(t, Input{Notebook: nb})
+	if n := strings.Count(out, `x = df["a"] + 1  # 'the same'`); n != 200 {
+		t.Errorf("the long source's line appears %d times, want 200 (once, unescaped quotes)", n)
+	}
+	if want := `<p class="same-code">The same code as <a href="#cell-` + first.ID + `">In [1]</a>.</p>`; !strings.Contains(out, want) {
+		t.Errorf("report lacks %q", want)
+	}
+	if !strings.Contains(out, "again\n") {
+		t.Error("the repeated cell's output is missing")
+	}
+	if n := strings.Count(out, `<span class="n">short</span>`); n != 2 {
+		t.Errorf("a short source repeated is highlighted %d times, want 2 (shown each time)", n)
+	}
+}

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages analyst needs to build and run its kernel:
 # podman and runc to run it, uidmap for rootless use, debootstrap and
-# mmdebstrap to build its image, chromium for the HTML report tests, and
-# pyflakes (pyflakes3) for the tests that lint the kernel's Python.
-# Does nothing when they are all present.
+# mmdebstrap to build its image, chromium for the HTML report tests,
+# pyflakes (pyflakes3) for the tests that lint the kernel's Python, and
+# slurm-wlm and munge for the test of examples/eval/slurm (a one-node
+# cluster). Does nothing when they are all present. Also downloads the Go
+# modules of examples/eval/kubernetes, a module of its own.
 set -euo pipefail
 
-packages=(podman runc uidmap debootstrap mmdebstrap fuse-overlayfs chromium python3-pyflakes)
-commands=(podman runc newuidmap debootstrap mmdebstrap fuse-overlayfs chromium pyflakes3)
+packages=(podman runc uidmap debootstrap mmdebstrap fuse-overlayfs chromium python3-pyflakes slurm-wlm munge)
+commands=(podman runc newuidmap debootstrap mmdebstrap fuse-overlayfs chromium pyflakes3 slurmctld munged)
 
 missing=()
 for i in "${!commands[@]}"; do
@@ -17,6 +19,7 @@ if ! command -v go >/dev/null 2>&1; then
   echo "install-deps: Go is not on PATH (expected /usr/local/go/bin); install Go 1.26 or later" >&2
   exit 1
 fi
+(cd "$(dirname "$0")/../examples/eval/kubernetes" && go mod download)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -10,6 +10,9 @@
 #   a time (-p 1) on that side;
 # - kernel/image, whose tests build root filesystems from the Debian mirror
 #   and start no kernel;
+# - examples/eval/slurm, a one-node Slurm cluster running eval shards
+#   (ANALYST_TEST_SLURM: here a missing slurm-wlm fails it), beside
+#   pipeline; and examples/eval/kubernetes, a module of its own, first;
 # - the rootless tests (scripts/test-rootless.sh, as an unprivileged user),
 #   whose sandboxes are another host user, with a podman store, containers
 #   and process limits of their own.
@@ -33,6 +36,8 @@ fi
 tail -1 "$out/kernel-build.log"
 [ "$compiled" -eq 0 ] || exit 1
 "$GO" build -o "$out/testsum" ./internal/tools/testsum || exit 1
+examples=0
+(cd examples/eval/kubernetes && "$GO" vet ./... && "$GO" test -json -count=1 ./... 2>&1) | "$out/testsum" -counts "$out/kubernetes.json" || examples=1
 
 export ANALYST_TEST_ROOTLESS_USER
 ANALYST_TEST_ROOTLESS_USER=$(scripts/rootless-user.sh) || exit 1
@@ -50,9 +55,13 @@ group kernel ./kernel/
 rootful=$?
 group pipeline ./pipeline/ >"$out/pipeline.log" 2>&1 &
 pipeline=$!
-group rootful $("$GO" list ./... | grep -v -e '/kernel/image$' -e '/kernel$' -e '/pipeline$') || rootful=1
+ANALYST_TEST_SLURM=require group slurm ./examples/eval/slurm/ >"$out/slurm.log" 2>&1 &
+slurm=$!
+group rootful $("$GO" list ./... | grep -v -e '/kernel/image$' -e '/kernel$' -e '/pipeline$' -e '/examples/eval/slurm$') || rootful=1
 wait "$pipeline" || rootful=1
 cat "$out/pipeline.log"
+wait "$slurm" || rootful=1
+cat "$out/slurm.log"
 
 echo "make test: the rootful tests ended ($rootful); waiting for kernel/image's and the rootless ones"
 wait "$image"
@@ -61,4 +70,4 @@ cat "$out/image.log"
 wait "$rootless"
 rootless=$?
 cat "$out/rootless.log"
-"$out/testsum" -total "$out"/*.json && [ "$rootful" -eq 0 ] && [ "$image" -eq 0 ] && [ "$rootless" -eq 0 ]
+"$out/testsum" -total "$out"/*.json && [ "$rootful" -eq 0 ] && [ "$image" -eq 0 ] && [ "$examples" -eq 0 ] && [ "$rootless" -eq 0 ]

@@ -33,6 +33,12 @@ def hist_bins(values, bins=HIST_BINS):
     return low - 0.5 + width * np.arange(count + 1, dtype=float)  # floats: int64 extremes would wrap around
 
 
+def values_histogram(ax, column):
+    """The histogram of df[column]'s finite values on ax, binned by hist_bins."""
+    values = df[column].replace([np.inf, -np.inf], np.nan).dropna()
+    ax.hist(values, bins=hist_bins(values))
+
+
 PERIOD_UNITS = {"h": "h", "D": "D", "MS": "M", "YS": "Y"}  # numpy's datetime units for the period aliases
 
 

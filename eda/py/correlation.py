@@ -1,4 +1,5 @@
-correlation_columns = {{COLUMNS}}
+correlation_columns = []
+ANNOTATE = True  # each coefficient written in its heatmap cell: for at most 12 columns
 pearson = df[correlation_columns].corr(method="pearson")
 
 
@@ -29,7 +30,7 @@ size = max(4.0, 0.4 * len(correlation_columns) + 2.5)
 for title, matrix in [("Pearson r", pearson), ("Spearman ρ", spearman)]:
     fig, ax = plt.subplots(figsize=(size + 1.5, size))
     sns.heatmap(matrix, ax=ax, vmin=-1, vmax=1, center=0, cmap="RdBu_r", square=True,
-                annot={{ANNOTATE}}, fmt=".2f", xticklabels=labels, yticklabels=labels,
+                annot=ANNOTATE, fmt=".2f", xticklabels=labels, yticklabels=labels,
                 cbar_kws={"label": title})
     ax.set_title(f"{title} between numeric columns")
     ax.set_xlabel("column")

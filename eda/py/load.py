@@ -172,11 +172,20 @@ def detect_encoding(head, notes):
     return "latin-1", False
 
 
+NO_QUOTES = ""  # the escape character of a file whose quotes are text, not quoting (see sniff_dialect)
+
+
+def quote_options(escapechar):
+    """The options of csv.reader and pandas.read_csv for quotes: escaped by escapechar (None:
+    doubled), or NO_QUOTES: no quoting at all."""
+    return {"quoting": csv.QUOTE_NONE, "escapechar": None} if escapechar == NO_QUOTES else {"escapechar": escapechar}
+
+
 def split_options(delimiter, escapechar=None):
     """The options of csv.reader (and pandas.read_csv) that split rows as the loader decided:
-    the delimiter, the escape character of quotes (None: doubled quotes), and for a space
-    delimiter runs of spaces read as one."""
-    return {"delimiter": delimiter, "escapechar": escapechar, "skipinitialspace": delimiter == " "}
+    the delimiter, the escape character of quotes (None: doubled quotes; NO_QUOTES: none), and
+    for a space delimiter runs of spaces read as one."""
+    return {"delimiter": delimiter, **quote_options(escapechar), "skipinitialspace": delimiter == " "}
 
 
 def split_rows(text, delimiter, escapechar=None, limit=200):
@@ -225,7 +234,9 @@ def sniff_dialect(text, prefer_tab):
     better than every other candidate (files aligned with spaces; runs of spaces count as one).
     No candidate: one column. Quotes are escaped with a backslash when the sample holds \\" and
     reading it so splits the rows more consistently than doubled quotes (RFC 4180, the
-    default) do, as MySQL and many scripts write them.
+    default) do, as MySQL and many scripts write them. Quotes are text, not quoting
+    (NO_QUOTES), when a candidate splits fewer than HEADER_STABLE_SHARE of the lines alike with
+    quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic).
     """
     best, best_score = (",", None), None
     backslash = '\\"' in text
@@ -235,6 +246,10 @@ def sniff_dialect(text, prefer_tab):
             escaped = split_fit(text, d, "\\")
             if escaped[0] > share:
                 (share, width), escape = escaped, "\\"
+        if '"' in text and share < HEADER_STABLE_SHARE:
+            unquoted = split_fit(text, d, NO_QUOTES)
+            if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2:
+                (share, width), escape = unquoted, NO_QUOTES
         if width < 2 or (d == " " and share < HEADER_STABLE_SHARE):
             continue
         header = split_rows(text, d, escape, limit=1)
@@ -392,6 +407,7 @@ def find_header(text, delimiter, escapechar=None):
     # The table's width: the most common; on a tie the widest (a short table below a report
     # preamble of as many lines).
     width = max(set(counted), key=lambda w: (counted.count(w), w)) if counted else 0
+    width = table_below(rows, widths, width)
     if len(rows) < 3 or width < 2:
         return 0, []
 
@@ -400,7 +416,8 @@ def find_header(text, delimiter, escapechar=None):
         rest = [w for w in widths[i + 1:] if w is not None]
         return (widths[i] == width and len(names) >= 2 and not all(is_number(f) for f in names)
                 and rest.count(width) >= HEADER_STABLE_SHARE * len(rest)
-                and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i)))
+                and (i == 0 or any(len(r) < width for r in rows[:i]) or names_numbers(i))
+                and not padded_title(rows, i, width))
 
     def names_numbers(i):
         # Below rows as wide as the table (a title padded with delimiters, or a header with one
@@ -413,10 +430,51 @@ def find_header(text, delimiter, escapechar=None):
     before = rows[:index]
     comment = [r[0].lstrip().startswith("#") for r in before]
     if not index or not all(c or row_width(r) < width for c, r in zip(comment, before)):
-        return 0, []
-    if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0]:
+        lead = leading_comments(rows)
+        return lead, [delimiter.join(r[: row_width(r)]) for r in rows[:lead]]
+    if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0] and len(before[0]) < width:
         return 0, []
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def table_below(rows, widths, width):
+    """The table's width: width (the most common), or that of a wider block of rows that ends
+    the sample below every row of that width, when the block starts with a header (two rows at
+    least, the first naming every column with text that is not a number): a table below a
+    longer preamble (Vendor Name<TAB>Test, Start Date<TAB>06/02/2024). Wider rows at the end
+    of a table that start with data are ragged rows, not a table."""
+    last = max((i for i, w in enumerate(widths) if w == width), default=-1)
+    below = [(i, w) for i, w in enumerate(widths) if i > last and w is not None]
+    if len(below) < 2 or below[0][1] <= width or any(w != below[0][1] for _, w in below):
+        return width
+    names = rows[below[0][0]]
+    return below[0][1] if all(f.strip() and not is_number(f) for f in names) else width
+
+
+def leading_comments(rows):
+    """How many comment lines of one field (# ..., no delimiter) start the rows, when a row
+    that names two columns or more follows them: a header wider than the rows below it (which
+    are kept, their missing fields empty). 0 otherwise: a header #,units,revenue is a header."""
+    lead = 0
+    while lead < len(rows) and commented(rows[lead]) and row_width(rows[lead]) <= 1:
+        lead += 1
+    names = [f for f in rows[lead] if f.strip()] if lead < len(rows) else []
+    return lead if lead and len(names) >= 2 and not any(is_number(f) for f in names) else 0
+
+
+def padded_title(rows, i, width):
+    """True when rows[i] is a title padded with delimiters to the table's width (Report:,Sales by
+    region,): its last fields are empty, the next row names every column with text that is not a
+    number, and the rows below fill the columns the title leaves empty. A header with an empty
+    last name above a first row of data (region,sales, above north,10,5) is a header."""
+    filled = row_width(rows[i])
+    if filled >= width or i + 2 >= len(rows) or len(rows[i + 1]) != width:
+        return False
+    names = rows[i + 1]
+    if not all(f.strip() and not is_number(f) for f in names):
+        return False
+    below = [r for r in rows[i + 2:] if len(r) == width]
+    return sum(any(f.strip() for f in r[filled:]) for r in below) > len(below) / 2
 
 
 def text_columns(text, delimiter, skip, names, escapechar=None):
@@ -447,6 +505,9 @@ def delimited_layout(path, text, info):
                              "the file was read so")
     if delimiter == " ":
         info["notes"].append("the columns are separated by spaces (a run of spaces counts as one)")
+    if escapechar == NO_QUOTES:
+        info["notes"].append("quotes in this file are part of the values, not quoting (read as quoting, they would "
+                             "join lines and fields); the file was read without quote processing")
     header_index, preamble = find_header(text, delimiter, escapechar)
     rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
     comment = sniff_comment(rows, header_index)
@@ -523,7 +584,11 @@ def first_row_evidence(rows):
       the first row has no field that looks like a name, such as 40 characters or more).
     A single row is data when a field is a number or a date (1,2,3; 1,StreetA), a header
     otherwise (a,b,c: a header without rows)."""
-    first, body = rows[0], rows[1:]
+    first = rows[0]
+    body = rows[1:]
+    repeats = sum(r == first for r in body)
+    if sum(1 for f in first if f.strip()) >= 2 and 0 < repeats < len(body) / 2:
+        body = [r for r in body if r != first]  # the header repeated below (each page of a report) is no value
     if not body:
         data = any(field_kind(f) in ("number", "date") for f in first)
         return data, "the file's only row holds a number or a date, as records do and names do not" if data else ""
@@ -610,15 +675,16 @@ def read_delimited(path, head, compression, encoding, info):
         # Under copy-on-write, pandas makes the frame from the parsed columns as they are; else it
         # first copies them into one block per type (seconds on millions of rows). The option is
         # on only while reading: the values, types and behaviour of df are the same either way.
-        options = dict(sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ", encoding=encoding,
+        options = dict(sep=delimiter, **quote_options(escapechar), skipinitialspace=delimiter == " ", encoding=encoding,
                        decimal=decimal, index_col=index_col, dtype=dict.fromkeys(as_text, object), low_memory=False,
                        keep_default_na=False, na_values=[""])
-        simple = not (compression or escapechar or lineterminator or info["comment"]) and index_col is False
-        parts = read_in_parts(path, options, header_index, names, no_header) if simple else None
+        simple = not (compression or escapechar or lineterminator or info["comment"] or info.get("nul_padding"))
+        parts = read_in_parts(path, options, header_index, names, no_header) if simple and index_col is False else None
         if parts is not None:
             return parts
-        with ProgressFile(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
-            return pd.read_csv(data, sep=delimiter, escapechar=escapechar, skipinitialspace=delimiter == " ",
+        opener = NulStripped if info.get("nul_padding") else ProgressFile
+        with opener(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
+            return pd.read_csv(data, sep=delimiter, **quote_options(escapechar), skipinitialspace=delimiter == " ",
                                encoding=encoding, compression=compression or None,
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
                                names=names,
@@ -652,6 +718,8 @@ def read_delimited(path, head, compression, encoding, info):
     if skipped:
         info["notes"].append(ragged_rows_note(skipped))
         ragged_rows_alert(skipped, len(df), text, delimiter, escapechar, info)
+    if escapechar != NO_QUOTES and '"' in text:  # only a quote joins lines
+        joined_lines(df, delimiter, info)
     if "loss of data" in reported:
         info["notes"].append("some rows have more fields than the header; their extra fields were dropped")
     if not no_header and len(header) == len(df.columns):
@@ -802,8 +870,9 @@ def parse_dates(df, info):
     found = {}
     for i, column in enumerate(columns):
         log_columns("looked for dates", i, len(columns))
-        fmt, share = date_format(spaced_sample(df[column], 500))
-        if share >= DATE_SHARE:
+        sample = spaced_sample(df[column], 500)
+        fmt, share = date_format(sample)
+        if share >= DATE_SHARE or (fmt and share >= 0.5 and either_order_share(sample, fmt) >= DATE_SHARE):
             found[column] = fmt
     for column, fmt in date_orders(df, found, info).items():
         present = present_mask(df[column]).sum()
@@ -824,6 +893,16 @@ def parse_dates(df, info):
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "
                                  f"{fmt} and became missing")
     log_columns("looked for dates", len(columns), len(columns))
+
+
+def either_order_share(values, fmt):
+    """The share of values that are dates in fmt or in fmt with day and month swapped: dates
+    written in both orders are dates, whose order date_orders finds ambiguous."""
+    swapped = swapped_order(fmt)
+    if swapped is None:
+        return 0.0
+    values = values.dropna()
+    return float((to_dates(values, fmt).notna() | to_dates(values, swapped).notna()).mean())
 
 
 def swapped_order(fmt):
@@ -922,7 +1001,9 @@ NUMBER_TEXT = re.compile(
     r"^\s*(?P<open>\(?)\s*(?P<sign>[-+\u2212]?)\s*(?P<cur1>[$€£¥₹]?)\s*(?P<sign2>[-+\u2212]?)\s*"
     r"(?P<digits>\d[\d.,'’ \u00a0\u202f]*)\s*(?P<pct>%?)\s*(?P<cur2>[$€£¥₹]?)\s*(?P<close>\)?)\s*$")
 GROUP = r"[,'’ \u00a0\u202f]"  # thousands separators beside the decimal point
-POINT_DECIMAL = re.compile(r"\d{1,3}(?:" + GROUP + r"\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")  # 12,500.50
+# India's grouping: thousands, then lakhs and crores in pairs of digits (₹1,02,74,233.00).
+INDIAN_GROUPS = r"\d{1,2}(?:,\d\d)+,\d{3}(?:\.\d+)?"
+POINT_DECIMAL = re.compile(INDIAN_GROUPS + r"|\d{1,3}(?:" + GROUP + r"\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")  # 12,500.50
 COMMA_DECIMAL = re.compile(r"\d{1,3}(?:[.'’ \u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?")  # 12.500,50
 # Integer columns whose name says time and whose every value is a Unix time of 2001-2033
 # become UTC timestamps; without such a name they stay numbers, with an alert.
@@ -1139,7 +1220,9 @@ def numbers_from_text(values, decimal):
     if use_comma and (grouped or decimal_comma):
         rule.append("',' is the decimal mark and '.' or spaces group thousands (1.189,50 = 1189.5)")
     elif grouped:
-        rule.append("'.' is the decimal mark and ',' or spaces group thousands (12,500.50 = 12500.5)")
+        rule.append("'.' is the decimal mark and ',' or spaces group thousands (12,500.50 = 12500.5)"
+                    + ("; ',' also groups lakhs and crores (1,02,74,233 = 10274233)"
+                       if any(re.fullmatch(INDIAN_GROUPS, d) for d in digits) else ""))
     if symbols:
         rule.append("currency symbols " + " ".join(sorted(symbols)) + " removed")
     if percent:
@@ -1237,7 +1320,7 @@ def parse_epochs(df, info):
                              f"falls in 2001-2033 read so); converted to UTC timestamps")
 
 
-def new_load_info():
+def new_load_info() -> dict:
     """load_info before the file is read: how it was read, filled in as the loader decides."""
     return {"format": "", "compression": "", "encoding": "", "bom": False, "delimiter": "",
             "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
@@ -1246,7 +1329,7 @@ def new_load_info():
             "date_formats": {}, "dates_kept_text": {}, "ambiguous_dates": {}, "notes": []}
 
 
-def load_table(path, sheet=None, table=None):
+def load_table(path: str, sheet: str | int | None = None, table: str | None = None) -> tuple[pd.DataFrame, dict]:
     """Reads a CSV/TSV (optionally compressed), JSON, JSON Lines file, or one of TABLE_FORMATS
     (spreadsheets, SPSS, Stata, SAS, SQLite, Parquet) into a DataFrame.
 
@@ -1267,6 +1350,7 @@ def load_table(path, sheet=None, table=None):
     if fmt in FORMAT_NAMES:
         df = read_table_format(fmt, path, info, sheet, table)
     else:
+        head = nul_padding(head, compression, info)
         encoding, bom = detect_encoding(head, info["notes"])
         info.update(encoding=encoding, bom=bom)
         if fmt == "csv":
@@ -1279,10 +1363,14 @@ def load_table(path, sheet=None, table=None):
     if df.empty:
         raise AnalystDataError("the file has column names but no data rows; there is nothing to analyse.")
     df.columns = [str(c) for c in df.columns]  # analyst refers to columns by their names as text
-    return clean_table(df, info), info
+    df = clean_table(export_layout(df, info), info)
+    if df.columns.is_unique:  # the hints below look at each column by its name
+        forward_fill_hint(df, info)
+        excel_serial_dates(df, info)
+    return df, info
 
 
-def clean_columns(df, info, keep_codes=True):
+def clean_columns(df: pd.DataFrame, info: dict, keep_codes: bool = True) -> None:
     """The cleaning steps, in order (see the notes above the load cell)."""
     clean_missing_markers(df, info, keep_codes=keep_codes)
     convert_number_text(df, info)
@@ -1290,7 +1378,7 @@ def clean_columns(df, info, keep_codes=True):
     parse_epochs(df, info)
 
 
-def clean_table(df, info, keep_codes=True):
+def clean_table(df: pd.DataFrame, info: dict, keep_codes: bool = True) -> pd.DataFrame:
     """df cleaned (clean_columns), without its last row when that row holds the column totals:
     labelled so (TOTAL_LABELS) with each of its numbers the sum of the rows above. A row so
     labelled whose numbers are not the sums stays, and a note says why."""

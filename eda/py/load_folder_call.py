@@ -3,7 +3,7 @@ load_infos = {}  # how each was read, by name (load_info of the table)
 profiled = {}  # what each table's profile computed, by name, until the main table is chosen
 
 
-def load_into_tables(name, path, converted=None):
+def load_into_tables(name: str, path: str, converted: str | None = None) -> None:
     """Reads DATA_DIR/path into tables[name] (how: load_infos[name]) and says what it read;
     converted is the folder a Parquet file was converted into."""
     global CONVERTED_PATH

@@ -19,7 +19,7 @@ FORMAT_NAMES = {fmt for fmt, _, _, _ in TABLE_FORMATS}
 SAS7BDAT_MAGIC = (b"\x00" * 12 + b"\xc2\xea\x81\x60\xb3\x14\x11\xcf\xbd\x92\x08\x00\x09\xc7\x31\x8c\x18\x1f\x10\x11")
 
 
-def table_format(path, head):
+def table_format(path: str, head: bytes) -> str | None:
     """The TABLE_FORMATS entry the file is in, by magic bytes first, then by extension; None
     for text formats (CSV, JSON). A file named like a format but not in it is an error."""
     name = os.path.basename(path)
@@ -41,7 +41,8 @@ def table_format(path, head):
     return None
 
 
-def read_table_format(fmt, path, info, sheet=None, table=None):
+def read_table_format(fmt: str, path: str, info: dict, sheet: str | int | None = None,
+                      table: str | None = None) -> pd.DataFrame:
     """Reads a file in one of TABLE_FORMATS; info says how."""
     info.update(format=fmt, encoding="")
     if fmt in ("xlsx", "xls", "ods"):
@@ -122,12 +123,17 @@ def read_spreadsheet(path, fmt, sheet, info):
                                "and save it again, or export the sheet as CSV.") from None
     if not sheets:
         raise AnalystDataError(f"{name} has no sheets; there is nothing to analyse.")
-    chosen = choose_sheet(sheets, sheet, name)
+    chosen = choose_sheet(sheets, sheet, name) if sheet is not None else first_filled_sheet(book, sheets, name, info)
     # The first rows as the cells hold them: text cells stay text, so that codes written with
     # leading zeros (02134) are seen before pandas would read them as numbers.
     first = book.parse(book.sheet_names[sheets.index(chosen)], header=None, nrows=200, dtype=object)
+    start, left = sheet_table_start(first)
+    sheet_preamble_note(first, start, left, info)
+    first = first.iloc[start:, left:]
     header = list(first.iloc[0]) if len(first) else []
-    df = book.parse(book.sheet_names[sheets.index(chosen)], dtype=dict.fromkeys(text_cells(first), object))
+    text = [left + i for i in text_cells(first)]
+    df = book.parse(book.sheet_names[sheets.index(chosen)], header=start, dtype=dict.fromkeys(text, object))
+    df = df.iloc[:, left:]
     info.update(sheet=chosen, sheets=sheets)
     if len(sheets) > 1:
         others = [s for s in sheets if s != chosen]

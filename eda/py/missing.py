@@ -1,7 +1,7 @@
-missing_share = {{MISSING_SHARE}}
+missing_share = pd.Series({c["name"]: c["missing"] / rows for c in column_info}, dtype=float)  # the profile's counts (out of core: over every row)
 display(missing_share[missing_share > 0].sort_values(ascending=False).to_frame("missing share"))
 
-missing_columns = {{COLUMNS}}
+missing_columns = []
 shares = missing_share[missing_columns]
 fig, ax = plt.subplots(figsize=(7, 0.3 * len(shares) + 1.5))
 positions = range(len(shares))

@@ -19,6 +19,12 @@ def exact_bins(column, bins=HIST_BINS):
     return np.linspace(low, high, bins + 1)
 
 
+def counted_histogram(ax, column):
+    """The histogram of column on ax from the bins counted below, over every row."""
+    edges = hist_edges[column]
+    ax.hist(edges[:-1], bins=edges, weights=hist_counts[column])
+
+
 hist_edges = {column: exact_bins(column) for column in hist_columns}
 hist_counts = {column: np.zeros(len(edges) - 1, dtype="int64") for column, edges in hist_edges.items()}
 periods = []

@@ -1,6 +1,8 @@
 # The profile's cells, as one piece of code that profiles df with load_info (the tables past the
 # first FOLDER_SECTIONS are profiled by it, one cell each, without a section of their own).
-PROFILE_CODE = compile({{PROFILE_CODE}}, "<profile>", "exec")
+PROFILE_SOURCE = ""
+PROFILED = ["rows", "column_info", "value_counts", "profile"]  # what a table's profile computed that the stages after it read
+PROFILE_CODE = compile(PROFILE_SOURCE, "<profile>", "exec")
 
 
 def load_and_profile(name, path, converted=None):
@@ -10,7 +12,7 @@ def load_and_profile(name, path, converted=None):
     load_into_tables(name, path, converted=converted)
     df, load_info = tables[name], load_infos[name]
     exec(PROFILE_CODE, globals())
-    profiled[name] = {{PROFILED}}
+    profiled[name] = {key: globals()[key] for key in PROFILED}
 
 
 def other_tables_summary(names):

@@ -104,6 +104,8 @@ if duplicate_rows:
                         "duplicates of an earlier row", value=duplicate_rows))
 if load_info.get("ragged_rows"):  # rows the loader skipped: the analysis lacks them
     alerts.append(alert("ragged_rows", load_info["ragged_rows"]["message"], value=load_info["ragged_rows"]["share"]))
+for a in load_info.get("layout_alerts", []):  # what the loader saw in the file's layout and did not change
+    alerts.append(alert(a["type"], a["message"], a.get("column")))
 for i, c in enumerate(column_info, 1):
     progress_log.info(f"checked {i - 1:,} of {len(column_info):,} columns for alerts",
                       extra={"done": i - 1, "total": len(column_info), "unit": "columns"})

@@ -2,7 +2,12 @@ SKETCH_VERSION = 1  # the layout below; a comparison refuses a baseline sketch o
 SKETCH_MIME = "application/vnd.analyst.sketch+json"  # analyst reads the sketch from this output and keeps it beside the run
 approximate_distinct = set()  # columns whose distinct count is an estimate
 sampled_counts = set()  # columns whose value counts come from the sample df, not every row
-{{FEED}}
+FEED_DF = True  # df's numeric and date columns are given to the parts here (out of core, the profile's pass gave them every chunk)
+if FEED_DF:
+    for c in column_info:  # as one chunk; a column of few distinct values (the profile counted them) is hashed, not sorted
+        if c["kind"] in ("numeric", "datetime"):
+            sketch_parts.add(c["name"], df[c["name"]], few=4 * c["distinct"] <= rows)
+
 
 def value_part(counts, present, distinct, sample):
     """A categorical column's VALUE_COUNTS_CAP most frequent values, as text, with their rows (most

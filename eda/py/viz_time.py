@@ -1,8 +1,9 @@
-trend_date = {{DATE}}
-trend_value = {{VALUE}}
-trend_group = {{CATEGORY}}
-TREND_FREQUENCY = {{FREQ}}  # {{FREQ_COMMENT}}
-TREND_LINES = {{LINES}}  # groups drawn as their own line; the rest are summed as "other"
+trend_date = None
+trend_value = None
+trend_group = None
+TREND_FREQUENCY = "MS"  # one point per period: h hour, D day, W-MON week, MS month, YS year
+TREND_WORD = "month"  # the period, in the table's and the chart's labels
+TREND_LINES = 6  # groups drawn as their own line; the rest are summed as "other"
 dated = df[trend_date].notna()
 group = df.loc[dated, trend_group]
 largest = list(group.value_counts().index[:TREND_LINES])
@@ -21,14 +22,14 @@ trend = pd.DataFrame(sums.reshape(len(period_starts), len(line_names)), index=pe
 trend = trend[np.bincount(period, minlength=len(period_starts)) > 0]
 if not (line == len(largest)).any():
     trend = trend.iloc[:, :len(largest)]  # by position: true/false groups would select rows
-trend.index.name = "{{WORD}} starting"
+trend.index.name = TREND_WORD + " starting"
 display(trend)
 
 fig, ax = plt.subplots(figsize=(10, 4.5))
 for name in trend.columns:
     ax.plot(trend.index, trend[name], marker="o", markersize=3, label=chart_label(name, 25))
-ax.set_title(chart_label(f"Sum of {trend_value} per {{WORD}} by {trend_group}", 70))
-ax.set_xlabel(chart_label(trend_date) + " ({{WORD}} starting)")
+ax.set_title(chart_label(f"Sum of {trend_value} per {TREND_WORD} by {trend_group}", 70))
+ax.set_xlabel(chart_label(trend_date) + " (" + TREND_WORD + " starting)")
 ax.set_ylabel(chart_label("sum of " + trend_value, 40))
 ax.ticklabel_format(axis="y", style="plain", useOffset=False)
 ax.legend(title=chart_label(trend_group, 25), fontsize=8, loc="center left", bbox_to_anchor=(1, 0.5))

@@ -225,25 +225,25 @@ _cell = None  # the running Cell, shared with the stream threads
 class CaptureStream(io.TextIOBase):
     """sys.stdout / sys.stderr for user code: text goes to the running cell."""
 
-    def __init__(self, name, fd):
+    def __init__(self, name: str, fd: int) -> None:
         self.name_ = name
         self.fd = fd
 
     @property
-    def name(self):
+    def name(self) -> str:
         return "<%s>" % self.name_
 
     @property
-    def encoding(self):
+    def encoding(self) -> str:
         return "utf-8"
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def isatty(self):
+    def isatty(self) -> bool:
         return False
 
-    def fileno(self):
+    def fileno(self) -> int:
         # Code that writes to the descriptor (subprocess, C code) lands in the pipe.
         return self.fd
 
@@ -255,7 +255,7 @@ class CaptureStream(io.TextIOBase):
             cell.stream(self.name_, s)
         return len(s)
 
-    def flush(self):
+    def flush(self) -> None:
         pass
 
 
@@ -951,7 +951,7 @@ class ProgressHandler(logging.Handler):
         super().__init__()
         self.last = 0.0
 
-    def emit(self, record):
+    def emit(self, record: logging.LogRecord) -> None:
         done, total = getattr(record, "done", None), getattr(record, "total", None)
         now = time.monotonic()
         if now - self.last < PROGRESS_INTERVAL and (done is None or done != total):

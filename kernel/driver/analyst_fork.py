@@ -71,6 +71,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import warnings
 
 driver = None  # the driver module (__main__), set by attach()
@@ -100,7 +101,7 @@ _area_fd = [None, None]  # in a child: its output area, open, and its (st_dev, s
 class Session:
     """A forked session as the parent sees it."""
 
-    def __init__(self, number, name):
+    def __init__(self, number: int, name: str) -> None:
         self.number = number
         self.name = name
         self.pid = 0
@@ -110,7 +111,7 @@ class Session:
         self.rep_r = -1
 
 
-def attach(module):
+def attach(module: types.ModuleType) -> None:
     """Called by the driver once its threads run: they are the driver's own."""
     global driver
     driver = module
@@ -119,11 +120,11 @@ def attach(module):
     _oom_kills[0] = oom_kill_count()
 
 
-def in_child():
+def in_child() -> bool:
     return _child is not None
 
 
-def output_areas():
+def output_areas() -> set[str]:
     """Folder names under /output that belong to live sessions (the parent's
     copy-out skips them: each session copies out its own)."""
     with _lock:
@@ -199,7 +200,7 @@ _main_queue = [None]  # the driver's request queue, for WAKE
 WAKE = {"type": "wake"}  # not a request: the driver's loop only looks again
 
 
-def fork(req, cfg):
+def fork(req: dict, cfg: dict) -> None:
     """Forks a session for a "fork" request; runs in the parent's main loop,
     so no cell is running. Replies "forked" (or refuses); the child's own
     first line is "ready"."""
@@ -265,7 +266,7 @@ def _relayed_first_line(s):
         _main_queue[0].put(WAKE)
 
 
-def idle(cfg, q):
+def idle(cfg: dict, q: queue.Queue) -> None:
     """The main loop has nothing to do: fork a spare copy for the next fork
     request, if there have been fork requests and no claimed session is
     still getting ready (see _unready)."""
@@ -280,7 +281,7 @@ def idle(cfg, q):
             pass  # at the process limit: the next request forks, or says why not
 
 
-def invalidate():
+def invalidate() -> None:
     """A cell is about to run in the parent: a spare copy would not have its
     effects, so it goes (its relay reaps it). Its memory is freed before the
     cell writes to pages they share, which would be copied else."""
@@ -466,7 +467,7 @@ def _clean_scratch(ended):
         _remove(path)
 
 
-def route(line):
+def route(line: str) -> None:
     """The parent's reader hands over "@N <request>" lines for session N."""
     head, _, rest = line.partition(" ")
     try:
@@ -480,7 +481,7 @@ def route(line):
         s.requests.put((rest + "\n").encode("utf-8", "replace"))
 
 
-def kill(number):
+def kill(number: int) -> None:
     """Kills session number at once (it ignored an interrupt, or Go closes
     it, or gave up waiting for it to be forked)."""
     with _lock:
@@ -630,7 +631,7 @@ def _oom_killed():
     return _oom_kills[0] is not None and _oom_kills[0] > (before or 0)
 
 
-def oom_kill_count():
+def oom_kill_count() -> int | None:
     """The container's OOM-kill count (cgroup v2 memory.events, v1
     memory.oom_control), or None where neither can be read."""
     for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
@@ -706,7 +707,7 @@ def _kill_until_gone(find):
     return len(killed)
 
 
-def kill_descendants(pid):
+def kill_descendants(pid: int) -> int:
     """Kills every process below pid."""
     return _kill_until_gone(lambda: _below([pid], _procs()))
 
@@ -722,7 +723,7 @@ def _orphans(procs):
             if ppid == me and pid not in ours and sid != my_sid]
 
 
-def kill_orphans():
+def kill_orphans() -> None:
     """Kills the processes of ended sessions and everything below them, and
     reaps them."""
     if os.getpid() != 1:
@@ -735,7 +736,7 @@ def kill_orphans():
     reap_zombies()
 
 
-def reap_zombies():
+def reap_zombies() -> None:
     """Reaps ended processes left to the container's first process by ended
     sessions. Only those: a cell's own subprocesses are waited for by the
     cell, a session by its relay."""
@@ -749,7 +750,7 @@ def reap_zombies():
                 pass
 
 
-def reap_strays():
+def reap_strays() -> int | None:
     """After a cell: kills the processes it left behind. In a session: every
     process below it. In a parent with live sessions: every process but the
     sessions' and theirs (so it may not kill all at once). Returns the
@@ -918,7 +919,7 @@ def _make_area(path):
     _area_fd[0], _area_fd[1] = fd, (st.st_dev, st.st_ino)
 
 
-def output_area():
+def output_area() -> tuple[int, bool] | None:
     """In a child: (descriptor of its output area, whether its path still
     leads to it); None in the parent."""
     if _area_fd[0] is None:
@@ -948,7 +949,7 @@ def _files_outside_area():
     return out
 
 
-def note_outside_area(cell):
+def note_outside_area(cell: "driver.Cell") -> None:
     """After a session's cell: names the files written directly in /output
     since it last looked, which are not its to copy out."""
     if _child is None:

@@ -18,7 +18,7 @@ import (
 
 // cacheVersion changes when the probe's container or the cache format
 // does, invalidating every cache file.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // runtimeProbeTimeout bounds one trial container; a first rootless start
 // sets up podman's storage and can take a few seconds.
@@ -94,7 +94,9 @@ func findBinary(name string) string {
 func probeArgs(runtimePath, rootfs string) []string {
 	return []string{
 		"--runtime", runtimePath, "run", "--rm",
-		"--network=none", "--no-hosts", "--read-only", "--log-driver=none",
+		// As the kernel: no tmpfs of podman's, whose copy of the image's
+		// /tmp fails rootless on a file there the user cannot read.
+		"--network=none", "--no-hosts", "--read-only", "--read-only-tmpfs=false", "--log-driver=none",
 		"--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
 		"--rootfs", rootfs, "true",
 	}

@@ -53,4 +53,4 @@ def run(*files, **names) -> dict:
 
 def loader() -> dict:
     """The loader's namespace: where the data is, its functions and the other formats'."""
-    return run("load_source.py", "load.py", "load_formats.py")
+    return run("load_source.py", "load.py", "load_formats.py", "load_exports.py")

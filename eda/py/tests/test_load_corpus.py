@@ -261,8 +261,8 @@ class LaterStagesAfterALoad(unittest.TestCase):
                 df = L.pd.DataFrame({"day": L.pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-03"]),
                                      "amount": [1.0, 2.0, 3.0, 4.0], "flag": group})
                 namespace = dict(h.__dict__, df=df, display=lambda x: None)
-                code = cell("viz_time.py", DATE='"day"', VALUE='"amount"', CATEGORY='"flag"', FREQ='"D"',
-                            FREQ_COMMENT="days", LINES="5", WORD="day")
+                code = stage.with_constants("viz_time.py", {"trend_date": "day", "trend_value": "amount", "trend_group": "flag",
+                                                            "TREND_FREQUENCY": "D", "TREND_LINES": 5, "TREND_WORD": "day"})
                 exec(compile(code, "viz_time.py", "exec"), namespace)
                 self.assertEqual(list(namespace["trend"].columns), list(dict.fromkeys(group)))
                 self.assertEqual(float(namespace["trend"].to_numpy().sum()), 10.0)

@@ -11,7 +11,8 @@ import numpy as np
 import stage
 
 WHOLE = stage.loader()  # large files only are read in parts: these small ones in one
-PARTS = stage.run("load_source.py", ("load.py", {"PARTS_MIN_BYTES": 0, "PART_BYTES": 300}), "load_formats.py")
+PARTS = stage.run("load_source.py", ("load.py", {"PARTS_MIN_BYTES": 0, "PART_BYTES": 300}), "load_formats.py",
+                  "load_exports.py")
 
 
 def rows(n, row):

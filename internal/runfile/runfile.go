@@ -1,0 +1,88 @@
+// Package runfile reads NAME.run.json, the record a run writes beside its
+// notebook. Every package that reads a run's record (pipeline to render it
+// again and to find what a previous run wrote, audit to verify it,
+// baseline to compare with it) reads it here: one reader, its size
+// checked before any byte is read, so a huge or endless file named like a
+// record is refused at once instead of filling memory.
+package runfile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/analyst-cli/analyst/internal/units"
+)
+
+// File is an entry of run.json's "files": a file or folder the run wrote, by
+// its path relative to the run's folder ('/'-separated; a folder's ends in
+// '/'), with a file's size and sha256. The writer and every reader of
+// the list use this one type.
+type File struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// MaxBytes bounds a run.json: it holds every model reply of the run, far
+// below this in any run analyst writes.
+const MaxBytes = 256 << 20
+
+// TooLargeError is a file over MaxBytes.
+type TooLargeError struct {
+	Path string
+	Size int64 // at least this many bytes
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is %s, over the %s a run.json analyst writes can be: it is no run's record; "+
+		"give the NAME.run.json a run wrote", e.Path, units.Bytes(e.Size), units.Bytes(MaxBytes))
+}
+
+// ErrNotRegular is a path that is no regular file (a folder, a pipe, a
+// device), which a run never writes as its record.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Read is the bytes of the run.json at path, refused when it is over
+// MaxBytes before any is read, and again if it grows past it while read.
+func Read(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a pipe does not block the open
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (a run.json is one)", path, ErrNotRegular)
+	}
+	if fi.Size() > MaxBytes {
+		return nil, &TooLargeError{Path: path, Size: fi.Size()}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(b) > MaxBytes {
+		return nil, &TooLargeError{Path: path, Size: int64(len(b))}
+	}
+	return b, nil
+}
+
+// Decode reads the run.json at path (Read) into v, which may be any view
+// of it: each reader takes the fields it needs.
+func Decode(path string, v any) error {
+	b, err := Read(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: not a run manifest: %w", path, err)
+	}
+	return nil
+}
