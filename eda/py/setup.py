@@ -1,5 +1,4 @@
 import bz2
-import concurrent.futures
 import contextlib
 import csv
 import gzip
@@ -10,7 +9,6 @@ import json
 import logging
 import lzma
 import math
-import mmap
 import os
 import re
 import warnings
