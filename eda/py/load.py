@@ -402,7 +402,7 @@ def find_header(text, delimiter, escapechar=None):
                 blank_after[-1] = True
     except csv.Error:  # pandas will say what is wrong with the file
         return 0, []
-    widths = [None if commented(r) else len(r) for r in rows]  # comment lines have no width
+    widths = trailing_delimiter(rows, [None if commented(r) else len(r) for r in rows])  # comment lines: None
     counted = [w for w in widths if w is not None]
     # The table's width: the most common; on a tie the widest (a short table below a report
     # preamble of as many lines).
@@ -435,6 +435,20 @@ def find_header(text, delimiter, escapechar=None):
     if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0] and len(before[0]) < width:
         return 0, []
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def trailing_delimiter(rows, widths):
+    """widths, without the empty field that ends every row below a header when the lines end
+    with a delimiter: the rows after the first row of width W (not a comment) are all W + 1
+    wide with their last field empty. Below a preamble (Vendor Name<TAB>Test above an
+    18-column table whose rows end with a tab) as at the top of the file, where row_labels
+    drops that field. Rows whose extra field holds a value anywhere are ragged, and R's row
+    names fill it at the start: neither changes."""
+    for i, width in enumerate(widths):
+        below = [(r, w) for r, w in zip(rows[i + 1:], widths[i + 1:]) if w is not None]
+        if width is not None and below and all(w == width + 1 and not r[-1].strip() for r, w in below):
+            return widths[: i + 1] + [None if w is None else width for w in widths[i + 1:]]
+    return widths
 
 
 def table_below(rows, widths, width):
