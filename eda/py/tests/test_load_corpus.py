@@ -201,7 +201,7 @@ class MidLineComments(LoaderCase):
         self.assertEqual(df["b"].iloc[0], 3)
         self.assertTrue(df["b"].isna().iloc[1])
         self.assertEqual(info["comment"], "#")
-        self.assertIsNotNone(self.note(info, "start a comment inside lines"))
+        self.assertIsNotNone(self.note(info, "'#' starts a comment inside lines"))
 
     def test_spaces_before_the_comment(self):
         df, info = self.load("# Add one full line comment :-)\na;b\n1;3   #  5;7\n6;7    #test\n")
