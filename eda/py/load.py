@@ -173,19 +173,26 @@ def detect_encoding(head, notes):
 
 
 NO_QUOTES = ""  # the escape character of a file whose quotes are text, not quoting (see sniff_dialect)
+# The escape character of a file whose quoted fields follow spaces after the delimiter
+# (1970,  73, "Hi, Mom!"): quotes doubled, the spaces before each field skipped (see sniff_dialect).
+SPACED_QUOTES = " "
 
 
 def quote_options(escapechar):
     """The options of csv.reader and pandas.read_csv for quotes: escaped by escapechar (None:
-    doubled), or NO_QUOTES: no quoting at all."""
-    return {"quoting": csv.QUOTE_NONE, "escapechar": None} if escapechar == NO_QUOTES else {"escapechar": escapechar}
+    doubled), NO_QUOTES: no quoting at all, SPACED_QUOTES: doubled, after spaces."""
+    if escapechar == NO_QUOTES:
+        return {"quoting": csv.QUOTE_NONE, "escapechar": None}
+    if escapechar == SPACED_QUOTES:
+        return {"escapechar": None, "skipinitialspace": True}
+    return {"escapechar": escapechar}
 
 
 def split_options(delimiter, escapechar=None):
     """The options of csv.reader (and pandas.read_csv) that split rows as the loader decided:
-    the delimiter, the escape character of quotes (None: doubled quotes; NO_QUOTES: none), and
-    for a space delimiter runs of spaces read as one."""
-    return {"delimiter": delimiter, **quote_options(escapechar), "skipinitialspace": delimiter == " "}
+    the delimiter, the quotes (see quote_options), and for a space delimiter runs of spaces
+    read as one."""
+    return {"delimiter": delimiter, "skipinitialspace": delimiter == " ", **quote_options(escapechar)}
 
 
 def split_rows(text, delimiter, escapechar=None, limit=200):
@@ -237,6 +244,9 @@ def sniff_dialect(text, prefer_tab):
     default) do, as MySQL and many scripts write them. Quotes are text, not quoting
     (NO_QUOTES), when a candidate splits fewer than HEADER_STABLE_SHARE of the lines alike with
     quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic).
+    Spaces between the delimiter and a quote are skipped (SPACED_QUOTES) when the sample holds
+    them and reading so splits the lines at least as consistently (1970,  73, "Hi, Mom!"): a
+    quote that is text there (an inch mark) leaves a quoted field open, which splits worse.
     """
     best, best_score = (",", None), None
     backslash = '\\"' in text
@@ -246,6 +256,10 @@ def sniff_dialect(text, prefer_tab):
             escaped = split_fit(text, d, "\\")
             if escaped[0] > share:
                 (share, width), escape = escaped, "\\"
+        if escape is None and d != " " and re.search(re.escape(d) + ' +"', text):
+            spaced = split_fit(text, d, SPACED_QUOTES)
+            if spaced[0] >= share and spaced[1] >= 2:
+                (share, width), escape = spaced, SPACED_QUOTES
         if '"' in text and share < HEADER_STABLE_SHARE:
             unquoted = split_fit(text, d, NO_QUOTES)
             if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2:
@@ -358,7 +372,7 @@ def ragged_rows_alert(skipped, kept, text, delimiter, escapechar, info):
         return
     lines = [line for line in text.splitlines() if line.strip()]
     others = [d for d in DELIMITERS + [" "] if d != delimiter and split_fit(text, d)[1] > 1]
-    if '\\"' in text and not escapechar:
+    if '\\"' in text and escapechar != "\\":
         cause = "quotes escaped with a backslash (\\\") inside quoted fields"
     elif sum(line.lstrip().startswith("#") for line in lines[1:]):
         cause = "comment lines (starting with #) between the rows"
@@ -402,7 +416,7 @@ def find_header(text, delimiter, escapechar=None):
                 blank_after[-1] = True
     except csv.Error:  # pandas will say what is wrong with the file
         return 0, []
-    widths = [None if commented(r) else len(r) for r in rows]  # comment lines have no width
+    widths = trailing_delimiter(rows, [None if commented(r) else len(r) for r in rows])  # comment lines: None
     counted = [w for w in widths if w is not None]
     # The table's width: the most common; on a tie the widest (a short table below a report
     # preamble of as many lines).
@@ -435,6 +449,20 @@ def find_header(text, delimiter, escapechar=None):
     if index == 1 and not comment[0] and row_width(before[0]) >= 2 and not blank_after[0] and len(before[0]) < width:
         return 0, []
     return index, [delimiter.join(r[: row_width(r)]) for r in before]  # an empty row is ""
+
+
+def trailing_delimiter(rows, widths):
+    """widths, without the empty field that ends every row below a header when the lines end
+    with a delimiter: the rows after the first row of width W (not a comment) are all W + 1
+    wide with their last field empty. Below a preamble (Vendor Name<TAB>Test above an
+    18-column table whose rows end with a tab) as at the top of the file, where row_labels
+    drops that field. Rows whose extra field holds a value anywhere are ragged, and R's row
+    names fill it at the start: neither changes."""
+    for i, width in enumerate(widths):
+        below = [(r, w) for r, w in zip(rows[i + 1:], widths[i + 1:]) if w is not None]
+        if width is not None and below and all(w == width + 1 and not r[-1].strip() for r, w in below):
+            return widths[: i + 1] + [None if w is None else width for w in widths[i + 1:]]
+    return widths
 
 
 def table_below(rows, widths, width):
@@ -495,12 +523,15 @@ def text_columns(text, delimiter, skip, names, escapechar=None):
 
 
 def delimited_layout(path, text, info):
-    """How to read the delimited text: (delimiter, escape character of quotes or None, the first
-    200 non-blank rows from the header on, the header's index among the non-blank rows, decimal
-    mark)."""
+    """How to read the delimited text: (the text as pandas will read it (cut at mid-line
+    comments), delimiter, escape character of quotes or None, the first 200 non-blank rows from
+    the header on, the header's index among the non-blank rows, decimal mark)."""
     prefer_tab = os.path.basename(path).lower().split(".")[-1] in ("tsv", "tab") or ".tsv." in path.lower()
     delimiter, escapechar = sniff_dialect(text, prefer_tab)
-    if escapechar:
+    if escapechar == SPACED_QUOTES:
+        info["notes"].append("quoted fields follow spaces after the delimiter (a, \"b\"); the spaces before each "
+                             "field were skipped, so that the quotes are read as quoting")
+    elif escapechar:
         info["notes"].append("quotes inside quoted fields are escaped with a backslash (\\\"), not doubled; "
                              "the file was read so")
     if delimiter == " ":
@@ -508,10 +539,16 @@ def delimited_layout(path, text, info):
     if escapechar == NO_QUOTES:
         info["notes"].append("quotes in this file are part of the values, not quoting (read as quoting, they would "
                              "join lines and fields); the file was read without quote processing")
+    cut = mid_line_comments(text, delimiter, escapechar)
+    if cut is not None:
+        text = cut  # the layout is found in the lines as pandas reads them with comment="#"
+        info["notes"].append("'#' starts a comment inside lines: cut at it, the lines split into fields more evenly "
+                             "than whole; the text from each '#' to the end of its line was skipped, in every line "
+                             "of the file")
     header_index, preamble = find_header(text, delimiter, escapechar)
     rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
-    comment = sniff_comment(rows, header_index)
-    if comment:
+    comment = "#" if cut is not None else sniff_comment(rows, header_index)
+    if comment and cut is None:
         lines = sum(1 for r in rows[header_index + 1:] if commented(r))
         info["notes"].append(f"lines starting with {comment} between the rows are comments ({lines:,} in the first "
                              f"{len(rows):,} lines), not data; they were skipped")
@@ -534,7 +571,19 @@ def delimited_layout(path, text, info):
     if decimal == ",":
         info["notes"].append("numbers use a decimal comma (3,5 = 3.5)"
                              + ("; '.' groups thousands" if thousands else ""))
-    return delimiter, escapechar, rows, header_index, decimal
+    return text, delimiter, escapechar, rows, header_index, decimal
+
+
+def mid_line_comments(text, delimiter, escapechar):
+    """text with each line cut at its first # (a line that starts with one left empty) when a #
+    inside lines starts a trailing comment (1;3#note): the cut lines split into fields more
+    evenly than the lines as they are (DuckDB's comments/mid_line*.csv). Else None: a # in
+    values that fit the columns either way is data (#1 as a rank, #ff0000 as a colour), and
+    so is one inside quotes that cutting would leave open."""
+    if not any("#" in line.lstrip()[1:] for line in text.splitlines()):
+        return None
+    cut = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    return cut if split_fit(cut, delimiter, escapechar)[0] > split_fit(text, delimiter, escapechar)[0] else None
 
 
 def commented(row):
@@ -653,7 +702,7 @@ def read_delimited(path, head, compression, encoding, info):
     if not text.strip():
         raise AnalystDataError("the file is empty: it has no header and no rows. Check that the "
                                "export that wrote it finished.")
-    delimiter, escapechar, rows, header_index, decimal = delimited_layout(path, text, info)
+    text, delimiter, escapechar, rows, header_index, decimal = delimited_layout(path, text, info)
     header = rows[0] if rows else []
     # Header or data: the evidence of the first rows decides (see first_row_evidence).
     no_header, why = first_row_evidence(rows) if rows and not header_index else (False, "")
@@ -677,7 +726,7 @@ def read_delimited(path, head, compression, encoding, info):
         # on only while reading: the values, types and behaviour of df are the same either way.
         opener = NulStripped if info.get("nul_padding") else ProgressFile
         with opener(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
-            return pd.read_csv(data, sep=delimiter, **quote_options(escapechar), skipinitialspace=delimiter == " ",
+            return pd.read_csv(data, **split_options(delimiter, escapechar),
                                encoding=encoding, compression=compression or None,
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
                                names=names,

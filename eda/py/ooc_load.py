@@ -99,8 +99,8 @@ def read_chunks(plan, columns=None, found=None, skipped=None):
     fields, fields) when it is given."""
     found = {} if found is None else found
     text = [c for c in plan["text"] if columns is None or c in columns]
-    reader = pd.read_csv(plan["path"], sep=plan["delimiter"], **quote_options(plan["escapechar"]), comment=plan["comment"],
-                         skipinitialspace=plan["delimiter"] == " ", encoding=plan["encoding"],
+    reader = pd.read_csv(plan["path"], **split_options(plan["delimiter"], plan["escapechar"]), comment=plan["comment"],
+                         encoding=plan["encoding"],
                          compression=plan["compression"] or None, decimal=plan["decimal"],
                          header=plan["header"], names=plan["columns"],
                          usecols=columns, index_col=False, dtype={c: object for c in text},

@@ -189,6 +189,88 @@ class Comments(LoaderCase):
         self.assertIsNone(info.get("comment"))
 
 
+class MidLineComments(LoaderCase):
+    """A # inside lines starts a trailing comment when cutting every line at it splits the rows
+    more evenly than not (DuckDB's comments/mid_line*.csv); a # in values that fit the columns
+    either way is data (the tests above)."""
+
+    def test_comment_after_values(self):
+        df, info = self.load("# Add one full line comment :-)\na;b\n1;3#5;7\n6;#\n")
+        self.assertEqual(list(df.columns), ["a", "b"])
+        self.assertEqual(df["a"].tolist(), [1, 6])
+        self.assertEqual(df["b"].iloc[0], 3)
+        self.assertTrue(df["b"].isna().iloc[1])
+        self.assertEqual(info["comment"], "#")
+        self.assertIsNotNone(self.note(info, "'#' starts a comment inside lines"))
+
+    def test_spaces_before_the_comment(self):
+        df, info = self.load("# Add one full line comment :-)\na;b\n1;3   #  5;7\n6;7    #test\n")
+        self.assertEqual(df["b"].tolist(), [3, 7])
+
+    def test_comment_in_the_header(self):
+        df, info = self.load("# comment\na;b#12;#\n1;3#5;7\n6;7\n")
+        self.assertEqual(list(df.columns), ["a", "b"])
+        self.assertEqual(df["b"].tolist(), [3, 7])
+
+    def test_no_header(self):
+        df, info = self.load("# Add one full line comment :-)\n1;3#5;7\n6;7\n")
+        self.assertEqual(df.shape, (2, 2))
+        self.assertEqual(df.iloc[:, 1].tolist(), [3, 7])
+
+    def test_hash_in_quoted_values(self):
+        df, info = self.load('id,note\n1,"see #4, then #5"\n2,"ok"\n3,"fix #7"\n')
+        self.assertEqual(df["note"].tolist(), ["see #4, then #5", "ok", "fix #7"])
+        self.assertIsNone(info.get("comment"))
+
+
+class TrailingDelimiter(LoaderCase):
+    """Rows that all end with one empty field beyond the header end with a delimiter, below a
+    preamble as at the top of the file (DuckDB's test_apple_financial.csv.gz)."""
+
+    PREAMBLE = "Vendor Name\tTest\nStart Date\t06/02/2024\nEnd Date\t06/29/2024\n"
+    HEADER = "Date\tSKU\tTitle\tQuantity\n"
+
+    def test_below_a_preamble(self):
+        rows = "06/19/2024\tm1\tMonthly\t1\t\n06/14/2024\tm2\tMonthly\t2\t\n"
+        df, info = self.load(self.PREAMBLE + self.HEADER + rows)
+        self.assertEqual(list(df.columns), ["Date", "SKU", "Title", "Quantity"])
+        self.assertEqual(df["Quantity"].tolist(), [1, 2])
+        self.assertEqual(len(info["preamble"]), 3)
+        self.assertNotIn("ragged_rows", info)
+
+    def test_ragged_rows_below_a_preamble(self):
+        # One row's extra field holds a value: not a trailing delimiter; never read silently.
+        rows = "06/19/2024\tm1\tMonthly\t1\t\n06/14/2024\tm2\tMonthly\t2\tx\n"
+        df, info = self.load(self.PREAMBLE + self.HEADER + rows)
+        self.assertNotEqual(list(df.columns), ["Date", "SKU", "Title", "Quantity"])
+        self.assertIn("ragged_rows", info)
+
+    def test_r_row_names_keep_their_reading(self):
+        df, info = self.load('"x","y"\n"a",1,\n"b",3,4\n"c",5,6\n')
+        self.assertEqual(list(df.columns), ["row_label", "x", "y"])
+        self.assertEqual(df["x"].tolist(), [1, 3, 5])
+
+
+class SpacesBeforeQuotes(LoaderCase):
+    """Spaces between a delimiter and a quoted field (1970,  73, "Hi, Mom!") are skipped when
+    reading so splits the rows at least as evenly; a quote after spaces that is not quoting
+    (an inch mark) stays text."""
+
+    def test_quoted_field_after_spaces(self):
+        text = '"Year", "Score", "Title"\n1968,  86, "Greetings"\n1970,  17, "Bloody Mama"\n' \
+               '1970,  73, "Hi, Mom!"\n1971,  40, "Born to Win"\n'
+        df, info = self.load(text)
+        self.assertEqual(list(df.columns), ["Year", "Score", "Title"])
+        self.assertEqual(df["Title"].tolist()[2], "Hi, Mom!")
+        self.assertEqual(df["Score"].tolist(), [86, 17, 73, 40])
+        self.assertNotIn("ragged_rows", info)
+
+    def test_inch_marks_after_spaces(self):
+        df, info = self.load('item, size\nbolt, "3/4\nnut, "1/2\nwasher, "5/8\n')
+        self.assertEqual(len(df), 3)
+        self.assertEqual(df.iloc[:, 1].str.strip().tolist(), ['"3/4', '"1/2', '"5/8'])
+
+
 class Timestamps(LoaderCase):
     """Cause 11: timestamps as databases and pandas write them become dates; text that only
     looks like them stays text."""
