@@ -17,19 +17,25 @@ import (
 // terminal, finished stages as lines plus one live status line (stage, turn,
 // tokens, elapsed) redrawn in place; elsewhere (CI) plain lines only.
 type progress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	enc     *json.Encoder
-	live    *liveLine // nil unless stderr is a terminal
-	start   time.Time
-	stage   string
-	turn    int
-	tokens  int
-	retries int
-	// detail is how far the running cell has got ("read 312 of 529 MiB");
-	// plainAt is when it was last printed as a plain line.
-	detail  string
-	plainAt time.Time
+	mu       sync.Mutex
+	w        io.Writer
+	enc      *json.Encoder
+	live     *liveLine // nil unless stderr is a terminal
+	stopTick func()    // plain output: stops the ticker that prints held progress
+	start    time.Time
+	stage    string
+	turn     int
+	tokens   int
+	retries  int
+	// detail is how far the running cell has got ("read 312 of 529 MiB").
+	// Plain output: plainAt is when a progress line was last printed; held
+	// (of heldStage) came sooner than plainProgressEvery after it and waits
+	// for the ticker, so the latest step shows even when no event follows
+	// (pandas converting the text into columns says so once, then nothing).
+	detail    string
+	plainAt   time.Time
+	held      string
+	heldStage string
 }
 
 func newProgress(f *Factory, asJSON bool) *progress {
@@ -39,8 +45,35 @@ func newProgress(f *Factory, asJSON bool) *progress {
 		p.enc = json.NewEncoder(f.IO.Out)
 	case f.IO.IsStderrTTY():
 		p.live = startLiveLine(&p.mu, p.w, p.status)
+	default:
+		p.stopTick = tickEvery(time.Second, &p.mu, func() { p.printHeld(time.Now()) })
 	}
 	return p
+}
+
+// tickEvery calls fn with mu held every d until the returned stop is called;
+// stop returns once fn no longer runs.
+func tickEvery(d time.Duration, mu sync.Locker, fn func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				mu.Lock()
+				fn()
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
 }
 
 // liveLine is a status line redrawn in place on a terminal, under the
@@ -50,30 +83,13 @@ type liveLine struct {
 	mu     sync.Locker
 	w      io.Writer
 	status func() string // the line as it is now, "" for none; called with mu held
-	stop   chan struct{}
-	done   chan struct{}
+	stop   func()
 }
 
 func startLiveLine(mu sync.Locker, w io.Writer, status func() string) *liveLine {
-	l := &liveLine{mu: mu, w: w, status: status, stop: make(chan struct{}), done: make(chan struct{})}
-	go l.tick()
+	l := &liveLine{mu: mu, w: w, status: status}
+	l.stop = tickEvery(250*time.Millisecond, mu, l.redraw)
 	return l
-}
-
-func (l *liveLine) tick() {
-	defer close(l.done)
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-			l.mu.Lock()
-			l.redraw()
-			l.mu.Unlock()
-		}
-	}
 }
 
 // redraw writes the status line over the last one (mu held).
@@ -92,8 +108,7 @@ func (l *liveLine) println(s string) {
 
 // close stops the ticker and clears the status line (mu not held).
 func (l *liveLine) close() {
-	close(l.stop)
-	<-l.done
+	l.stop()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.status() != "" {
@@ -111,7 +126,7 @@ func (p *progress) Event(e pipeline.Event) {
 	}
 	switch e.Type {
 	case pipeline.EventStageStart:
-		p.stage, p.turn, p.detail = e.Stage, 0, ""
+		p.stage, p.turn, p.detail, p.held = e.Stage, 0, "", ""
 		if p.live == nil {
 			fmt.Fprintf(p.w, "%-14s ...\n", e.Stage)
 		}
@@ -122,12 +137,12 @@ func (p *progress) Event(e pipeline.Event) {
 		}
 	case pipeline.EventProgress:
 		p.detail = printable(e.Message)
-		if p.live == nil && time.Since(p.plainAt) >= plainProgressEvery {
-			p.plainAt = time.Now()
-			fmt.Fprintf(p.w, "%-14s %s, %s\n", e.Stage, p.detail, p.elapsed())
+		if p.live == nil {
+			p.held, p.heldStage = p.detail, e.Stage
+			p.printHeld(eventTime(e))
 		}
 	case pipeline.EventCell:
-		p.detail = ""
+		p.detail, p.held = "", ""
 	case pipeline.EventNotice:
 		// Whole (a notice is said once, and may carry a server's
 		// reason), but on one line and without control sequences.
@@ -138,7 +153,7 @@ func (p *progress) Event(e pipeline.Event) {
 			note = " (" + printable(e.Message) + ")"
 		}
 		p.line(fmt.Sprintf("%-14s %s in %s%s", e.Stage, e.Status, e.Duration.Round(10*time.Millisecond), note))
-		p.stage = ""
+		p.stage, p.held = "", ""
 	case pipeline.EventRunEnd:
 		if e.Status != string(report.StatusOK) {
 			p.line(fmt.Sprintf("run failed after %s: %s", e.Duration.Round(10*time.Millisecond), visible(e.Message)))
@@ -149,6 +164,25 @@ func (p *progress) Event(e pipeline.Event) {
 	if p.live != nil {
 		p.live.redraw()
 	}
+}
+
+// printHeld prints the progress held back, in plain output, once
+// plainProgressEvery has passed since the last progress line (mu held).
+func (p *progress) printHeld(now time.Time) {
+	if p.held == "" || now.Sub(p.plainAt) < plainProgressEvery {
+		return
+	}
+	p.plainAt = now
+	fmt.Fprintf(p.w, "%-14s %s, %s\n", p.heldStage, p.held, p.elapsed())
+	p.held = ""
+}
+
+// eventTime is when e happened: its time, or now when it has none.
+func eventTime(e pipeline.Event) time.Time {
+	if e.Time.IsZero() {
+		return time.Now()
+	}
+	return e.Time
 }
 
 func (p *progress) elapsed() time.Duration { return time.Since(p.start).Round(100 * time.Millisecond) }
@@ -180,6 +214,9 @@ func (p *progress) status() string {
 func (p *progress) Stop() {
 	if p.live != nil {
 		p.live.close()
+	}
+	if p.stopTick != nil {
+		p.stopTick()
 	}
 }
 

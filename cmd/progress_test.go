@@ -59,6 +59,54 @@ func TestProgressInsideStage(t *testing.T) {
 	}
 }
 
+// Plain output follows a long load: a line at least plainProgressEvery
+// apart, each the latest step, and the last step of a quiet spell (pandas
+// converting the text into columns, which logs once and then nothing for
+// seconds) is printed when the interval has passed, without another event.
+// The events' times are an hour ahead, so the display's own one-second
+// ticker (which uses the clock) never prints during the test; the test
+// calls what the ticker calls, at the times it would.
+func TestProgressPlainFollowsTheLoad(t *testing.T) {
+	t0 := time.Now().Add(time.Hour)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	io, _, _, errOut := iostreams.Test()
+	io.SetTTY(false, false, false)
+	p := newProgress(NewFactory(io), false)
+	read := func(s float64, msg string) {
+		p.Event(pipeline.Event{Time: at(s), Type: "progress", Stage: "load", Cell: 2, Message: msg, Unit: "bytes"})
+	}
+	tick := func(s float64) {
+		p.mu.Lock()
+		p.printHeld(at(s))
+		p.mu.Unlock()
+	}
+	p.Event(pipeline.Event{Time: at(0), Type: "stage-start", Stage: "load"})
+	read(0.1, "read 0.2 of 189 MiB (0%)")
+	read(2.5, "read 55 of 189 MiB (29%)")
+	tick(3)
+	read(5.5, "read 113 of 189 MiB (60%)")
+	read(8, "read 189 of 189 MiB (100%)")
+	read(8, "read all 189 MiB; converting the text into columns")
+	tick(9)
+	tick(10.6)
+	tick(11.6)
+	p.Event(pipeline.Event{Time: at(17), Type: "progress", Stage: "load", Cell: 2, Message: "looked for dates: 5 of 5 text columns"})
+	p.Event(pipeline.Event{Time: at(17.5), Type: "cell", Stage: "load", Cell: 2, Status: "ok"})
+	tick(23)
+	p.Stop()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(errOut.String()), "\n") {
+		if i := strings.LastIndex(l, ", "); strings.HasPrefix(l, "load           ") && i > 0 {
+			lines = append(lines, strings.TrimPrefix(l[:i], "load           "))
+		}
+	}
+	want := []string{"read 0.2 of 189 MiB (0%)", "read 113 of 189 MiB (60%)",
+		"read all 189 MiB; converting the text into columns", "looked for dates: 5 of 5 text columns"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plain progress lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // showProgress is what the progress display writes for events, on a
 // terminal (tty) or not.
 func showProgress(events []pipeline.Event, tty bool) string {

@@ -884,9 +884,13 @@ def column_dates(s, fmt):
     return pd.Series(dates.take(codes, allow_fill=True), index=s.index, name=s.name)
 
 
-def spaced_sample(s, n):
+def spaced_sample(s, n, missing=None):
     """Up to n non-missing values spread evenly over the column (not just its first rows):
-    s.dropna().iloc[::step][:n], taken by position so that the column is not copied."""
+    s.dropna().iloc[::step][:n], taken by position so that the column is not copied.
+    missing: how many values of s are missing, when the caller knows (the profile counted them);
+    0 spares the pass over the column that finds them (0.1-0.4 s a text column at 3M rows)."""
+    if missing == 0:
+        return s.iloc[:: max(1, len(s) // n)].iloc[:n]
     present = present_mask(s)
     count = int(present.sum())
     step = max(1, count // n)

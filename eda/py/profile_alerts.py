@@ -175,11 +175,13 @@ for i, c in enumerate(column_info, 1):
         if ambiguous["kept_text"]:
             continue
     if kind in ("categorical", "text"):
-        values = spaced_sample(s, MIXED_SAMPLE)
+        # The profile's missing count spares the pass over the text that finds the missing values
+        # (the loader's codes, which made it cheap, were let go at the end of profile-columns).
+        values = spaced_sample(s, MIXED_SAMPLE, c["missing"])
         # The share the loader measured over every value when it tried the column, else that of
         # values spread over the whole column, as the loader samples them (not its first rows).
         measured = load_info.get("dates_kept_text", {}).get(name)
-        fmt, share = (measured["format"], measured["share"]) if measured else date_format(spaced_sample(s, 500))
+        fmt, share = (measured["format"], measured["share"]) if measured else date_format(spaced_sample(s, 500, c["missing"]))
         if share >= DATES_AS_TEXT_SHARE:
             of = "its values" if measured else "sampled values"
             alerts.append(alert("dates_as_text", f"{name!r} holds dates as text ({share:.0%} of {of} "

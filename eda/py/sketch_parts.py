@@ -1,6 +1,7 @@
 # ---- Sketches: what a later run compares its data with (analyst run --baseline) ----------
 QUANTILE_POINTS = 1_000  # quantiles kept per numeric column (Chebyshev-spaced ranks: fine at both tails)
 VALUE_COUNTS_CAP = 1_000  # most frequent values kept per categorical column; the rest are counted as a tail
+DECIMAL_PLACES = 4  # few distinct numbers with at most this many decimals are counted by value, as integers are
 TIME_PERIODS = 5_000  # periods kept per date column: hours, days, months or years, the finest that fits
 
 
@@ -48,16 +49,21 @@ class NumberParts:
             values = values[finite]
         if not len(values):
             return
+        if values.dtype.kind in "iu" and int(values.max()) < 2**63:
+            whole, scale = values.astype(np.int64, copy=False), 1
+        else:
+            whole, scale = decimal_codes(values) if few else (None, 1)
+        if whole is not None and int(whole.max()) - int(whole.min()) < 2 * len(whole):
+            # Whole numbers (or few decimals) over a short range: counted by value (np.bincount),
+            # without sorting or hashing; the same points and counts as hashing gives, faster.
+            low = int(whole.min())
+            counts = np.bincount((whole - low).astype(np.intp))
+            present = np.flatnonzero(counts)
+            self.keep((present + low).astype("float64") / scale, counts[present])  # x / 1 is x
+            return
         if few:
             counts = pd.Series(values).value_counts(sort=False).sort_index()
             self.keep(counts.index.to_numpy(dtype="float64"), counts.to_numpy())
-            return
-        if values.dtype.kind in "iu" and int(values.max()) - int(values.min()) < 2 * len(values):
-            # Integers over a short range: counted by value (np.bincount), without sorting.
-            low = int(values.min())
-            counts = np.bincount((values.astype(np.int64, copy=False) - low).astype(np.intp))
-            present = np.flatnonzero(counts)
-            self.keep((present + low).astype("float64"), counts[present])
             return
         self.keep_sorted(np.sort(values.astype("float64", copy=False)))
 
@@ -88,6 +94,23 @@ class NumberParts:
         if len(points) <= QUANTILE_POINTS + 1:
             return points, weights, self.exact
         return (*weighted_quantiles(points, weights), False)
+
+
+def decimal_codes(values):
+    """(codes, scale): float64 values written with at most DECIMAL_PLACES decimals (prices, rates) as
+    whole numbers, each value exactly code / scale (scale 10 ** decimals, the fewest that fit the
+    first values, checked on all), so that counting codes counts values; (None, 1) otherwise,
+    or when a value is -0.0 (equal to 0.0, but written otherwise) or beyond 2 ** 52."""
+    if values.dtype != np.float64 or not len(values) or np.abs(values).max() * 10 ** DECIMAL_PLACES >= 2**52:
+        return None, 1
+    head = values[:1000]
+    scale = next((10.0 ** d for d in range(DECIMAL_PLACES + 1) if (np.rint(head * 10.0 ** d) / 10.0 ** d == head).all()), None)
+    if scale is None:
+        return None, 1
+    codes = np.rint(values * scale)
+    if not (codes / scale == values).all() or np.signbit(values[values == 0]).any():
+        return None, 1
+    return codes.astype(np.int64), scale
 
 
 def weighted_quantiles(points, weights):

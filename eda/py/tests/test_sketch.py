@@ -94,6 +94,30 @@ class TestNumberParts(unittest.TestCase):
                 rank = np.searchsorted(ordered, median) / len(values)
                 self.assertLess(abs(rank - 0.5), 0.01)
 
+    def test_few_values_counted_as_hashing_counts_them(self):
+        # Integers and numbers with few decimals are counted by value (bincount); every column
+        # must give the very points (to the bit) and rows that hashing the values gives.
+        rng = np.random.default_rng(5)
+        prices = rng.integers(0, 1000, 20_000) / 100  # at most QUANTILE_POINTS + 1 values: all kept
+        for name, values, by_value in [
+            ("integers", rng.integers(-5, 40, 20_000), True),
+            ("prices", prices, True),
+            ("shares", rng.integers(0, 5, 20_000) * 0.05, False),  # 0.15000000000000002 is not 0.15: hashed
+            ("one decimal", rng.integers(-150, 150, 20_000) / 10, True),
+            ("computed", rng.integers(0, 300, 20_000) / 10 - 15, False),  # -12.700000000000001: hashed
+            ("negative zero", np.concatenate([[-0.0], prices]), False),
+            ("more decimals later", np.concatenate([prices, [1.23456]]), False),
+            ("too many decimals", rng.integers(0, 50, 20_000) / 1e5 + 1 / 3, False),
+            ("huge", prices * 1e14, False),
+        ]:
+            with self.subTest(name):
+                p, w, exact = finish_number(values, few=True)
+                counts = pd.Series(values).value_counts(sort=False).sort_index()
+                self.assertEqual(p.tobytes(), counts.index.to_numpy(dtype="float64").tobytes())
+                self.assertEqual(w.tolist(), counts.tolist())
+                if values.dtype == np.float64:
+                    self.assertEqual(S["decimal_codes"](values)[0] is not None, by_value)
+
     def test_weighted_quantiles_keep_the_rows(self):
         points = np.arange(5000, dtype=float)
         weights = np.full(5000, 3, dtype=np.int64)
