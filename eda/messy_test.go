@@ -44,7 +44,7 @@ func TestMessyExports(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"NA_VALUES = [", `"n/a",`, `"null",`, `"unknown",`, "def clean_missing_markers", "def convert_number_text",
-		"def clean_columns(df, info, keep_codes=True):", "clean_missing_markers(df, info, keep_codes=keep_codes)",
+		"def clean_columns(df: pd.DataFrame, info: dict, keep_codes: bool = True) -> None:", "clean_missing_markers(df, info, keep_codes=keep_codes)",
 		"convert_number_text(df, info)", "parse_epochs(df, info)", "df = clean_table(export_layout(df, info), info)"} {
 		if !strings.Contains(loader, want) {
 			t.Errorf("the loader cell lacks %q", want)
