@@ -659,17 +659,9 @@ const maxSummaryBytes = 64 << 20
 // readSummary reads a summary.json an eval wrote, refusing one past
 // maxSummaryBytes before decoding it.
 func readSummary(path string) (*Summary, error) {
-	f, err := os.Open(path)
+	data, err := readBounded(path, maxSummaryBytes)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSummaryBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxSummaryBytes {
-		return nil, fmt.Errorf("larger than %d MiB: not a summary eval wrote", maxSummaryBytes>>20)
 	}
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {
