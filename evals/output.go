@@ -17,6 +17,7 @@ import (
 	"github.com/analyst-cli/analyst/evals/dabench"
 	"github.com/analyst-cli/analyst/evals/dabstep"
 	"github.com/analyst-cli/analyst/internal/atomicfile"
+	"github.com/analyst-cli/analyst/internal/boundedfile"
 )
 
 // Output files of a run, besides ResultsFile.
@@ -659,7 +660,7 @@ const maxSummaryBytes = 64 << 20
 // readSummary reads a summary.json an eval wrote, refusing one past
 // maxSummaryBytes before decoding it.
 func readSummary(path string) (*Summary, error) {
-	data, err := readBounded(path, maxSummaryBytes)
+	data, err := boundedfile.Read(path, maxSummaryBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,8 @@ import (
 	"io"
 	"os"
 	"sort"
-	"syscall"
+
+	"github.com/analyst-cli/analyst/internal/boundedfile"
 )
 
 // Result statuses.
@@ -108,33 +109,6 @@ type SubAnswer struct {
 // tens of thousands of cases.
 const maxResultsBytes = 256 << 20
 
-// readBounded reads the regular file at path, refusing one over max
-// bytes before reading any, and one that grows past it while read; a FIFO
-// in its place is refused, not waited on (O_NONBLOCK).
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	tooLarge := fmt.Errorf("%s: larger than %d MiB, more than analyst eval writes there", path, max>>20)
-	if fi.Size() > max {
-		return nil, tooLarge
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(data)) > max {
-		return nil, tooLarge
-	}
-	return data, err
-}
-
 // key identifies a result across runs, shards and merges.
 type key struct {
 	Case   string
@@ -148,7 +122,7 @@ func (r *Result) key() key { return key{r.Case, r.Model, r.Repeat} }
 // last line (a run killed mid-write) is ignored; any other bad line is an
 // error naming it.
 func ReadResults(path string) ([]Result, error) {
-	data, err := readBounded(path, maxResultsBytes)
+	data, err := boundedfile.Read(path, maxResultsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

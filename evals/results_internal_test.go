@@ -1,11 +1,14 @@
 package evals
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/analyst-cli/analyst/internal/boundedfile"
 )
 
 // A results.jsonl or summary.json from a shard's folder is read with a
@@ -23,7 +26,8 @@ func TestResultsAreReadWithABound(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := ReadResults(big); err == nil || !strings.Contains(err.Error(), "larger than 256 MiB") {
+	var tooLarge *boundedfile.TooLargeError
+	if _, err := ReadResults(big); !errors.As(err, &tooLarge) || tooLarge.Size != 300<<20 {
 		t.Errorf("a 300 MiB results.jsonl: %v, want it refused by its size", err)
 	}
 	fifo := filepath.Join(dir, SummaryFile)

@@ -10,10 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"syscall"
 
+	"github.com/analyst-cli/analyst/internal/boundedfile"
 	"github.com/analyst-cli/analyst/internal/units"
 )
 
@@ -44,34 +42,20 @@ func (e *TooLargeError) Error() string {
 
 // ErrNotRegular is a path that is no regular file (a folder, a pipe, a
 // device), which a run never writes as its record.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = boundedfile.ErrNotRegular
 
 // Read is the bytes of the run.json at path, refused when it is over
 // MaxBytes before any is read, and again if it grows past it while read.
 func Read(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a pipe does not block the open
-	if err != nil {
-		return nil, err
+	b, err := boundedfile.Read(path, MaxBytes)
+	var tooLarge *boundedfile.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, &TooLargeError{Path: path, Size: tooLarge.Size}
+	case errors.Is(err, ErrNotRegular):
+		return nil, fmt.Errorf("%w (a run.json is one)", err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (a run.json is one)", path, ErrNotRegular)
-	}
-	if fi.Size() > MaxBytes {
-		return nil, &TooLargeError{Path: path, Size: fi.Size()}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(b) > MaxBytes {
-		return nil, &TooLargeError{Path: path, Size: int64(len(b))}
-	}
-	return b, nil
+	return b, err
 }
 
 // Decode reads the run.json at path (Read) into v, which may be any view
