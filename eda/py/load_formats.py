@@ -121,6 +121,14 @@ def read_spreadsheet(path, fmt, sheet, info):
             raise
         raise AnalystDataError(f"{name}: the spreadsheet could not be read ({type(e).__name__}: {e}); open it "
                                "and save it again, or export the sheet as CSV.") from None
+    # The kernel lives for the whole run: the workbook's file is closed here, not when the
+    # collector finds it (an open-file warning at a random later moment).
+    with book:
+        return read_sheet(book, sheets, sheet, name, info)
+
+
+def read_sheet(book, sheets, sheet, name, info):
+    """The table of the sheet asked for (or the first filled one) of an open workbook."""
     if not sheets:
         raise AnalystDataError(f"{name} has no sheets; there is nothing to analyse.")
     chosen = choose_sheet(sheets, sheet, name) if sheet is not None else first_filled_sheet(book, sheets, name, info)

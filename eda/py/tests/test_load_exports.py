@@ -84,6 +84,30 @@ class TestSheetLayout(ExportCase):
         with self.assertRaisesRegex(AnalystDataError, "every sheet is empty \\('a', 'b'\\)"):
             self.workbook({"a": {}, "b": {}})
 
+    def open_files(self):
+        """The files under this test's folder the process holds open."""
+        fds = "/proc/self/fd"
+        held = []
+        for fd in os.listdir(fds):
+            try:
+                target = os.readlink(os.path.join(fds, fd))
+            except OSError:
+                continue
+            if target.startswith(self.dir):
+                held.append(target)
+        return held
+
+    def test_workbook_is_closed_after_reading(self):
+        # the kernel lives for the whole run: a workbook left open holds its file (and warns
+        # at a random later moment, when the collector finds it)
+        self.workbook({"data": table(SALES)})
+        self.assertEqual(self.open_files(), [])
+
+    def test_workbook_is_closed_after_a_refusal(self):
+        with self.assertRaises(AnalystDataError):
+            self.workbook({"a": {}, "b": {}})
+        self.assertEqual(self.open_files(), [])
+
 
 def lines(header, rows):
     return header + "\n" + "".join(r + "\n" for r in rows)
