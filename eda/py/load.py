@@ -27,6 +27,12 @@ DATE_FORMATS = [
     # (PostgreSQL's +01 offsets are read by %z), day-month-year with a time, two-digit years.
     "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S.%f%z", "%d-%m-%Y %H:%M:%S", "%m-%d-%Y %H:%M:%S",
     "%d/%m/%y", "%m/%d/%y", "%d-%b-%y", "%d-%b-%Y",
+    # Two-digit years after dashes, with or without a time; 12-hour clocks (AM/PM) as US
+    # exports write them; year-first dates with dots (2004.12.13; %Y takes four digits, so
+    # version numbers such as 1.2.20 stay text).
+    "%d-%m-%y", "%m-%d-%y", "%d-%m-%y %H:%M:%S", "%m-%d-%y %H:%M:%S",
+    "%m/%d/%Y %I:%M:%S %p", "%d/%m/%Y %I:%M:%S %p", "%m-%d-%Y %I:%M:%S %p", "%d-%m-%Y %I:%M:%S %p",
+    "%m-%d-%y %I:%M:%S %p", "%d-%m-%y %I:%M:%S %p", "%Y.%m.%d", "%Y.%m.%d %H:%M:%S",
 ]
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
 ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)$"  # the group is the offset (+01 as PostgreSQL writes it)
@@ -35,6 +41,9 @@ HEADER_STABLE_SHARE = 0.9  # the header: the first row after which this share of
 # A number written with a zero before another digit (02134, 000552, 01.50): as a number it would
 # lose the zeros, which make it a code (ZIP codes, zero-padded identifiers), so it stays text.
 LEADING_ZEROS = re.compile(r"\s*0\d+(?:[.,]\d+)?\s*")
+# A phone number in international form (E.164: + and 9-15 digits, +318855443322): nobody writes
+# a plus sign before a quantity that long, so it is a code and stays text (+12 is a number).
+PHONE_NUMBER = re.compile(r"\s*\+\d{9,15}\s*")
 # Column names that say the column holds codes or identifiers, not measures: the name's last
 # word is one of CODE_WORDS (customer_id, ZipCode, "Postal code", phone), or one of NUMBER_WORDS
 # after another word (account_number, order_no). A name with another last word is not one
@@ -508,14 +517,15 @@ def padded_title(rows, i, width):
 def text_columns(text, delimiter, skip, names, escapechar=None):
     """The positions of the columns pandas must read as text, not numbers: those whose values
     in the first lines (text, after its first skip non-blank rows) have leading zeros a number
-    would lose (02134, 000552), and those named like codes that are written with them (zip,
+    would lose (02134, 000552) or are phone numbers (+318855443322), and those named like codes that are written with them (zip,
     postal code: PADDED_CODE_WORDS), wherever in the file their zeros are."""
     keep = {i for i, name in enumerate(names) if padded_code(name)}
     rows = (r for r in csv.reader(io.StringIO(text), **split_options(delimiter, escapechar)) if r)
     try:
         for row in itertools.islice(rows, skip, None):
             for i, field in enumerate(row):
-                if i not in keep and field[:1] in "0 " and LEADING_ZEROS.fullmatch(field):
+                if i not in keep and (field[:1] in "0 " and LEADING_ZEROS.fullmatch(field)
+                                      or field[:1] in "+ " and PHONE_NUMBER.fullmatch(field)):
                     keep.add(i)
     except csv.Error:  # the lines read so far decide; pandas will say what is wrong with the file
         pass
@@ -868,8 +878,18 @@ def date_format(values):
 
 def to_dates(values, fmt):
     """The values as dates in format fmt, missing where they do not parse; times with
-    a UTC offset (%z) in UTC, since one column can hold several offsets."""
-    return pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
+    a UTC offset (%z) in UTC, since one column can hold several offsets. Spaces around a
+    value (fixed-width and quoted-and-padded exports: "  2000-01-01 ") are not part of it: the
+    values that do not parse are tried again without them (only those, so that clean columns
+    cost no second pass)."""
+    dates = pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
+    if values.dtype != object:
+        return dates
+    failed = dates.isna().to_numpy() & values.notna().to_numpy()
+    if failed.any():
+        retried = values[failed].str.strip()
+        dates[failed] = pd.to_datetime(retried, format=fmt, errors="coerce", utc="%z" in fmt)
+    return dates
 
 
 def column_dates(s, fmt):
@@ -1231,12 +1251,13 @@ def numbers_from_text(values, decimal):
     """(numbers, rule): the distinct text values read as numbers as exports write them (NaN
     where they are not), and the rule applied, in words ("" when they are plain numbers).
 
-    A value with leading zeros (02134) is not a number: see LEADING_ZEROS.
+    A value with leading zeros (02134) is not a number: see LEADING_ZEROS; nor is a phone
+    number (PHONE_NUMBER).
 
     A loop over the distinct values: columns repeat values, and for a few thousand of them
     plain Python is faster than pandas' string methods.
     """
-    matches = [None if LEADING_ZEROS.fullmatch(v) else number_match(v) for v in values]
+    matches = [None if LEADING_ZEROS.fullmatch(v) or PHONE_NUMBER.fullmatch(v) else number_match(v) for v in values]
     digits = [m["digits"].strip() if m else "" for m in matches]
     point = sum(1 for m, d in zip(matches, digits) if m and POINT_DECIMAL.fullmatch(d))
     comma = sum(1 for m, d in zip(matches, digits) if m and COMMA_DECIMAL.fullmatch(d))
@@ -1292,6 +1313,18 @@ def kept_leading_zeros(column, values, counts, info):
     return True
 
 
+def kept_phone_numbers(column, values, info):
+    """True, with a note, when most of the distinct text values of column are phone numbers
+    (PHONE_NUMBER): the column stays text."""
+    phones = values.str.fullmatch(PHONE_NUMBER).to_numpy(dtype=bool)
+    if phones.mean() < NUMBER_SHARE:
+        return False
+    examples = ", ".join(repr(v.strip()) for v in values[phones].head(3))
+    info["notes"].append(f"{column!r} holds phone numbers in international form (a + and 9-15 digits, such as "
+                         f"{examples}); it stays text, as codes do")
+    return True
+
+
 def convert_number_text(df, info):
     """Text columns whose values are mostly numbers as exports write them become numeric.
 
@@ -1309,7 +1342,7 @@ def convert_number_text(df, info):
             continue  # cheap test first: most text columns stop here
         codes, uniques, counts = factorized(df[column], keep=False)
         values = text_values(df[column], uniques)
-        if values is None or kept_leading_zeros(column, values, counts, info):
+        if values is None or kept_leading_zeros(column, values, counts, info) or kept_phone_numbers(column, values, info):
             continue
         numbers, rule = numbers_from_text(values, info["decimal"])
         # Placed by the codes (-1, missing, takes the NaN appended): no pass hashing the text again.

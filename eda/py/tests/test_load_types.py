@@ -1,0 +1,89 @@
+"""Column types DuckDB's auto-detection reads right in its own CSV test files (issue 35's
+"types differ" rows of docs/loader-corpus.md, judged in eda/testdata/corpus-judgements/types.tsv):
+each rule on the case it exists for and on its counter-case.
+
+Runs with the kernel image's python3 (pandas), beside the other unit tests of eda/py/tests:
+    go test ./eda/ -run TestPythonUnitTests
+"""
+import os
+import tempfile
+import types
+import unittest
+
+import stage
+
+L = types.SimpleNamespace(**stage.loader())
+
+
+class TypesCase(unittest.TestCase):
+    def load(self, text):
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "data.csv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return L.load_table(path)
+
+    def column(self, values, name="when"):
+        """load_table of a file with the column name holding values, beside a numbered column."""
+        return self.load(f"n,{name}\n" + "".join(f"{i},{v}\n" for i, v in enumerate(values)))
+
+
+class MoreDateFormats(TypesCase):
+    """As DuckDB's sniffer tests write dates (auto/time_date_timestamp_*.csv, special_date.csv)."""
+
+    def test_read_as_dates(self):
+        cases = [
+            ("two-digit years after dashes", ["13-12-04", "02-02-02", "01-01-90"], "2004-12-13 00:00:00"),
+            ("month first, two-digit years", ["12-13-04", "02-02-02", "01-01-90"], "2004-12-13 00:00:00"),
+            ("two-digit years with a time", ["13-12-04 15:16:00", "02-02-02 14:15:00"], "2004-12-13 15:16:00"),
+            ("12-hour clock", ["12-13-2004 03:16:00 PM", "01-01-2000 12:12:00 AM"], "2004-12-13 15:16:00"),
+            ("12-hour clock, day first", ["13/12/2004 03:16:00 PM", "01/01/2000 12:12:00 AM"], "2004-12-13 15:16:00"),
+            ("year first with dots", ["2004.12.13", "2000.01.01"], "2004-12-13 00:00:00"),
+            ("year first with dots and a time", ["2004.12.13 15:16:00", "2000.01.01 12:12:00"], "2004-12-13 15:16:00"),
+            ("spaces around the values", ['"  2004-12-13  "', '"  2000-01-01"', '" 2002-02-02   "'], "2004-12-13 00:00:00"),
+        ]
+        for name, values, first in cases:
+            with self.subTest(name):
+                df, info = self.column(values * 4)
+                self.assertIn("when", info["parsed_dates"], info["notes"])
+                self.assertEqual(str(df["when"].iloc[0]), first)
+                self.assertEqual(int(df["when"].isna().sum()), 0)
+
+    def test_stays_text(self):
+        cases = [
+            ("version numbers", ["1.2.20", "2.2.2", "1.10.3"]),
+            ("a date followed by more text", ["2000-01-01 a", "2000-01-01 b", "2002-02-02 c"]),
+            ("an hour past 12 with PM", ["12-13-2004 15:16:00 PM", "01-01-2000 13:12:00 PM"]),
+        ]
+        for name, values in cases:
+            with self.subTest(name):
+                df, info = self.column(values * 4)
+                self.assertNotIn("when", info["parsed_dates"])
+                self.assertEqual(df["when"].dtype, object)
+
+
+class PhoneNumbers(TypesCase):
+    """phonenumbers.csv: numbers in international form (+318855443322) are codes, not amounts."""
+
+    def test_international_numbers_stay_text(self):
+        df, info = self.column(["+318855443322", "+552244331122", "+12233445567"], "phone")
+        self.assertEqual(df["phone"].tolist(), ["+318855443322", "+552244331122", "+12233445567"])
+        self.assertTrue(any("phone numbers" in n for n in info["notes"]), info["notes"])
+
+    def test_whatever_the_name(self):
+        df, info = self.column(["+318855443322", "+552244331122", "+12233445567"], "contact")
+        self.assertEqual(df["contact"].dtype, object)
+
+    def test_signed_numbers_are_numbers(self):
+        df, info = self.column(["+12", "-3", "+1234.5", "+7"], "change")
+        self.assertEqual(df["change"].tolist(), [12, -3, 1234.5, 7])
+        df, info = self.column(["+12", "+3", "+45"], "change")
+        self.assertEqual(df["change"].tolist(), [12, 3, 45])
+
+    def test_big_unsigned_numbers_are_numbers(self):
+        df, info = self.column(["318855443322", "552244331122"], "bytes")
+        self.assertEqual(df["bytes"].dtype, "int64")
+
+
+if __name__ == "__main__":
+    unittest.main()
