@@ -33,7 +33,18 @@ DATE_FORMATS = [
     "%d-%m-%y", "%m-%d-%y", "%d-%m-%y %H:%M:%S", "%m-%d-%y %H:%M:%S",
     "%m/%d/%Y %I:%M:%S %p", "%d/%m/%Y %I:%M:%S %p", "%m-%d-%Y %I:%M:%S %p", "%d-%m-%Y %I:%M:%S %p",
     "%m-%d-%y %I:%M:%S %p", "%d-%m-%y %I:%M:%S %p", "%Y.%m.%d", "%Y.%m.%d %H:%M:%S",
+    # Two-digit years with dots, day first (13.12.04, as German exports write them) or year
+    # first (04.12.13): the values decide (see DOTTED_PAIRS), only when every field has two digits.
+    "%d.%m.%y", "%y.%m.%d", "%d.%m.%y %H:%M:%S", "%y.%m.%d %H:%M:%S",
 ]
+# Formats that read the same values two ways: {format: the other}. When both read a column's
+# sample alike, the first in DATE_FORMATS wins and an ambiguous_dates entry says so.
+DOTTED_PAIRS = {"%d.%m.%y": "%y.%m.%d", "%d.%m.%y %H:%M:%S": "%y.%m.%d %H:%M:%S"}
+DOTTED_PAIRS.update({v: k for k, v in DOTTED_PAIRS.items()})
+PADDED_DOTS = r"\s*\d\d\.\d\d\.\d\d(?:\s|$)"  # 04.12.13, not a version number such as 1.2.20
+# A time of day (14:15:30, 9:05, 23:59:59.5): pandas has no type for it; such columns stay text
+# and a note names them.
+TIME_OF_DAY = r"\s*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?\s*"
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
 ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)$"  # the group is the offset (+01 as PostgreSQL writes it)
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2}-[A-Za-z]{3}-\d{2,4}|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
@@ -889,6 +900,8 @@ def to_dates(values, fmt):
     if failed.any():
         retried = values[failed].str.strip()
         dates[failed] = pd.to_datetime(retried, format=fmt, errors="coerce", utc="%z" in fmt)
+    if fmt in DOTTED_PAIRS:
+        dates = dates.where(values.str.match(PADDED_DOTS).to_numpy(dtype=bool))
     return dates
 
 
@@ -940,6 +953,8 @@ def parse_dates(df, info):
         fmt, share = date_format(sample)
         if share >= DATE_SHARE or (fmt and share >= 0.5 and either_order_share(sample, fmt) >= DATE_SHARE):
             found[column] = fmt
+    for column, fmt in found.items():
+        dotted_order_note(column, spaced_sample(df[column], 500), fmt, info)
     for column, fmt in date_orders(df, found, info).items():
         present = present_mask(df[column]).sum()
         parsed = column_dates(df[column], fmt)
@@ -959,6 +974,32 @@ def parse_dates(df, info):
             info["notes"].append(f"{failed:,} value(s) of {column!r} are not dates in the format "
                                  f"{fmt} and became missing")
     log_columns("looked for dates", len(columns), len(columns))
+
+
+def dotted_order_note(column, sample, fmt, info):
+    """An ambiguous_dates entry and a note when fmt (a DOTTED_PAIRS format) and its other reading
+    read the same share of column's sample: 04.12.13 is 4 December 2013 or 13 December 2004."""
+    other = DOTTED_PAIRS.get(fmt)
+    if other is None or to_dates(sample, other).notna().mean() < to_dates(sample, fmt).notna().mean():
+        return
+    message = (f"the dates in {column!r} could be day first or year first (04.12.13): no value has a first or last "
+               f"number above 31; they were read {fmt}, as most who write dates with dots do. If they are year "
+               f"first, read them with format {other!r}")
+    info["ambiguous_dates"][column] = {"kept_text": False, "message": message, "value": 0}
+    info["notes"].append(message)
+
+
+def times_of_day(df, info):
+    """Text columns whose values are mostly times of day (>= DATE_SHARE of a sample) stay text,
+    which sorts them in time order, and a note names them: pandas has no time-of-day type."""
+    for column in df.columns[df.dtypes == object]:
+        sample = spaced_sample(df[column], 500)
+        if sample.empty or not sample.map(type).eq(str).all() or sample.str.fullmatch(TIME_OF_DAY).mean() < DATE_SHARE:
+            continue
+        info["times_of_day"].append(str(column))
+        info["notes"].append(f"{column!r} holds times of day (such as {sample.iloc[0].strip()!r}); kept as text, which "
+                             "sorts in time order (pandas has no time-of-day type; pd.to_timedelta(df[column]) gives "
+                             "the time since midnight)")
 
 
 def either_order_share(values, fmt):
@@ -1405,7 +1446,7 @@ def new_load_info() -> dict:
             "decimal": ".", "sheet": "", "sheets": [], "table": "", "tables": [],
             "parsed_dates": [], "na_values": NA_VALUES,
             "missing_markers": {}, "converted_numbers": {}, "numbers_as_text": {}, "leading_zeros": {},
-            "date_formats": {}, "dates_kept_text": {}, "ambiguous_dates": {}, "notes": []}
+            "date_formats": {}, "dates_kept_text": {}, "ambiguous_dates": {}, "times_of_day": [], "notes": []}
 
 
 def load_table(path: str, sheet: str | int | None = None, table: str | None = None) -> tuple[pd.DataFrame, dict]:
@@ -1454,6 +1495,7 @@ def clean_columns(df: pd.DataFrame, info: dict, keep_codes: bool = True) -> None
     clean_missing_markers(df, info, keep_codes=keep_codes)
     convert_number_text(df, info)
     parse_dates(df, info)
+    times_of_day(df, info)
     parse_epochs(df, info)
 
 

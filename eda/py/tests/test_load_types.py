@@ -62,6 +62,51 @@ class MoreDateFormats(TypesCase):
                 self.assertEqual(df["when"].dtype, object)
 
 
+class TwoDigitYearsWithDots(TypesCase):
+    """auto/time_date_timestamp_yy.mm.dd.csv: 90.01.01 can only be year first; 13.12.90 only day
+    first; 04.12.13 either way, which the loader says (a note and an ambiguous_dates alert)."""
+
+    def test_year_first_proven(self):
+        df, info = self.column(["90.01.01", "02.02.02", "04.12.13"] * 4)
+        self.assertEqual(str(df["when"].iloc[2]), "2004-12-13 00:00:00")
+        self.assertNotIn("when", info["ambiguous_dates"])
+        df, info = self.column(["90.01.01 00:12:00", "02.02.02 14:15:00", "04.12.13 15:16:00"] * 4)
+        self.assertEqual(str(df["when"].iloc[2]), "2004-12-13 15:16:00")
+
+    def test_day_first_proven(self):
+        df, info = self.column(["13.12.90", "02.02.02", "04.12.13"] * 4)
+        self.assertEqual(str(df["when"].iloc[0]), "1990-12-13 00:00:00")
+        self.assertNotIn("when", info["ambiguous_dates"])
+
+    def test_either_way_is_said(self):
+        df, info = self.column(["04.12.13", "02.02.02", "01.03.05"] * 4)
+        self.assertEqual(str(df["when"].iloc[0]), "2013-12-04 00:00:00")  # day first, as most who write dots do
+        self.assertIn("when", info["ambiguous_dates"])
+        self.assertIn("%y.%m.%d", info["ambiguous_dates"]["when"]["message"])
+
+    def test_version_numbers_stay_text(self):
+        df, info = self.column(["1.2.20", "2.10.15", "3.4.11"] * 4)
+        self.assertEqual(df["when"].dtype, object)
+
+
+class TimesOfDay(TypesCase):
+    """auto/time.csv, real/tmp2013-06-15.csv.gz: times of day stay text (pandas has no type for
+    them; as text they sort in time order), and a note says what they are."""
+
+    def test_times_are_named_in_a_note(self):
+        df, info = self.column(["05:40:00", "21:30:00", " 17:45:00 "] * 4, "t")
+        self.assertEqual(df["t"].dtype, object)
+        self.assertEqual(info["times_of_day"], ["t"])
+        self.assertTrue(any("times of day" in n and "'t'" in n for n in info["notes"]), info["notes"])
+
+    def test_not_times(self):
+        for name, values in [("scores", ["3:1", "2:0", "1:1"]), ("hours past 23", ["25:40:00", "31:30:00"]),
+                             ("ratios", ["1:2:3", "4:5:6"])]:
+            with self.subTest(name):
+                df, info = self.column(values * 4, "t")
+                self.assertEqual(info.get("times_of_day", []), [])
+
+
 class PhoneNumbers(TypesCase):
     """phonenumbers.csv: numbers in international form (+318855443322) are codes, not amounts."""
 
