@@ -36,6 +36,8 @@ DATE_FORMATS = [
     # Two-digit years with dots, day first (13.12.04, as German exports write them) or year
     # first (04.12.13): the values decide (see DOTTED_PAIRS), only when every field has two digits.
     "%d.%m.%y", "%y.%m.%d", "%d.%m.%y %H:%M:%S", "%y.%m.%d %H:%M:%S",
+    # UTC or GMT after a space, as BigQuery exports write timestamps.
+    "%Y-%m-%d %H:%M:%S %Z", "%Y-%m-%d %H:%M:%S.%f %Z",
 ]
 # Formats that read the same values two ways: {format: the other}. When both read a column's
 # sample alike, the first in DATE_FORMATS wins and an ambiguous_dates entry says so.
@@ -46,7 +48,8 @@ PADDED_DOTS = r"\s*\d\d\.\d\d\.\d\d(?:\s|$)"  # 04.12.13, not a version number s
 # and a note names them.
 TIME_OF_DAY = r"\s*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?\s*"
 # Dates with a UTC offset (+01:00) or Z are converted to UTC: the column holds UTC times.
-ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)$"  # the group is the offset (+01 as PostgreSQL writes it)
+# The group is the offset: +01 as PostgreSQL writes it, or UTC/GMT after a space as BigQuery does.
+ZONED = r"\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?|UTC|GMT)$"
 DATE_LIKE = r"\s*(\d{1,4}[-/.]\d{1,2}([-/.]\d{1,4})?|\d{1,2}-[A-Za-z]{3}-\d{2,4}|\d{1,2} [A-Za-z]{3,9} \d{4}|[A-Za-z]{3,9} \d{1,2}, \d{4})"
 HEADER_STABLE_SHARE = 0.9  # the header: the first row after which this share of the sampled rows has its field count
 # A number written with a zero before another digit (02134, 000552, 01.50): as a number it would
@@ -880,11 +883,16 @@ def date_format(values):
     # Times with a UTC offset or Z are tried only with the formats that read the offset.
     zoned = values.str.extract(ZONED)[0].notna().mean() >= 0.5
     best, best_share = None, 0.0
-    for fmt in [f for f in DATE_FORMATS if ("%z" in f) == zoned]:
+    for fmt in [f for f in DATE_FORMATS if zoned_format(f) == zoned]:
         share = to_dates(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
     return best, best_share
+
+
+def zoned_format(fmt):
+    """True for a DATE_FORMATS entry that reads a UTC offset (%z) or a zone's name (%Z: UTC, GMT)."""
+    return "%z" in fmt or "%Z" in fmt
 
 
 def to_dates(values, fmt):
@@ -893,13 +901,13 @@ def to_dates(values, fmt):
     value (fixed-width and quoted-and-padded exports: "  2000-01-01 ") are not part of it: the
     values that do not parse are tried again without them (only those, so that clean columns
     cost no second pass)."""
-    dates = pd.to_datetime(values, format=fmt, errors="coerce", utc="%z" in fmt)
+    dates = pd.to_datetime(values, format=fmt, errors="coerce", utc=zoned_format(fmt))
     if values.dtype != object:
         return dates
     failed = dates.isna().to_numpy() & values.notna().to_numpy()
     if failed.any():
         retried = values[failed].str.strip()
-        dates[failed] = pd.to_datetime(retried, format=fmt, errors="coerce", utc="%z" in fmt)
+        dates[failed] = pd.to_datetime(retried, format=fmt, errors="coerce", utc=zoned_format(fmt))
     if fmt in DOTTED_PAIRS:
         dates = dates.where(values.str.match(PADDED_DOTS).to_numpy(dtype=bool))
     return dates
@@ -961,7 +969,7 @@ def parse_dates(df, info):
         if parsed.notna().sum() < DATE_SHARE * present:
             info["dates_kept_text"][column] = {"format": fmt, "share": float(parsed.notna().sum() / present)}
             continue
-        if "%z" in fmt:
+        if zoned_format(fmt):
             zones = sorted(set(spaced_sample(df[column], 2000).str.extract(ZONED)[0].dropna()))
             info["notes"].append(f"the times in {column!r} carry UTC offsets ({', '.join(zones[:6])}); they were "
                                  "converted to UTC, so the column holds UTC times")

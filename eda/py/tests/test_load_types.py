@@ -62,6 +62,20 @@ class MoreDateFormats(TypesCase):
                 self.assertEqual(df["when"].dtype, object)
 
 
+class ZoneNames(TypesCase):
+    """timestamp_with_tz.csv: UTC after a space (as BigQuery writes timestamps) is an offset."""
+
+    def test_utc_after_a_space(self):
+        df, info = self.column(["2021-05-25 04:55:03.382494 UTC", "2021-05-26 09:55:03.5 UTC"] * 4)
+        self.assertEqual(str(df["when"].iloc[0]), "2021-05-25 04:55:03.382494+00:00")
+        df, info = self.column(["2021-05-25 04:55:03 GMT", "2021-05-26 09:55:03 GMT"] * 4)
+        self.assertEqual(str(df["when"].iloc[1]), "2021-05-26 09:55:03+00:00")
+
+    def test_other_words_after_a_time(self):
+        df, info = self.column(["2021-05-25 04:55:03 ABC", "2021-05-26 09:55:03 XYZ"] * 4)
+        self.assertEqual(df["when"].dtype, object)
+
+
 class TwoDigitYearsWithDots(TypesCase):
     """auto/time_date_timestamp_yy.mm.dd.csv: 90.01.01 can only be year first; 13.12.90 only day
     first; 04.12.13 either way, which the loader says (a note and an ambiguous_dates alert)."""
