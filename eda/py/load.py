@@ -312,6 +312,28 @@ def sniff_decimal(rows):
     return ".", None
 
 
+def ambiguous_decimal_comma(rows, info):
+    """A note and an alert (layout_alerts: ambiguous_numbers) when the decimal comma that
+    sniff_decimal found rests only on values such as 123,000 (one to three digits, a comma, three
+    digits), which read as well with ',' grouping thousands (123000)."""
+    example = None
+    for row in rows[1:]:
+        for field in row:
+            field = field.strip()
+            if re.fullmatch(r"[-+]?\d{1,3},\d{3}", field):
+                example = example or field
+            elif re.fullmatch(r"[-+]?(\d{1,3}(\.\d{3})+|\d+),\d+", field):
+                return  # 3,5 or 1.234,5: a decimal comma beyond doubt
+    if example is None:
+        return
+    whole, part = example.lstrip("+-").split(",")
+    message = (f"numbers such as {example!r} were read with a decimal comma ({whole}.{part}), but each number with "
+               f"a comma in the file's first lines could as well group thousands ({whole}{part}): nothing else "
+               "decides. If ',' groups thousands, read the column as text and remove the commas")
+    info.setdefault("layout_alerts", []).append({"type": "ambiguous_numbers", "message": message})
+    info["notes"].append(message)
+
+
 def is_number(text):
     try:
         float(text.replace(",", "."))
@@ -595,6 +617,7 @@ def delimited_layout(path, text, info):
     if decimal == ",":
         info["notes"].append("numbers use a decimal comma (3,5 = 3.5)"
                              + ("; '.' groups thousands" if thousands else ""))
+        ambiguous_decimal_comma(rows, info)
     return text, delimiter, escapechar, rows, header_index, decimal
 
 

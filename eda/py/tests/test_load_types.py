@@ -121,6 +121,26 @@ class TimesOfDay(TypesCase):
                 self.assertEqual(info.get("times_of_day", []), [])
 
 
+class AmbiguousDecimalComma(TypesCase):
+    """double_trouble.csv: 123,000 is 123 with a decimal comma or 123000 with ',' grouping
+    thousands; when no other number in the file decides, the loader says so (a note and an alert)."""
+
+    def test_only_groups_of_three(self):
+        df, info = self.load("text|number\nfoo|123,000\nbar|45,500\nbaz|7,250\n")
+        alerts = [a for a in info.get("layout_alerts", []) if a["type"] == "ambiguous_numbers"]
+        self.assertEqual(len(alerts), 1, info.get("layout_alerts"))
+        self.assertIn("123,000", alerts[0]["message"])
+        self.assertIn(alerts[0]["message"], info["notes"])
+
+    def test_decided_by_other_numbers(self):
+        for name, text in [("a decimal comma elsewhere", "text|number\nfoo|123,000\nbar|3,5\n"),
+                           ("points grouping thousands", "text|number\nfoo|123,000\nbar|1.234,500\n"),
+                           ("no comma at all", "text|number\nfoo|123\nbar|3.5\n")]:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual([a for a in info.get("layout_alerts", []) if a["type"] == "ambiguous_numbers"], [])
+
+
 class PhoneNumbers(TypesCase):
     """phonenumbers.csv: numbers in international form (+318855443322) are codes, not amounts."""
 
