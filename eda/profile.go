@@ -145,7 +145,8 @@ const (
 	// a quote that is text joined lines into one field, and rows are lost.
 	AlertJoinedLines = "joined_lines"
 	// AlertAmbiguousNumbers marks a file whose decimal comma rests only on
-	// numbers such as 123,000, which read as well with ',' grouping thousands.
+	// numbers such as 123,000, which read as well with ',' grouping thousands,
+	// and a column that mixes decimal commas (5,5) with values such as 5.555.
 	AlertAmbiguousNumbers = "ambiguous_numbers"
 )
 

@@ -1397,6 +1397,28 @@ def kept_phone_numbers(column, values, info):
     return True
 
 
+DECIMAL_COMMA_VALUE = re.compile(r"\s*[-+]?\d+,\d+\s*")  # 5,5: a decimal comma, no grouping
+GROUPED_COMMA_VALUE = re.compile(r"\s*[-+]?\d{1,3}(?:\.\d{3})+,\d+\s*|\s*[-+]?\d{1,3}(?:\.\d{3}){2,}\s*")  # 1.234,5
+ONE_DOTTED_GROUP = re.compile(r"\s*[-+]?\d{1,3}\.\d{3}\s*")  # 5.555: 5555, or 5.555 with a decimal point
+
+
+def ambiguous_grouping(column, values, info):
+    """A note and an alert (layout_alerts: ambiguous_numbers) when column's distinct text values
+    mix decimal commas (5,5) with values such as 5.555, read as 5555 ('.' grouping thousands),
+    and no value groups with dots beyond doubt (1.234,5 or 1.234.567)."""
+    def some(pattern):
+        return values.str.fullmatch(pattern).to_numpy(dtype=bool)
+    dotted = some(ONE_DOTTED_GROUP)
+    if not dotted.any() or not some(DECIMAL_COMMA_VALUE).any() or some(GROUPED_COMMA_VALUE).any():
+        return
+    example = values[dotted].iloc[0].strip()
+    message = (f"{column!r} mixes decimal commas with values such as {example!r}, read as "
+               f"{example.replace('.', '')} ('.' grouping thousands); they could as well be {example} with a "
+               "decimal point: no value of the column decides")
+    info.setdefault("layout_alerts", []).append({"type": "ambiguous_numbers", "column": str(column), "message": message})
+    info["notes"].append(message)
+
+
 def convert_number_text(df, info):
     """Text columns whose values are mostly numbers as exports write them become numeric.
 
@@ -1437,6 +1459,7 @@ def convert_number_text(df, info):
                                              "failed": int(failed.sum()), "failed_values": examples}
         if rule:
             info["notes"].append(f"{column!r} held numbers as text and was converted: {rule}")
+            ambiguous_grouping(column, values, info)
         if len(failed):
             info["notes"].append(f"{int(failed.sum()):,} value(s) of {column!r} are not numbers and became "
                                  f"missing: {listed}")

@@ -141,6 +141,23 @@ class AmbiguousDecimalComma(TypesCase):
                 self.assertEqual([a for a in info.get("layout_alerts", []) if a["type"] == "ambiguous_numbers"], [])
 
 
+class AmbiguousGrouping(TypesCase):
+    """mixed_decimal.csv: 5.555 among decimal commas (5,5) is 5555 with '.' grouping thousands or
+    5.555 with a stray decimal point; when no value of the column decides, the loader says so."""
+
+    def test_undecided(self):
+        df, info = self.load("A;B\n1;5,5\n2;5,5\n3;5\n4;5.555\n5;5,5\n")
+        alerts = [a for a in info.get("layout_alerts", []) if a["type"] == "ambiguous_numbers"]
+        self.assertEqual([a["column"] for a in alerts], ["B"], info.get("layout_alerts"))
+        self.assertIn("5.555", alerts[0]["message"])
+        self.assertEqual(df["B"].tolist(), [5.5, 5.5, 5, 5555, 5.5])  # read as the rule reads it, and said
+
+    def test_decided_by_a_grouped_decimal(self):
+        df, info = self.load("A;B\n1;5,5\n2;1.234,5\n3;5.555\n")
+        self.assertEqual([a for a in info.get("layout_alerts", []) if a["type"] == "ambiguous_numbers"], [])
+        self.assertEqual(df["B"].tolist(), [5.5, 1234.5, 5555])
+
+
 class PhoneNumbers(TypesCase):
     """phonenumbers.csv: numbers in international form (+318855443322) are codes, not amounts."""
 
