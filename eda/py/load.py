@@ -905,8 +905,14 @@ def date_format(values):
         return None, 0.0
     # Times with a UTC offset or Z are tried only with the formats that read the offset.
     zoned = values.str.extract(ZONED)[0].notna().mean() >= 0.5
+    values = values.str.strip().reset_index(drop=True)  # stripped once here: to_dates need not retry
+    # A format that reads none of a few values spread over the sample is not tried on all of
+    # them: most of the formats, for most columns (about 2 ms each on 500 values).
+    few = values.iloc[:: max(1, len(values) // 16)]
     best, best_share = None, 0.0
     for fmt in [f for f in DATE_FORMATS if zoned_format(f) == zoned]:
+        if not to_dates(few, fmt).notna().any():
+            continue
         share = to_dates(values, fmt).notna().mean()
         if share > best_share:
             best, best_share = fmt, share
@@ -929,8 +935,12 @@ def to_dates(values, fmt):
         return dates
     failed = dates.isna().to_numpy() & values.notna().to_numpy()
     if failed.any():
-        retried = values[failed].str.strip()
-        dates[failed] = pd.to_datetime(retried, format=fmt, errors="coerce", utc=zoned_format(fmt))
+        retried = values[failed]
+        stripped = retried.str.strip()
+        padded = (stripped != retried).to_numpy()
+        if padded.any():
+            failed[failed] = padded
+            dates[failed] = pd.to_datetime(stripped[padded], format=fmt, errors="coerce", utc=zoned_format(fmt)).array
     if fmt in DOTTED_PAIRS:
         dates = dates.where(values.str.match(PADDED_DOTS).to_numpy(dtype=bool))
     return dates
