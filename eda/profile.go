@@ -144,6 +144,10 @@ const (
 	// AlertJoinedLines marks text values that hold whole rows of the file:
 	// a quote that is text joined lines into one field, and rows are lost.
 	AlertJoinedLines = "joined_lines"
+	// AlertAmbiguousNumbers marks a file whose decimal comma rests only on
+	// numbers such as 123,000, which read as well with ',' grouping thousands,
+	// and a column that mixes decimal commas (5,5) with values such as 5.555.
+	AlertAmbiguousNumbers = "ambiguous_numbers"
 )
 
 // Alert is something about the data an analyst should look at.
