@@ -176,15 +176,21 @@ NO_QUOTES = ""  # the escape character of a file whose quotes are text, not quot
 # The escape character of a file whose quoted fields follow spaces after the delimiter
 # (1970,  73, "Hi, Mom!"): quotes doubled, the spaces before each field skipped (see sniff_dialect).
 SPACED_QUOTES = " "
+# The escape character of a file whose values are quoted with single quotes ('a, b'; quotes
+# doubled inside them), as DuckDB's sniffer also tries (see sniff_dialect).
+SINGLE_QUOTES = "'"
 
 
 def quote_options(escapechar):
     """The options of csv.reader and pandas.read_csv for quotes: escaped by escapechar (None:
-    doubled), NO_QUOTES: no quoting at all, SPACED_QUOTES: doubled, after spaces."""
+    doubled), NO_QUOTES: no quoting at all, SPACED_QUOTES: doubled, after spaces,
+    SINGLE_QUOTES: single quotes, doubled."""
     if escapechar == NO_QUOTES:
         return {"quoting": csv.QUOTE_NONE, "escapechar": None}
     if escapechar == SPACED_QUOTES:
         return {"escapechar": None, "skipinitialspace": True}
+    if escapechar == SINGLE_QUOTES:
+        return {"escapechar": None, "quotechar": "'"}
     return {"escapechar": escapechar}
 
 
@@ -247,6 +253,10 @@ def sniff_dialect(text, prefer_tab):
     Spaces between the delimiter and a quote are skipped (SPACED_QUOTES) when the sample holds
     them and reading so splits the lines at least as consistently (1970,  73, "Hi, Mom!"): a
     quote that is text there (an inch mark) leaves a quoted field open, which splits worse.
+    Values are quoted with single quotes (SINGLE_QUOTES) when a field of the sample starts with
+    one and reading so splits the lines more consistently than double quotes do ('te<TAB>xt2' in
+    a tab file): an apostrophe that starts a field ('twas) leaves a quoted field open or ends
+    one inside a word, which splits worse or no better.
     """
     best, best_score = (",", None), None
     backslash = '\\"' in text
@@ -264,6 +274,10 @@ def sniff_dialect(text, prefer_tab):
             unquoted = split_fit(text, d, NO_QUOTES)
             if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2:
                 (share, width), escape = unquoted, NO_QUOTES
+        if escape is None and re.search("(^|" + re.escape(d) + ")'", text, re.M):
+            single = split_fit(text, d, SINGLE_QUOTES)
+            if single[0] > share and single[1] >= 2:
+                (share, width), escape = single, SINGLE_QUOTES
         if width < 2 or (d == " " and share < HEADER_STABLE_SHARE):
             continue
         header = split_rows(text, d, escape, limit=1)
@@ -531,6 +545,9 @@ def delimited_layout(path, text, info):
     if escapechar == SPACED_QUOTES:
         info["notes"].append("quoted fields follow spaces after the delimiter (a, \"b\"); the spaces before each "
                              "field were skipped, so that the quotes are read as quoting")
+    elif escapechar == SINGLE_QUOTES:
+        info["notes"].append("values are quoted with single quotes ('a, b'), not double quotes: read so, the lines "
+                             "split into the same number of fields; the file was read so")
     elif escapechar:
         info["notes"].append("quotes inside quoted fields are escaped with a backslash (\\\"), not doubled; "
                              "the file was read so")

@@ -271,6 +271,38 @@ class SpacesBeforeQuotes(LoaderCase):
         self.assertEqual(df.iloc[:, 1].str.strip().tolist(), ['"3/4', '"1/2', '"5/8'])
 
 
+class SingleQuotes(LoaderCase):
+    """Values quoted with single quotes ('te<TAB>xt2', '''a,b,c''': DuckDB's
+    auto/tab_single_quote.csv, from_df.csv) are read so when that splits the lines more evenly
+    than double quotes do; apostrophes in text ('twas, it's) stay text."""
+
+    def test_single_quoted_values(self):
+        cases = [  # name, text, shape, the value the single quotes hold
+            ("a tab inside single quotes", "123\tTEST13\ttext1\n345\tTEST13\t'te\txt2'\n'567'\tTEST13\ttext3\n",
+             (3, 3), "te\txt2"),
+            ("commas inside single quotes, quotes doubled", "'''a,b,c''',45\n,234\nhello,234\nbye,2\n", (4, 2), "'a,b,c'"),
+        ]
+        for name, text, shape, value in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, shape)
+                self.assertIn(value, df.astype(str).values.ravel().tolist())
+                self.assertNotIn("ragged_rows", info)
+                self.assertIsNotNone(self.note(info, "single quotes"))
+
+    def test_apostrophes_stay_text(self):
+        cases = [
+            ("apostrophes that start fields", "name,said\nann,'twas fine\nbob,it's ok\ncy,'90s hits\n", "'twas fine"),
+            ("single quotes that split no differently", "a,b\n'x',1\n'y',2\n", "'x'"),
+        ]
+        for name, text, value in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape[1], 2)
+                self.assertIn(value, df.astype(str).values.ravel().tolist())
+                self.assertIsNone(self.note(info, "single quotes"))
+
+
 class Timestamps(LoaderCase):
     """Cause 11: timestamps as databases and pandas write them become dates; text that only
     looks like them stays text."""
