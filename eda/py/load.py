@@ -732,6 +732,7 @@ def read_delimited(path, head, compression, encoding, info):
     as_text = text_columns(text, delimiter, header_index + (0 if no_header else 1), [] if no_header else header,
                            escapechar)
     index_col = False if no_header or not rows else row_labels(rows, delimiter, info)
+    blank_values = blank_lines_are_values(text, rows, no_header, info)
     # Only empty fields are missing at this point: clean_missing_markers applies NA_VALUES
     # afterwards, so that it can count the markers it finds.
     # Later rows with more fields than the header are skipped (their values cannot be placed
@@ -748,7 +749,8 @@ def read_delimited(path, head, compression, encoding, info):
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
                                names=names,
                                index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
-                               low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+                               low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""],
+                               skip_blank_lines=not blank_values)
 
     messages = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
@@ -770,6 +772,8 @@ def read_delimited(path, head, compression, encoding, info):
             raise AnalystDataError(f"the file could not be read as {info['format'].upper()} "
                                    f"(delimiter {delimiter!r}): {e}") from None
     info["encoding"] = encoding
+    if blank_values:
+        df = blank_line_values(df, info)
     if index_col is None:
         df = df.rename_axis("row_label").reset_index()
     reported = messages.getvalue() + "\n".join(str(w.message) for w in caught)

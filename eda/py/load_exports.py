@@ -344,3 +344,32 @@ def joined_lines(df, delimiter, info):
                "the file with quoting=csv.QUOTE_NONE")
     info.setdefault("layout_alerts", []).append({"type": "joined_lines", "column": str(where), "message": message})
     info["notes"].append(message)
+
+
+def blank_lines_are_values(text, rows, no_header, info):
+    """True when the sampled text is one column (every row one field) with blank lines between
+    its data rows (1, 2, <blank>, 4): a one-column file can write a missing value only as an
+    empty line, so they are read as missing values (as DuckDB does). Blank lines above the
+    header or after the last row (a file padded with empty lines) are not values; nor are those
+    of a file with quotes (a quoted value may hold blank lines) or comments."""
+    if info.get("header_row") or info.get("comment") or any(len(r) > 1 for r in rows) or "\"" in text or "'" in text:
+        return False
+    filled = [i for i, line in enumerate(text.splitlines()) if line.strip()]
+    if not filled or filled[0] != 0:
+        return False
+    data = filled if no_header else filled[1:]
+    return len(data) > 1 and data[-1] - data[0] + 1 > len(data)
+
+
+def blank_line_values(df, info):
+    """df, read with its blank lines as rows (blank_lines_are_values), without the blank rows
+    before its first value and after its last; the note counts the blank lines kept as missing
+    values."""
+    filled = np.flatnonzero(df.notna().any(axis=1).to_numpy())
+    if len(filled):
+        df = df.iloc[filled[0]:filled[-1] + 1].reset_index(drop=True)
+    blanks = int(df.isna().all(axis=1).sum())
+    if blanks:
+        info["notes"].append(f"{blanks:,} blank line(s) between the rows of this one-column file were read as "
+                             "missing values (the only way a one-column file writes one)")
+    return df

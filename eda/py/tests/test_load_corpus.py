@@ -303,6 +303,36 @@ class SingleQuotes(LoaderCase):
                 self.assertIsNone(self.note(info, "single quotes"))
 
 
+class OneColumnBlankLines(LoaderCase):
+    """A one-column file can write a missing value only as an empty line: blank lines between
+    its rows are missing values (DuckDB's blank_line.csv counts 1 to 11 without 10); blank
+    lines after its last row, or in a file of several columns, are not rows."""
+
+    def test_blank_lines_between_rows(self):
+        cases = [  # name, text, values
+            ("a header, a blank where 10 is", "col\n" + "".join(f"{i}\n" for i in range(1, 10)) + "\n11\n",
+             [1, 2, 3, 4, 5, 6, 7, 8, 9, None, 11]),
+            ("no header, two blanks, CRLF", "1\r\n2\r\n\r\n\r\n5\r\n6\r\n1\r\n", [1, 2, None, None, 5, 6, 1]),
+        ]
+        for name, text, values in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual([None if v != v else v for v in df.iloc[:, 0].tolist()], values)
+                self.assertIsNotNone(self.note(info, "blank line"))
+
+    def test_blank_lines_that_are_not_rows(self):
+        cases = [  # name, text, rows, columns
+            ("blank lines after the last row", "1\n" + "\n" * 50, 1, 1),
+            ("a blank line in a file of two columns", "a,b\n1,2\n\n3,4\n", 2, 2),
+            ("a blank line above the header", "\ncol\n1\n2\n3\n", 3, 1),
+        ]
+        for name, text, rows, columns in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, (rows, columns))
+                self.assertIsNone(self.note(info, "blank line"))
+
+
 class Timestamps(LoaderCase):
     """Cause 11: timestamps as databases and pandas write them become dates; text that only
     looks like them stays text."""
