@@ -615,9 +615,13 @@ def sniff_comment(rows, header_index):
     start with # (colours such as #ff0000 in a first column) are data. Comments above the header
     are a preamble (see find_header)."""
     below = [r for r in rows[header_index + 1:] if commented(r)]
-    if not below:
+    # A file without a header may start with a comment line: the first row that is not one
+    # is the width the comments are measured against.
+    first = next((r for r in rows[header_index:] if not commented(r)), None)
+    if not below or first is None:
         return None
-    if 2 * sum(len(r) == len(rows[header_index]) for r in below) >= len(below):
+    below = [r for r in rows[header_index:] if commented(r)] if commented(rows[header_index]) else below
+    if 2 * sum(len(r) == len(first) for r in below) >= len(below):
         return None
     if any("#" in f for r in rows if not commented(r) for f in r):
         return None
@@ -774,6 +778,8 @@ def read_delimited(path, head, compression, encoding, info):
     info["encoding"] = encoding
     if blank_values:
         df = blank_line_values(df, info)
+    if info["comment"]:
+        df = indented_comment_rows(df, text)
     if index_col is None:
         df = df.rename_axis("row_label").reset_index()
     reported = messages.getvalue() + "\n".join(str(w.message) for w in caught)

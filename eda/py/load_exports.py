@@ -373,3 +373,21 @@ def blank_line_values(df, info):
         info["notes"].append(f"{blanks:,} blank line(s) between the rows of this one-column file were read as "
                              "missing values (the only way a one-column file writes one)")
     return df
+
+
+def indented_comment_rows(df, text):
+    """df without the rows pandas made of comment lines indented with spaces ( # note): pandas
+    skips a comment line only when its # comes first, and reads one after spaces as a row of
+    those spaces. Only when the text holds such lines: a row of blanks is data elsewhere."""
+    if not re.search(r"^[ \t]+#", text, re.M):
+        return df
+    blank = df.apply(lambda s: s.isna() | s.astype(str).str.strip().eq("")).all(axis=1)
+    if not blank.any():
+        return df
+    df = df[~blank].reset_index(drop=True)
+    for c in df.columns:  # a column of numbers that the spaces made text
+        if df[c].dtype == object:
+            numbers = pd.to_numeric(df[c], errors="coerce")
+            if numbers.notna().sum() == df[c].notna().sum():
+                df[c] = numbers
+    return df

@@ -178,6 +178,19 @@ class Comments(LoaderCase):
         self.assertEqual(df["x"].tolist(), [1, 4, 7])
         self.assertEqual(info["comment"], "#")
 
+    def test_comment_lines_first_and_between_rows(self):
+        # DuckDB's comments/empty_space.csv: no header, the first line a comment (after a space)
+        df, info = self.load(" # a comment\n1;3\n # a comment\n1;3\n2;4\n5;6\n")
+        self.assertEqual(df.shape, (4, 2))
+        self.assertEqual(df.iloc[:, 0].tolist(), [1, 1, 2, 5])
+        self.assertNotIn("ragged_rows", info)
+        self.assertEqual(info["comment"], "#")
+
+    def test_values_that_start_with_hash_in_one_column(self):
+        df, info = self.load("#ff0000\n#00ff00\n#ff0000\n#0000ff\n")
+        self.assertEqual(df.iloc[:, 0].tolist(), ["#ff0000", "#00ff00", "#ff0000", "#0000ff"])
+        self.assertIsNone(info.get("comment"))
+
     def test_values_that_start_with_hash(self):
         df, info = self.load("colour,name\n#ff0000,red\n#00ff00,green\n#0000ff,blue\n")
         self.assertEqual(df["colour"].tolist(), ["#ff0000", "#00ff00", "#0000ff"])
