@@ -69,6 +69,20 @@ FOOTER_NOTE = re.compile(r"\s*(?:(?:sources?|notes?|n\.\s?b\.?|footnotes?|remark
                          re.I)
 
 
+# A note in any language: a label of a few words, a colon, then text ("Ultima actualizacion: ...").
+LABELLED_NOTE = re.compile(r"\s*[^\W\d_][\w .'-]{0,40}:\s+\S")
+
+
+def lone_labelled_note(df, pos, first, rest):
+    """True for a row holding only labelled text (LABELLED_NOTE) in its first cell below a first
+    column of numbers: a note, in whatever language (Ultima actualizacion: 2025-05-28), not a
+    value of that column. Labelled text among labelled text (Status: open) is a value."""
+    if len(rest) or not LABELLED_NOTE.match(first):
+        return False
+    above = df.iloc[:pos, 0].dropna().astype(str)
+    return len(above) > 0 and bool(pd.to_numeric(above, errors="coerce").notna().all())
+
+
 def text_cell(value):
     """value stripped when it is non-empty text, else None."""
     return value.strip() or None if isinstance(value, str) else None
@@ -77,7 +91,8 @@ def text_cell(value):
 def footer_rows(df):
     """The positions of the rows at the end of df that are footer notes (FOOTER_NOTE in their
     first cell, any other filled cell text that is not a number: the rest of a note cut at a
-    delimiter) or empty rows between them; none when the last row is data (Note: late,7)."""
+    delimiter; or a lone_labelled_note) or empty rows between them; none when the last row is
+    data (Note: late,7)."""
     found = []
     for pos in range(len(df) - 1, 0, -1):
         row = df.iloc[pos]
@@ -85,7 +100,9 @@ def footer_rows(df):
             found.append(pos)
             continue
         first, rest = text_cell(row.iloc[0]), row.iloc[1:].dropna()
-        if len(df.columns) < 2 or first is None or not FOOTER_NOTE.match(first):
+        if len(df.columns) < 2 or first is None:
+            break
+        if not FOOTER_NOTE.match(first) and not lone_labelled_note(df, pos, first, rest):
             break
         if not all(isinstance(v, str) and not is_number(v) for v in rest):
             break

@@ -102,6 +102,21 @@ class TestReportRows(ExportCase):
         self.assertEqual(str(df["sales"].dtype), "int64")
         self.assertEqual(info["footer_notes"], ["Source: ACME ledger", "Note: in EUR"])
 
+    def test_labelled_note_below_numbers_is_left_out(self):
+        # DuckDB's unionbyname_21248_*.csv: a Spanish "last updated" line ends the file
+        body = [f"{2004 + i}|{i}|shop {i}|2021-04-30T19:51:27" for i in range(3)]
+        df, info = self.load(lines("id|flag|name|updated", body + ["", "Ultima actualizacion: 2025-05-28T18:00:02-03:00"]))
+        self.assertEqual(len(df), 3)
+        self.assertEqual(str(df["id"].dtype), "int64")
+        self.assertEqual(info["footer_notes"], ["Ultima actualizacion: 2025-05-28T18:00:02-03:00"])
+
+    def test_labelled_value_among_labelled_values_is_data(self):
+        # the first column holds labelled text all along: its last value is a row like the others
+        body = [f"Status: open,{i},x" for i in range(4)]
+        df, info = self.load(lines("state,n,k", body + ["Status: closed,,"]))
+        self.assertEqual(len(df), 5)
+        self.assertNotIn("footer_notes", info)
+
     def test_note_in_a_full_row_is_data(self):
         # a comments column that says "Note: ..." in a row whose other cells are filled
         df, info = self.load(lines("comment,sales", [f"ok,{i}" for i in range(5)] + ["Note: late,7"]))
