@@ -244,7 +244,8 @@ def sniff_dialect(text, prefer_tab):
     with the most common field count, then a header of that width, then the file's extension
     (.tsv), then the most fields, then the order of DELIMITERS. A space is a delimiter only when
     it splits at least HEADER_STABLE_SHARE of the lines into the same number (> 1) of fields,
-    better than every other candidate (files aligned with spaces; runs of spaces count as one).
+    better than every other candidate, and the file shows fields between its spaces
+    (space_fields: files aligned with spaces; runs of spaces count as one).
     No candidate: one column. Quotes are escaped with a backslash when the sample holds \\" and
     reading it so splits the rows more consistently than doubled quotes (RFC 4180, the
     default) do, as MySQL and many scripts write them. Quotes are text, not quoting
@@ -278,13 +279,23 @@ def sniff_dialect(text, prefer_tab):
             single = split_fit(text, d, SINGLE_QUOTES)
             if single[0] > share and single[1] >= 2:
                 (share, width), escape = single, SINGLE_QUOTES
-        if width < 2 or (d == " " and share < HEADER_STABLE_SHARE):
+        if width < 2 or (d == " " and (share < HEADER_STABLE_SHARE or not space_fields(text))):
             continue
         header = split_rows(text, d, escape, limit=1)
         score = (share, bool(header) and len(header[0]) == width, prefer_tab and d == "\t", width)
         if best_score is None or (score[0] > best_score[0] if d == " " else score > best_score):
             best, best_score = (d, escape), score
     return best
+
+
+def space_fields(text):
+    """True when spaces in text separate fields, not words of values: runs of spaces align
+    columns, or a field split at spaces (below the first line) is a number or a date. Lines
+    of words with single spaces (DELIVER IN PERSON, {"duck": 1}) are values with spaces."""
+    if re.search(r"\S {2,}\S", text):
+        return True
+    rows = split_rows(text, " ", limit=50) or []
+    return any(field_kind(f) in ("number", "date") for r in rows[1:] for f in r)
 
 
 def sniff_decimal(rows):

@@ -98,6 +98,27 @@ class Delimiters(LoaderCase):
         df, info = self.load("comment\nthe delivery was late\ngood\nvery good service indeed\n")
         self.assertEqual(df.shape, (3, 1))
 
+    def test_words_with_single_spaces(self):
+        """Lines of words with single spaces are values with spaces, not fields (DuckDB's
+        small_lineitem_strings.csv, test/5438.csv): a space splits fields when a field is a
+        number or a date, or runs of spaces align the columns."""
+        cases = [  # name, text, a value (the first line is the header: it recurs nowhere below)
+            ("TPC-H ship instructions", "DELIVER IN PERSON\nTAKE BACK RETURN\nNONE AT ALL\n", "TAKE BACK RETURN"),
+            ("JSON objects, one a line", '{"duck": 1}\n{"duck": 2}\n{"duck": 3}\n', '{"duck": 2}'),
+        ]
+        for name, text, value in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, (2, 1))
+                self.assertEqual(df.iloc[0, 0], value)
+                self.assertNotEqual(info["delimiter"], " ")
+        for name, text, shape in [("words aligned by runs of spaces", "NAME   CITY\nann    Oslo\nbob    Rome\n", (2, 2)),
+                                  ("words and dates", "2024-01-02 ann x\n2024-01-03 bob y\n2024-01-04 cy z\n", (3, 3))]:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, shape)
+                self.assertEqual(info["delimiter"], " ")
+
 
 class EscapedQuotes(LoaderCase):
     """Cause 3: quotes escaped with a backslash are read so; a backslash before a doubled-quote
