@@ -288,6 +288,18 @@ def sniff_dialect(text, prefer_tab):
     return best
 
 
+GROUPED_NUMBER = re.compile(r"[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
+
+
+def grouped_number_lines(text):
+    """True when every line of text is one number, some grouped with commas (100,000.00), and
+    the commas split the lines unevenly (fewer than HEADER_STABLE_SHARE alike): one column of
+    numbers. Lines the commas split evenly (1,234 on every line) are fields."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (any("," in line for line in lines) and all(GROUPED_NUMBER.fullmatch(line) for line in lines)
+            and split_fit(text, ",")[0] < HEADER_STABLE_SHARE)
+
+
 def space_fields(text):
     """True when spaces in text separate fields, not words of values: runs of spaces align
     columns, or a field split at spaces (below the first line) is a number or a date. Lines
@@ -553,6 +565,10 @@ def delimited_layout(path, text, info):
     the header on, the header's index among the non-blank rows, decimal mark)."""
     prefer_tab = os.path.basename(path).lower().split(".")[-1] in ("tsv", "tab") or ".tsv." in path.lower()
     delimiter, escapechar = sniff_dialect(text, prefer_tab)
+    if delimiter == "," and grouped_number_lines(text):
+        delimiter, escapechar = next(d for d in DELIMITERS if d not in text), None  # one column
+        info["notes"].append("every line is one number grouped with commas (300,000,000.40), which the commas "
+                             "split unevenly: the file is one column of numbers, not fields")
     if escapechar == SPACED_QUOTES:
         info["notes"].append("quoted fields follow spaces after the delimiter (a, \"b\"); the spaces before each "
                              "field were skipped, so that the quotes are read as quoting")
@@ -649,7 +665,7 @@ def field_kind(field):
     field = field.strip()
     if not field:
         return None
-    if is_number(field):
+    if is_number(field) or GROUPED_NUMBER.fullmatch(field):
         return "number"
     return "date" if DATE_FIELD.fullmatch(field) else "text"
 

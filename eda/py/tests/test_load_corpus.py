@@ -120,6 +120,23 @@ class Delimiters(LoaderCase):
                 self.assertEqual(info["delimiter"], " ")
 
 
+class GroupedNumbersInOneColumn(LoaderCase):
+    """Lines that are each one number grouped with commas (300,000,000.40), split unevenly by
+    the commas, are one column of numbers (DuckDB's thousands_separator/simple.csv); lines the
+    commas split evenly are fields."""
+
+    def test_one_column_of_grouped_numbers(self):
+        df, info = self.load("100,000.00\n300,000.20\n300,000,000.40\n50\n9999999999.20\n")
+        self.assertEqual(df.shape, (5, 1))
+        self.assertEqual(df.iloc[:, 0].tolist(), [100000.0, 300000.2, 300000000.4, 50.0, 9999999999.2])
+        self.assertNotIn("ragged_rows", info)
+
+    def test_commas_that_split_evenly(self):
+        df, info = self.load("1,234\n5,678\n9,012\n3,456\n")
+        self.assertEqual(df.shape, (4, 2))
+        self.assertEqual(info["delimiter"], ",")
+
+
 class EscapedQuotes(LoaderCase):
     """Cause 3: quotes escaped with a backslash are read so; a backslash before a doubled-quote
     file's closing quote (a Windows folder) is not an escape."""
