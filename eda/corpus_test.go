@@ -317,7 +317,7 @@ func TestLoaderCorpusTable(t *testing.T) {
 	for _, v := range []string{"same", "types differ", "shape differs", "DuckDB refuses", "analyst refuses", "both refuse", "both find no rows", "analyst crashes"} {
 		counts = append(counts, fmt.Sprintf("%s %d", v, verdicts[v]))
 	}
-	fmt.Fprintf(&b, "%s.\n\nThe differing files judged one by one (%s): %s.\n\n%s\n%s\n%s\n| file | DuckDB | analyst | verdict |\n|---|---|---|---|\n%s",
+	fmt.Fprintf(&b, "%s.\n\nThe differing files judged one by one (eda/%s): %s.\n\n%s\n%s\n%s\n| file | DuckDB | analyst | verdict |\n|---|---|---|---|\n%s",
 		strings.Join(counts, ", "), judgementsDir, judgementCounts(used), corpusJudged, duckdbRight.String(), corpusFixed, rows.String())
 	if err := os.WriteFile(filepath.Join("..", "docs", "loader-corpus.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -389,5 +389,12 @@ counter-case as a test): ` + "`test_apple_financial.csv.gz`" + ` (rows that all 
 preamble: a trailing delimiter), ` + "`comments/mid_line*.csv`" + `, ` + "`comments/midline*.csv`" + `,
 ` + "`comments/simple_mid_line.csv`" + ` (a ` + "`#`" + ` that starts a comment inside lines: cut there, the
 lines split more evenly; a note says so), ` + "`empty_space_start_value.csv`" + ` (spaces before quoted
-fields skipped: reading so splits the rows more evenly).
+fields skipped: reading so splits the rows more evenly), ` + "`auto/tab_single_quote*.csv`" + `,
+` + "`from_df.csv`" + ` (values quoted with single quotes), ` + "`blank_line.csv`" + ` (blank lines between the
+rows of a one-column file are missing values), ` + "`comments/empty_space.csv`" + ` (a comment line first
+and comment lines indented with spaces), ` + "`small_lineitem_strings.csv`" + `, ` + "`test/5438.csv`" + `,
+` + "`test/no_newline_unicode.csv`" + `, ` + "`unescaped_quotes/unescaped_quote.csv`" + ` (lines of words with
+single spaces are one column, not fields split at the spaces). Also now read right where neither
+was: ` + "`thousands_separator/simple*.csv`" + ` (one column of numbers grouped with commas) and
+` + "`unionbyname_21248_*.csv`" + ` (a labelled footer note, ` + "`Ultima actualizacion: ...`" + `, left out).
 `
