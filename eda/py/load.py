@@ -250,7 +250,9 @@ def sniff_dialect(text, prefer_tab):
     reading it so splits the rows more consistently than doubled quotes (RFC 4180, the
     default) do, as MySQL and many scripts write them. Quotes are text, not quoting
     (NO_QUOTES), when a candidate splits fewer than HEADER_STABLE_SHARE of the lines alike with
-    quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic).
+    quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic);
+    when the first quote comes after the first 200 lines, the lines from it on are split too
+    (lines_from_late_quote), so that quotes first met there decide as early ones do.
     Spaces between the delimiter and a quote are skipped (SPACED_QUOTES) when the sample holds
     them and reading so splits the lines at least as consistently (1970,  73, "Hi, Mom!"): a
     quote that is text there (an inch mark) leaves a quoted field open, which splits worse.
@@ -261,6 +263,7 @@ def sniff_dialect(text, prefer_tab):
     """
     best, best_score = (",", None), None
     backslash = '\\"' in text
+    late_quotes = lines_from_late_quote(text)
     for d in DELIMITERS + [" "]:
         (share, width), escape = split_fit(text, d), None
         if backslash:
@@ -271,9 +274,11 @@ def sniff_dialect(text, prefer_tab):
             spaced = split_fit(text, d, SPACED_QUOTES)
             if spaced[0] >= share and spaced[1] >= 2:
                 (share, width), escape = spaced, SPACED_QUOTES
-        if '"' in text and share < HEADER_STABLE_SHARE:
+        late = late_quotes is not None and split_fit(late_quotes, d, escape)[0] < HEADER_STABLE_SHARE
+        if '"' in text and (share < HEADER_STABLE_SHARE or late):
             unquoted = split_fit(text, d, NO_QUOTES)
-            if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2:
+            if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2 and (
+                    not late or split_fit(late_quotes, d, NO_QUOTES)[0] >= HEADER_STABLE_SHARE):
                 (share, width), escape = unquoted, NO_QUOTES
         if escape is None and re.search("(^|" + re.escape(d) + ")'", text, re.M):
             single = split_fit(text, d, SINGLE_QUOTES)
@@ -298,6 +303,15 @@ def grouped_number_lines(text):
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return (any("," in line for line in lines) and all(GROUPED_NUMBER.fullmatch(line) for line in lines)
             and split_fit(text, ",")[0] < HEADER_STABLE_SHARE)
+
+
+def lines_from_late_quote(text, limit=200):
+    """text from the line of its first quote on, when that line is not among the first limit
+    lines (those split_fit reads); else None: the first lines show the quotes already."""
+    at = text.find('"')
+    if at < 0 or text.count("\n", 0, at) < limit:
+        return None
+    return text[text.rfind("\n", 0, at) + 1:]
 
 
 def space_fields(text):

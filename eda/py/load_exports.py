@@ -368,14 +368,16 @@ def blank_lines_are_values(text, rows, no_header, info):
     its data rows (1, 2, <blank>, 4): a one-column file can write a missing value only as an
     empty line, so they are read as missing values (as DuckDB does). Blank lines above the
     header or after the last row (a file padded with empty lines) are not values; nor are those
-    of a file with quotes (a quoted value may hold blank lines) or comments."""
+    of a file with quotes (a quoted value may hold blank lines) or comments, nor those of a file
+    whose every row is followed by a blank line (double-spaced, or lines ending \r\r\n)."""
     if info.get("header_row") or info.get("comment") or any(len(r) > 1 for r in rows) or "\"" in text or "'" in text:
         return False
     filled = [i for i, line in enumerate(text.splitlines()) if line.strip()]
     if not filled or filled[0] != 0:
         return False
     data = filled if no_header else filled[1:]
-    return len(data) > 1 and data[-1] - data[0] + 1 > len(data)
+    adjacent = any(b - a == 1 for a, b in zip(data, data[1:]))  # else the lines are double-spaced
+    return adjacent and data[-1] - data[0] + 1 > len(data)
 
 
 def blank_line_values(df, info):

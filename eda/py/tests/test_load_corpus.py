@@ -376,6 +376,8 @@ class OneColumnBlankLines(LoaderCase):
             ("blank lines after the last row", "1\n" + "\n" * 50, 1, 1),
             ("a blank line in a file of two columns", "a,b\n1,2\n\n3,4\n", 2, 2),
             ("a blank line above the header", "\ncol\n1\n2\n3\n", 3, 1),
+            ("double-spaced lines", "x\n\n1\n\n2\n\n3\n", 3, 1),
+            ("lines ending \\r\\r\\n (DuckDB's one_r_n_two.csv)", "one\r\r\ntwo\r\r\nthree\r\r\nfour", 3, 1),
         ]
         for name, text, rows, columns in cases:
             with self.subTest(name):

@@ -312,8 +312,27 @@ class TestHeaderEvidence(ExportCase):
         self.assertEqual(df["quote"].iloc[0], 'said "hi"')
         self.assertIsNone(info["escapechar"])
 
+    def test_quotes_first_after_200_lines_that_are_text(self):
+        # DuckDB's page_namespacepage_title_sample.csv: titles with quotes first after line 240
+        rows = [f"0\ttitle{i}" for i in range(250)] + ['0\t"Weird_Al"_Yankovic', "0\tnext", '0\t"!"', "0\tend"]
+        df, info = self.load(lines("ns\ttitle", rows), "t.tsv")
+        self.assertEqual(len(df), 254)
+        self.assertEqual(df["title"].iloc[250], '"Weird_Al"_Yankovic')
+        self.assertEqual(info["escapechar"], "")
+        self.assertNotIn("layout_alerts", info)
+
+    def test_quotes_first_after_200_lines_that_are_quoting(self):
+        rows = [f"{i},name{i}" for i in range(250)] + [f'{i},"Doe, Jane {i}"' for i in range(20)]
+        df, info = self.load(lines("id,name", rows))
+        self.assertEqual(df.shape, (270, 2))
+        self.assertEqual(df["name"].iloc[-1], "Doe, Jane 19")
+        self.assertIsNone(info["escapechar"])
+
     def test_lines_joined_by_a_quote_get_an_alert(self):
-        rows = [f"0\ttitle{i}" for i in range(210)] + ['0\t"', "0\tnext", '0\t"!"', "0\tend"]
+        # one quote pair among many lines: the lines from the first quote on still split alike
+        # with quoting, so the quotes are read as quoting
+        rows = [f"0\ttitle{i}" for i in range(210)] + ['0\t"', "0\tnext", '0\t"!"', "0\tend"] + \
+               [f"0\tmore{i}" for i in range(100)]
         df, info = self.load(lines("ns\ttitle", rows), "t.tsv")
         alerts = info.get("layout_alerts", [])
         self.assertEqual([(a["type"], a["column"]) for a in alerts], [("joined_lines", "title")], info["notes"])
