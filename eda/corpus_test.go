@@ -118,6 +118,16 @@ func TestLoaderCorpus(t *testing.T) {
 		{"auto/single_numeric.csv", 1, 1, true, ",", ""},
 		{"auto/mixed_single_line.csv", 1, 2, true, ",", ""},
 		{"autotypecandidates.csv", 1, 3, true, "|", ""},
+		// Judged one by one (testdata/corpus-judgements): values quoted with single quotes,
+		// blank lines in one column, comment lines first and indented, words with spaces,
+		// grouped numbers in one column, a labelled footer, quotes first after line 240.
+		{"from_df.csv", 4, 2, true, ",", "single quotes"},
+		{"blank_line.csv", 11, 1, false, ",", "read as missing values"},
+		{"comments/empty_space.csv", 4, 2, true, ";", "are comments"},
+		{"small_lineitem_strings.csv", 1, 1, false, ",", ""},
+		{"thousands_separator/simple.csv", 5, 1, true, ";", "grouped with commas"},
+		{"unionbyname_21248_1.csv", 1, 8, false, "|", "Ultima actualizacion"},
+		{"page_namespacepage_title_sample.csv", 3993, 2, false, "\t", "not quoting"},
 		// Quotes that are text, not quoting; a stray NUL inside a value.
 		{"thijs_unquoted.csv", 4, 3, true, "|", "not quoting"},
 		{"nullbyte.csv", 1, 3, false, "|", "NUL bytes inside its lines"},
