@@ -607,7 +607,7 @@ def delimited_layout(path, text, info):
     rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
     comment = "#" if cut is not None else sniff_comment(rows, header_index)
     if comment and cut is None:
-        lines = sum(1 for r in rows[header_index:] if commented(r))  # the header is none, or the first is
+        lines = sum(1 for r in rows[header_index:] if commented(r))  # a file without a header may start with one
         info["notes"].append(f"lines starting with {comment} between the rows are comments ({lines:,} in the first "
                              f"{len(rows):,} lines), not data; they were skipped")
         # pandas skips comment lines as it skips blank ones: the header's index counts neither
