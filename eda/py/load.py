@@ -199,15 +199,21 @@ NO_QUOTES = ""  # the escape character of a file whose quotes are text, not quot
 # The escape character of a file whose quoted fields follow spaces after the delimiter
 # (1970,  73, "Hi, Mom!"): quotes doubled, the spaces before each field skipped (see sniff_dialect).
 SPACED_QUOTES = " "
+# The escape character of a file whose values are quoted with single quotes ('a, b'; quotes
+# doubled inside them), as DuckDB's sniffer also tries (see sniff_dialect).
+SINGLE_QUOTES = "'"
 
 
 def quote_options(escapechar):
     """The options of csv.reader and pandas.read_csv for quotes: escaped by escapechar (None:
-    doubled), NO_QUOTES: no quoting at all, SPACED_QUOTES: doubled, after spaces."""
+    doubled), NO_QUOTES: no quoting at all, SPACED_QUOTES: doubled, after spaces,
+    SINGLE_QUOTES: single quotes, doubled."""
     if escapechar == NO_QUOTES:
         return {"quoting": csv.QUOTE_NONE, "escapechar": None}
     if escapechar == SPACED_QUOTES:
         return {"escapechar": None, "skipinitialspace": True}
+    if escapechar == SINGLE_QUOTES:
+        return {"escapechar": None, "quotechar": "'"}
     return {"escapechar": escapechar}
 
 
@@ -261,18 +267,26 @@ def sniff_dialect(text, prefer_tab):
     with the most common field count, then a header of that width, then the file's extension
     (.tsv), then the most fields, then the order of DELIMITERS. A space is a delimiter only when
     it splits at least HEADER_STABLE_SHARE of the lines into the same number (> 1) of fields,
-    better than every other candidate (files aligned with spaces; runs of spaces count as one).
+    better than every other candidate, and the file shows fields between its spaces
+    (space_fields: files aligned with spaces; runs of spaces count as one).
     No candidate: one column. Quotes are escaped with a backslash when the sample holds \\" and
     reading it so splits the rows more consistently than doubled quotes (RFC 4180, the
     default) do, as MySQL and many scripts write them. Quotes are text, not quoting
     (NO_QUOTES), when a candidate splits fewer than HEADER_STABLE_SHARE of the lines alike with
-    quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic).
+    quoting and at least that share without (a tab file of titles such as "Weird Al" Yankovic);
+    when the first quote comes after the first 200 lines, the lines from it on are split too
+    (lines_from_late_quote), so that quotes first met there decide as early ones do.
     Spaces between the delimiter and a quote are skipped (SPACED_QUOTES) when the sample holds
     them and reading so splits the lines at least as consistently (1970,  73, "Hi, Mom!"): a
     quote that is text there (an inch mark) leaves a quoted field open, which splits worse.
+    Values are quoted with single quotes (SINGLE_QUOTES) when a field of the sample starts with
+    one and reading so splits the lines more consistently than double quotes do ('te<TAB>xt2' in
+    a tab file): an apostrophe that starts a field ('twas) leaves a quoted field open or ends
+    one inside a word, which splits worse or no better.
     """
     best, best_score = (",", None), None
     backslash = '\\"' in text
+    late_quotes = lines_from_late_quote(text)
     for d in DELIMITERS + [" "]:
         (share, width), escape = split_fit(text, d), None
         if backslash:
@@ -283,17 +297,54 @@ def sniff_dialect(text, prefer_tab):
             spaced = split_fit(text, d, SPACED_QUOTES)
             if spaced[0] >= share and spaced[1] >= 2:
                 (share, width), escape = spaced, SPACED_QUOTES
-        if '"' in text and share < HEADER_STABLE_SHARE:
+        late = late_quotes is not None and split_fit(late_quotes, d, escape)[0] < HEADER_STABLE_SHARE
+        if '"' in text and (share < HEADER_STABLE_SHARE or late):
             unquoted = split_fit(text, d, NO_QUOTES)
-            if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2:
+            if unquoted[0] >= HEADER_STABLE_SHARE and unquoted[1] >= 2 and (
+                    not late or split_fit(late_quotes, d, NO_QUOTES)[0] >= HEADER_STABLE_SHARE):
                 (share, width), escape = unquoted, NO_QUOTES
-        if width < 2 or (d == " " and share < HEADER_STABLE_SHARE):
+        if escape is None and re.search("(^|" + re.escape(d) + ")'", text, re.M):
+            single = split_fit(text, d, SINGLE_QUOTES)
+            if single[0] > share and single[1] >= 2:
+                (share, width), escape = single, SINGLE_QUOTES
+        if width < 2 or (d == " " and (share < HEADER_STABLE_SHARE or not space_fields(text))):
             continue
         header = split_rows(text, d, escape, limit=1)
         score = (share, bool(header) and len(header[0]) == width, prefer_tab and d == "\t", width)
         if best_score is None or (score[0] > best_score[0] if d == " " else score > best_score):
             best, best_score = (d, escape), score
     return best
+
+
+GROUPED_NUMBER = re.compile(r"[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?")
+
+
+def grouped_number_lines(text):
+    """True when every line of text is one number, some grouped with commas (100,000.00), and
+    the commas split the lines unevenly (fewer than HEADER_STABLE_SHARE alike): one column of
+    numbers. Lines the commas split evenly (1,234 on every line) are fields."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (any("," in line for line in lines) and all(GROUPED_NUMBER.fullmatch(line) for line in lines)
+            and split_fit(text, ",")[0] < HEADER_STABLE_SHARE)
+
+
+def lines_from_late_quote(text, limit=200):
+    """text from the line of its first quote on, when that line is not among the first limit
+    lines (those split_fit reads); else None: the first lines show the quotes already."""
+    at = text.find('"')
+    if at < 0 or text.count("\n", 0, at) < limit:
+        return None
+    return text[text.rfind("\n", 0, at) + 1:]
+
+
+def space_fields(text):
+    """True when spaces in text separate fields, not words of values: runs of spaces align
+    columns, or a field split at spaces (below the first line) is a number or a date. Lines
+    of words with single spaces (DELIVER IN PERSON, {"duck": 1}) are values with spaces."""
+    if re.search(r"\S {2,}\S", text):
+        return True
+    rows = split_rows(text, " ", limit=50) or []
+    return any(field_kind(f) in ("number", "date") for r in rows[1:] for f in r)
 
 
 def sniff_decimal(rows):
@@ -574,9 +625,16 @@ def delimited_layout(path, text, info):
     the header on, the header's index among the non-blank rows, decimal mark)."""
     prefer_tab = os.path.basename(path).lower().split(".")[-1] in ("tsv", "tab") or ".tsv." in path.lower()
     delimiter, escapechar = sniff_dialect(text, prefer_tab)
+    if delimiter == "," and grouped_number_lines(text):
+        delimiter, escapechar = next(d for d in DELIMITERS if d not in text), None  # one column
+        info["notes"].append("every line is one number grouped with commas (300,000,000.40), which the commas "
+                             "split unevenly: the file is one column of numbers, not fields")
     if escapechar == SPACED_QUOTES:
         info["notes"].append("quoted fields follow spaces after the delimiter (a, \"b\"); the spaces before each "
                              "field were skipped, so that the quotes are read as quoting")
+    elif escapechar == SINGLE_QUOTES:
+        info["notes"].append("values are quoted with single quotes ('a, b'), not double quotes: read so, the lines "
+                             "split into the same number of fields; the file was read so")
     elif escapechar:
         info["notes"].append("quotes inside quoted fields are escaped with a backslash (\\\"), not doubled; "
                              "the file was read so")
@@ -595,7 +653,7 @@ def delimited_layout(path, text, info):
     rows = split_rows(text, delimiter, escapechar) or []  # none: pandas will say what is wrong
     comment = "#" if cut is not None else sniff_comment(rows, header_index)
     if comment and cut is None:
-        lines = sum(1 for r in rows[header_index + 1:] if commented(r))
+        lines = sum(1 for r in rows[header_index:] if commented(r))  # a file without a header may start with one
         info["notes"].append(f"lines starting with {comment} between the rows are comments ({lines:,} in the first "
                              f"{len(rows):,} lines), not data; they were skipped")
         # pandas skips comment lines as it skips blank ones: the header's index counts neither
@@ -645,9 +703,13 @@ def sniff_comment(rows, header_index):
     start with # (colours such as #ff0000 in a first column) are data. Comments above the header
     are a preamble (see find_header)."""
     below = [r for r in rows[header_index + 1:] if commented(r)]
-    if not below:
+    # A file without a header may start with a comment line: the first row that is not one
+    # is the width the comments are measured against.
+    first = next((r for r in rows[header_index:] if not commented(r)), None)
+    if not below or first is None:
         return None
-    if 2 * sum(len(r) == len(rows[header_index]) for r in below) >= len(below):
+    below = [r for r in rows[header_index:] if commented(r)] if commented(rows[header_index]) else below
+    if 2 * sum(len(r) == len(first) for r in below) >= len(below):
         return None
     if any("#" in f for r in rows if not commented(r) for f in r):
         return None
@@ -664,7 +726,7 @@ def field_kind(field):
     field = field.strip()
     if not field:
         return None
-    if is_number(field):
+    if is_number(field) or GROUPED_NUMBER.fullmatch(field):
         return "number"
     return "date" if DATE_FIELD.fullmatch(field) else "text"
 
@@ -762,6 +824,7 @@ def read_delimited(path, head, compression, encoding, info):
     as_text = text_columns(text, delimiter, header_index + (0 if no_header else 1), [] if no_header else header,
                            escapechar)
     index_col = False if no_header or not rows else row_labels(rows, delimiter, info)
+    blank_values = blank_lines_are_values(text, rows, no_header, info)
     # Only empty fields are missing at this point: clean_missing_markers applies NA_VALUES
     # afterwards, so that it can count the markers it finds.
     # Later rows with more fields than the header are skipped (their values cannot be placed
@@ -778,7 +841,8 @@ def read_delimited(path, head, compression, encoding, info):
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
                                names=names,
                                index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
-                               low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""])
+                               low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""],
+                               skip_blank_lines=not blank_values)
 
     messages = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):
@@ -800,6 +864,10 @@ def read_delimited(path, head, compression, encoding, info):
             raise AnalystDataError(f"the file could not be read as {info['format'].upper()} "
                                    f"(delimiter {delimiter!r}): {e}") from None
     info["encoding"] = encoding
+    if blank_values:
+        df = blank_line_values(df, info)
+    if info["comment"]:
+        df = indented_comment_rows(df, text)
     if index_col is None:
         df = df.rename_axis("row_label").reset_index()
     reported = messages.getvalue() + "\n".join(str(w.message) for w in caught)

@@ -69,6 +69,20 @@ FOOTER_NOTE = re.compile(r"\s*(?:(?:sources?|notes?|n\.\s?b\.?|footnotes?|remark
                          re.I)
 
 
+# A note in any language: a label of a few words, a colon, then text ("Ultima actualizacion: ...").
+LABELLED_NOTE = re.compile(r"\s*[^\W\d_][\w .'-]{0,40}:\s+\S")
+
+
+def lone_labelled_note(df, pos, first, rest):
+    """True for a row holding only labelled text (LABELLED_NOTE) in its first cell below a first
+    column of numbers: a note, in whatever language (Ultima actualizacion: 2025-05-28), not a
+    value of that column. Labelled text among labelled text (Status: open) is a value."""
+    if len(rest) or not LABELLED_NOTE.match(first):
+        return False
+    above = df.iloc[:pos, 0].dropna().astype(str)
+    return len(above) > 0 and bool(pd.to_numeric(above, errors="coerce").notna().all())
+
+
 def text_cell(value):
     """value stripped when it is non-empty text, else None."""
     return value.strip() or None if isinstance(value, str) else None
@@ -77,7 +91,8 @@ def text_cell(value):
 def footer_rows(df):
     """The positions of the rows at the end of df that are footer notes (FOOTER_NOTE in their
     first cell, any other filled cell text that is not a number: the rest of a note cut at a
-    delimiter) or empty rows between them; none when the last row is data (Note: late,7)."""
+    delimiter; or a lone_labelled_note) or empty rows between them; none when the last row is
+    data (Note: late,7)."""
     found = []
     for pos in range(len(df) - 1, 0, -1):
         row = df.iloc[pos]
@@ -85,7 +100,9 @@ def footer_rows(df):
             found.append(pos)
             continue
         first, rest = text_cell(row.iloc[0]), row.iloc[1:].dropna()
-        if len(df.columns) < 2 or first is None or not FOOTER_NOTE.match(first):
+        if len(df.columns) < 2 or first is None:
+            break
+        if not FOOTER_NOTE.match(first) and not lone_labelled_note(df, pos, first, rest):
             break
         if not all(isinstance(v, str) and not is_number(v) for v in rest):
             break
@@ -344,3 +361,52 @@ def joined_lines(df, delimiter, info):
                "the file with quoting=csv.QUOTE_NONE")
     info.setdefault("layout_alerts", []).append({"type": "joined_lines", "column": str(where), "message": message})
     info["notes"].append(message)
+
+
+def blank_lines_are_values(text, rows, no_header, info):
+    """True when the sampled text is one column (every row one field) with blank lines between
+    its data rows (1, 2, <blank>, 4): a one-column file can write a missing value only as an
+    empty line, so they are read as missing values (as DuckDB does). Blank lines above the
+    header or after the last row (a file padded with empty lines) are not values; nor are those
+    of a file with quotes (a quoted value may hold blank lines) or comments, nor those of a file
+    whose every row is followed by a blank line (double-spaced, or lines ending \r\r\n)."""
+    if info.get("header_row") or info.get("comment") or any(len(r) > 1 for r in rows) or "\"" in text or "'" in text:
+        return False
+    filled = [i for i, line in enumerate(text.splitlines()) if line.strip()]
+    if not filled or filled[0] != 0:
+        return False
+    data = filled if no_header else filled[1:]
+    adjacent = any(b - a == 1 for a, b in zip(data, data[1:]))  # else the lines are double-spaced
+    return adjacent and data[-1] - data[0] + 1 > len(data)
+
+
+def blank_line_values(df, info):
+    """df, read with its blank lines as rows (blank_lines_are_values), without the blank rows
+    before its first value and after its last; the note counts the blank lines kept as missing
+    values."""
+    filled = np.flatnonzero(df.notna().any(axis=1).to_numpy())
+    if len(filled):
+        df = df.iloc[filled[0]:filled[-1] + 1].reset_index(drop=True)
+    blanks = int(df.isna().all(axis=1).sum())
+    if blanks:
+        info["notes"].append(f"{blanks:,} blank line(s) between the rows of this one-column file were read as "
+                             "missing values (the only way a one-column file writes one)")
+    return df
+
+
+def indented_comment_rows(df, text):
+    """df without the rows pandas made of comment lines indented with spaces ( # note): pandas
+    skips a comment line only when its # comes first, and reads one after spaces as a row of
+    those spaces. Only when the text holds such lines: a row of blanks is data elsewhere."""
+    if not re.search(r"^[ \t]+#", text, re.M):
+        return df
+    blank = df.apply(lambda s: s.isna() | s.astype(str).str.strip().eq("")).all(axis=1)
+    if not blank.any():
+        return df
+    df = df[~blank].reset_index(drop=True)
+    for c in df.columns:  # a column of numbers that the spaces made text
+        if df[c].dtype == object:
+            numbers = pd.to_numeric(df[c], errors="coerce")
+            if numbers.notna().sum() == df[c].notna().sum():
+                df[c] = numbers
+    return df

@@ -98,6 +98,44 @@ class Delimiters(LoaderCase):
         df, info = self.load("comment\nthe delivery was late\ngood\nvery good service indeed\n")
         self.assertEqual(df.shape, (3, 1))
 
+    def test_words_with_single_spaces(self):
+        """Lines of words with single spaces are values with spaces, not fields (DuckDB's
+        small_lineitem_strings.csv, test/5438.csv): a space splits fields when a field is a
+        number or a date, or runs of spaces align the columns."""
+        cases = [  # name, text, a value (the first line is the header: it recurs nowhere below)
+            ("TPC-H ship instructions", "DELIVER IN PERSON\nTAKE BACK RETURN\nNONE AT ALL\n", "TAKE BACK RETURN"),
+            ("JSON objects, one a line", '{"duck": 1}\n{"duck": 2}\n{"duck": 3}\n', '{"duck": 2}'),
+        ]
+        for name, text, value in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, (2, 1))
+                self.assertEqual(df.iloc[0, 0], value)
+                self.assertNotEqual(info["delimiter"], " ")
+        for name, text, shape in [("words aligned by runs of spaces", "NAME   CITY\nann    Oslo\nbob    Rome\n", (2, 2)),
+                                  ("words and dates", "2024-01-02 ann x\n2024-01-03 bob y\n2024-01-04 cy z\n", (3, 3))]:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, shape)
+                self.assertEqual(info["delimiter"], " ")
+
+
+class GroupedNumbersInOneColumn(LoaderCase):
+    """Lines that are each one number grouped with commas (300,000,000.40), split unevenly by
+    the commas, are one column of numbers (DuckDB's thousands_separator/simple.csv); lines the
+    commas split evenly are fields."""
+
+    def test_one_column_of_grouped_numbers(self):
+        df, info = self.load("100,000.00\n300,000.20\n300,000,000.40\n50\n9999999999.20\n")
+        self.assertEqual(df.shape, (5, 1))
+        self.assertEqual(df.iloc[:, 0].tolist(), [100000.0, 300000.2, 300000000.4, 50.0, 9999999999.2])
+        self.assertNotIn("ragged_rows", info)
+
+    def test_commas_that_split_evenly(self):
+        df, info = self.load("1,234\n5,678\n9,012\n3,456\n")
+        self.assertEqual(df.shape, (4, 2))
+        self.assertEqual(info["delimiter"], ",")
+
 
 class EscapedQuotes(LoaderCase):
     """Cause 3: quotes escaped with a backslash are read so; a backslash before a doubled-quote
@@ -177,6 +215,19 @@ class Comments(LoaderCase):
         self.assertEqual(df.shape, (3, 3))
         self.assertEqual(df["x"].tolist(), [1, 4, 7])
         self.assertEqual(info["comment"], "#")
+
+    def test_comment_lines_first_and_between_rows(self):
+        # DuckDB's comments/empty_space.csv: no header, the first line a comment (after a space)
+        df, info = self.load(" # a comment\n1;3\n # a comment\n1;3\n2;4\n5;6\n")
+        self.assertEqual(df.shape, (4, 2))
+        self.assertEqual(df.iloc[:, 0].tolist(), [1, 1, 2, 5])
+        self.assertNotIn("ragged_rows", info)
+        self.assertEqual(info["comment"], "#")
+
+    def test_values_that_start_with_hash_in_one_column(self):
+        df, info = self.load("#ff0000\n#00ff00\n#ff0000\n#0000ff\n")
+        self.assertEqual(df.iloc[:, 0].tolist(), ["#ff0000", "#00ff00", "#ff0000", "#0000ff"])
+        self.assertIsNone(info.get("comment"))
 
     def test_values_that_start_with_hash(self):
         df, info = self.load("colour,name\n#ff0000,red\n#00ff00,green\n#0000ff,blue\n")
@@ -269,6 +320,70 @@ class SpacesBeforeQuotes(LoaderCase):
         df, info = self.load('item, size\nbolt, "3/4\nnut, "1/2\nwasher, "5/8\n')
         self.assertEqual(len(df), 3)
         self.assertEqual(df.iloc[:, 1].str.strip().tolist(), ['"3/4', '"1/2', '"5/8'])
+
+
+class SingleQuotes(LoaderCase):
+    """Values quoted with single quotes ('te<TAB>xt2', '''a,b,c''': DuckDB's
+    auto/tab_single_quote.csv, from_df.csv) are read so when that splits the lines more evenly
+    than double quotes do; apostrophes in text ('twas, it's) stay text."""
+
+    def test_single_quoted_values(self):
+        cases = [  # name, text, shape, the value the single quotes hold
+            ("a tab inside single quotes", "123\tTEST13\ttext1\n345\tTEST13\t'te\txt2'\n'567'\tTEST13\ttext3\n",
+             (3, 3), "te\txt2"),
+            ("commas inside single quotes, quotes doubled", "'''a,b,c''',45\n,234\nhello,234\nbye,2\n", (4, 2), "'a,b,c'"),
+        ]
+        for name, text, shape, value in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, shape)
+                self.assertIn(value, df.astype(str).values.ravel().tolist())
+                self.assertNotIn("ragged_rows", info)
+                self.assertIsNotNone(self.note(info, "single quotes"))
+
+    def test_apostrophes_stay_text(self):
+        cases = [
+            ("apostrophes that start fields", "name,said\nann,'twas fine\nbob,it's ok\ncy,'90s hits\n", "'twas fine"),
+            ("single quotes that split no differently", "a,b\n'x',1\n'y',2\n", "'x'"),
+        ]
+        for name, text, value in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape[1], 2)
+                self.assertIn(value, df.astype(str).values.ravel().tolist())
+                self.assertIsNone(self.note(info, "single quotes"))
+
+
+class OneColumnBlankLines(LoaderCase):
+    """A one-column file can write a missing value only as an empty line: blank lines between
+    its rows are missing values (DuckDB's blank_line.csv counts 1 to 11 without 10); blank
+    lines after its last row, or in a file of several columns, are not rows."""
+
+    def test_blank_lines_between_rows(self):
+        cases = [  # name, text, values
+            ("a header, a blank where 10 is", "col\n" + "".join(f"{i}\n" for i in range(1, 10)) + "\n11\n",
+             [1, 2, 3, 4, 5, 6, 7, 8, 9, None, 11]),
+            ("no header, two blanks, CRLF", "1\r\n2\r\n\r\n\r\n5\r\n6\r\n1\r\n", [1, 2, None, None, 5, 6, 1]),
+        ]
+        for name, text, values in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual([None if v != v else v for v in df.iloc[:, 0].tolist()], values)
+                self.assertIsNotNone(self.note(info, "blank line"))
+
+    def test_blank_lines_that_are_not_rows(self):
+        cases = [  # name, text, rows, columns
+            ("blank lines after the last row", "1\n" + "\n" * 50, 1, 1),
+            ("a blank line in a file of two columns", "a,b\n1,2\n\n3,4\n", 2, 2),
+            ("a blank line above the header", "\ncol\n1\n2\n3\n", 3, 1),
+            ("double-spaced lines", "x\n\n1\n\n2\n\n3\n", 3, 1),
+            ("lines ending \\r\\r\\n (DuckDB's one_r_n_two.csv)", "one\r\r\ntwo\r\r\nthree\r\r\nfour", 3, 1),
+        ]
+        for name, text, rows, columns in cases:
+            with self.subTest(name):
+                df, info = self.load(text)
+                self.assertEqual(df.shape, (rows, columns))
+                self.assertIsNone(self.note(info, "blank line"))
 
 
 class Timestamps(LoaderCase):

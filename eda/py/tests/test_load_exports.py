@@ -126,6 +126,21 @@ class TestReportRows(ExportCase):
         self.assertEqual(str(df["sales"].dtype), "int64")
         self.assertEqual(info["footer_notes"], ["Source: ACME ledger", "Note: in EUR"])
 
+    def test_labelled_note_below_numbers_is_left_out(self):
+        # DuckDB's unionbyname_21248_*.csv: a Spanish "last updated" line ends the file
+        body = [f"{2004 + i}|{i}|shop {i}|2021-04-30T19:51:27" for i in range(3)]
+        df, info = self.load(lines("id|flag|name|updated", body + ["", "Ultima actualizacion: 2025-05-28T18:00:02-03:00"]))
+        self.assertEqual(len(df), 3)
+        self.assertEqual(str(df["id"].dtype), "int64")
+        self.assertEqual(info["footer_notes"], ["Ultima actualizacion: 2025-05-28T18:00:02-03:00"])
+
+    def test_labelled_value_among_labelled_values_is_data(self):
+        # the first column holds labelled text all along: its last value is a row like the others
+        body = [f"Status: open,{i},x" for i in range(4)]
+        df, info = self.load(lines("state,n,k", body + ["Status: closed,,"]))
+        self.assertEqual(len(df), 5)
+        self.assertNotIn("footer_notes", info)
+
     def test_note_in_a_full_row_is_data(self):
         # a comments column that says "Note: ..." in a row whose other cells are filled
         df, info = self.load(lines("comment,sales", [f"ok,{i}" for i in range(5)] + ["Note: late,7"]))
@@ -321,8 +336,27 @@ class TestHeaderEvidence(ExportCase):
         self.assertEqual(df["quote"].iloc[0], 'said "hi"')
         self.assertIsNone(info["escapechar"])
 
+    def test_quotes_first_after_200_lines_that_are_text(self):
+        # DuckDB's page_namespacepage_title_sample.csv: titles with quotes first after line 240
+        rows = [f"0\ttitle{i}" for i in range(250)] + ['0\t"Weird_Al"_Yankovic', "0\tnext", '0\t"!"', "0\tend"]
+        df, info = self.load(lines("ns\ttitle", rows), "t.tsv")
+        self.assertEqual(len(df), 254)
+        self.assertEqual(df["title"].iloc[250], '"Weird_Al"_Yankovic')
+        self.assertEqual(info["escapechar"], "")
+        self.assertNotIn("layout_alerts", info)
+
+    def test_quotes_first_after_200_lines_that_are_quoting(self):
+        rows = [f"{i},name{i}" for i in range(250)] + [f'{i},"Doe, Jane {i}"' for i in range(20)]
+        df, info = self.load(lines("id,name", rows))
+        self.assertEqual(df.shape, (270, 2))
+        self.assertEqual(df["name"].iloc[-1], "Doe, Jane 19")
+        self.assertIsNone(info["escapechar"])
+
     def test_lines_joined_by_a_quote_get_an_alert(self):
-        rows = [f"0\ttitle{i}" for i in range(210)] + ['0\t"', "0\tnext", '0\t"!"', "0\tend"]
+        # one quote pair among many lines: the lines from the first quote on still split alike
+        # with quoting, so the quotes are read as quoting
+        rows = [f"0\ttitle{i}" for i in range(210)] + ['0\t"', "0\tnext", '0\t"!"', "0\tend"] + \
+               [f"0\tmore{i}" for i in range(100)]
         df, info = self.load(lines("ns\ttitle", rows), "t.tsv")
         alerts = info.get("layout_alerts", [])
         self.assertEqual([(a["type"], a["column"]) for a in alerts], [("joined_lines", "title")], info["notes"])
