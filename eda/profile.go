@@ -148,6 +148,9 @@ const (
 	// numbers such as 123,000, which read as well with ',' grouping thousands,
 	// and a column that mixes decimal commas (5,5) with values such as 5.555.
 	AlertAmbiguousNumbers = "ambiguous_numbers"
+	// AlertTimesAsText marks a text column of times of day (05:40:00):
+	// pandas has no time-of-day type, so they stay text.
+	AlertTimesAsText = "times_as_text"
 )
 
 // Alert is something about the data an analyst should look at.

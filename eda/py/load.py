@@ -1100,15 +1100,19 @@ def dotted_order_note(column, sample, fmt, info):
 
 def times_of_day(df, info):
     """Text columns whose values are mostly times of day (>= DATE_SHARE of a sample) stay text,
-    and a note names them: pandas has no time-of-day type (and hh:mm:ss could be a duration)."""
+    and a note and an alert (layout_alerts: times_as_text) name them: pandas has no time-of-day
+    type (and hh:mm:ss could be a duration)."""
     for column in df.columns[df.dtypes == object]:
         sample = spaced_sample(df[column], 500)
         if sample.empty or not sample.map(type).eq(str).all() or sample.str.fullmatch(TIME_OF_DAY).mean() < DATE_SHARE:
             continue
         info["times_of_day"].append(str(column))
-        info["notes"].append(f"{column!r} holds times of day or durations (such as {sample.iloc[0].strip()!r}); kept as "
-                             "text, as pandas has no time-of-day type (pd.to_timedelta reads hh:mm:ss as the time since "
-                             "midnight)")
+        message = (f"{column!r} holds times of day or durations (such as {sample.iloc[0].strip()!r}); kept as text, as "
+                   "pandas has no time-of-day type: they sort in time order but do not compute (pd.to_timedelta reads "
+                   "hh:mm:ss as the time since midnight)")
+        info["notes"].append(message)
+        # An alert too: a reader of the profile sees a text column where a typed reader shows a time.
+        info.setdefault("layout_alerts", []).append({"type": "times_as_text", "column": str(column), "message": message})
 
 
 def either_order_share(values, fmt):

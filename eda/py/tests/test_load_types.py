@@ -112,6 +112,8 @@ class TimesOfDay(TypesCase):
         self.assertEqual(df["t"].dtype, object)
         self.assertEqual(info["times_of_day"], ["t"])
         self.assertTrue(any("times of day" in n and "'t'" in n for n in info["notes"]), info["notes"])
+        alerts = [a for a in info.get("layout_alerts", []) if a["type"] == "times_as_text"]
+        self.assertEqual([a["column"] for a in alerts], ["t"], info.get("layout_alerts"))
 
     def test_not_times(self):
         for name, values in [("scores", ["3:1", "2:0", "1:1"]), ("hours past 23", ["25:40:00", "31:30:00"]),
@@ -119,6 +121,7 @@ class TimesOfDay(TypesCase):
             with self.subTest(name):
                 df, info = self.column(values * 4, "t")
                 self.assertEqual(info.get("times_of_day", []), [])
+                self.assertEqual([a for a in info.get("layout_alerts", []) if a["type"] == "times_as_text"], [])
 
 
 class AmbiguousDecimalComma(TypesCase):
