@@ -87,7 +87,7 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 	nb.SetProvenance("eval", map[string]any{"suite": r.Suite, "suite_hash": r.SuiteHash, "case": r.Case, "repeat": r.Repeat,
 		"model": r.Model, "model_digest": r.ModelDigest, //houserules:literal provenance keys
 		"seed": r.Seed, "status": r.Status})
-	if err := nbformat.WriteFile(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
+	if err := nbformat.WriteFileCompact(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
 		return fmt.Errorf("writing the notebook of case %s: %w", r.Case, err)
 	}
 	in := report.Input{
