@@ -74,6 +74,11 @@ func caseFiles(r *Result) (notebook, html string) {
 	return base + ".ipynb", base + ".html"
 }
 
+// caseLinkedCodeBytes is the shortest hidden code a case's report links
+// to in its notebook instead of copying (report.Input.LinkedCodeBytes):
+// the loader and the profile's functions, not a stage's few lines.
+const caseLinkedCodeBytes = 8 << 10
+
 // writeCaseFiles writes rec as the notebook and HTML report of r under
 // dir, with the writers analyst run uses, and records their paths in r.
 func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) error {
@@ -97,6 +102,9 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 		Notebook: nb,
 		Profile:  rec.Profile,
 		KaTeXDir: katexDir,
+		// The notebook is beside the report: the long hidden code (the
+		// loader, the profile's functions) is linked there, not copied.
+		NotebookLink: path.Base(nbPath), LinkedCodeBytes: caseLinkedCodeBytes,
 		Run: report.RunInfo{DataName: rec.DataName, Stages: rec.Stages, Failure: r.Error, ImageID: r.ImageID,
 			DriverHash: kernel.DriverHash(), Versions: rec.Versions, Model: rec.Model},
 	}
