@@ -108,23 +108,41 @@ var pyKeywords = []string{"False", "None", "True", "and", "as", "assert", "async
 	"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
 	"lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"}
 
-// pyNames are the identifiers of Python code outside strings and comments,
-// not keywords and not only attributes (after a '.'), sorted: a superset of
-// the names it binds. Declaring a name global that the code only reads
-// changes nothing (it was global), so a superset is as right as the set.
+// pyNames are the names Python code may bind at its top level: its
+// identifiers outside strings and comments, less keywords and the names
+// every use of which cannot bind (an attribute, after a '.'; a call,
+// name(...), not after def or class; a keyword argument, name=... inside
+// brackets), sorted. Declaring global a name the code only reads changes
+// nothing (it was global), so a superset of the bound names is as right as
+// the set; a name left out that the code binds would be the function's own.
 func pyNames(src string) []string {
-	seen := map[string]bool{}
-	scanPy(src, func(word string, afterDot bool) {
-		if !afterDot && !slices.Contains(pyKeywords, word) {
-			seen[word] = true
+	bindable := map[string]bool{}
+	scanPy(src, func(w pyWord) {
+		if slices.Contains(pyKeywords, w.text) {
+			return
 		}
+		rest := strings.TrimLeft(w.rest, " \t")
+		call := strings.HasPrefix(rest, "(") && w.before != "def" && w.before != "class"
+		keyword := w.depth > 0 && strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
+		bindable[w.text] = bindable[w.text] || !(w.afterDot || call || keyword)
 	}, nil)
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
+	var names []string
+	for n, ok := range bindable {
+		if ok {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	return names
+}
+
+// pyWord is an identifier scanPy found: its text, whether it follows a
+// '.', the code after it, the depth of brackets it is in, and the
+// identifier before it.
+type pyWord struct {
+	text, rest, before string
+	afterDot           bool
+	depth              int
 }
 
 // pyStringLines says, per line of src, whether it starts inside a string
@@ -136,10 +154,10 @@ func pyStringLines(src string) []bool {
 }
 
 // scanPy reads Python code: word for each identifier outside strings and
-// comments (afterDot when an attribute), line at each line end with
-// whether the next line starts inside a string. Numbers are skipped whole.
-func scanPy(src string, word func(w string, afterDot bool), line func(insideString bool)) {
-	prevDot := false
+// comments, line at each line end with whether the next line starts inside
+// a string. Numbers are skipped whole.
+func scanPy(src string, word func(pyWord), line func(insideString bool)) {
+	prevDot, depth, before := false, 0, ""
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
@@ -154,7 +172,7 @@ func scanPy(src string, word func(w string, afterDot bool), line func(insideStri
 			}
 		case c == '"' || c == '\'':
 			i = skipPyString(src, i, line)
-			prevDot = false
+			prevDot, before = false, ""
 		case isIdentStart(c):
 			j := i
 			for j < len(src) && (isIdentStart(src[j]) || isDigit(src[j])) {
@@ -162,21 +180,27 @@ func scanPy(src string, word func(w string, afterDot bool), line func(insideStri
 			}
 			if j < len(src) && (src[j] == '"' || src[j] == '\'') && isStringPrefix(src[i:j]) {
 				i = skipPyString(src, j, line)
-				prevDot = false
+				prevDot, before = false, ""
 				continue
 			}
 			if word != nil {
-				word(src[i:j], prevDot)
+				word(pyWord{text: src[i:j], rest: src[j:min(len(src), j+3)], before: before, afterDot: prevDot, depth: depth})
 			}
-			prevDot, i = false, j
+			prevDot, before, i = false, src[i:j], j
 		case isDigit(c):
 			for i < len(src) && (isIdentStart(src[i]) || isDigit(src[i]) || src[i] == '.') {
 				i++
 			}
-			prevDot = false
+			prevDot, before = false, ""
 		default:
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth = max(0, depth-1)
+			}
 			if c != ' ' && c != '\t' {
-				prevDot = c == '.'
+				prevDot, before = c == '.', ""
 			}
 			i++
 		}

@@ -6,20 +6,22 @@ import (
 )
 
 // The names a function declares global: identifiers outside strings and
-// comments, not keywords, not attributes, numbers skipped.
+// comments, not keywords, attributes, calls or keyword arguments (a def's
+// or class's name is kept), numbers skipped.
 func TestPyNames(t *testing.T) {
 	src := "import numpy as np  # a comment with words\n" +
 		"x = f\"{hidden} text\" + rb'also hidden' + s.attr\n" +
 		"doc = \"\"\"line one\nstill 'inside' # not a comment\n\"\"\"\n" +
 		"for k, v in d.items():\n    total += 1e5 + 0x1f + v\n" +
-		"def g(p=None):\n    return p.q\n"
+		"def g(p=None):\n    return p.q\n" +
+		"print(len(total), sep=' ')\nclass K(Base):\n    pass\ny == (z := 2)\n"
 	got := strings.Join(pyNames(src), " ")
-	want := "d doc g k np numpy p s total v x"
+	want := "Base K d doc g k np numpy p s total v x y z"
 	if got != want {
 		t.Errorf("pyNames = %q, want %q", got, want)
 	}
 	lines := pyStringLines(src)
-	wantLines := []bool{false, false, false, true, true, false, false, false, false, false}
+	wantLines := []bool{false, false, false, true, true, false, false, false, false, false, false, false, false, false}
 	if len(lines) != len(wantLines) {
 		t.Fatalf("pyStringLines: %d lines, want %d", len(lines), len(wantLines))
 	}
