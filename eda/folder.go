@@ -155,23 +155,24 @@ func LoadTable(t FolderTable) Stage {
 
 // ProfileTable profiles tables[NAME] with the profile stage's cells, df
 // and load_info naming the table while they run. The first table's
-// section explains the profile in full; the others refer to it.
+// section defines the stage's code once, as functions (profileFunctions),
+// and explains the profile in full; each table's cells, the first's too,
+// call the functions (the same tags: the Go side reads their outputs), and
+// the other sections refer to the first.
 func ProfileTable(name string, first bool) Stage {
-	st := ProfileStage()
 	cells := []Cell{
 		Markdown("The profile of `tables[" + pyString(name) + "]`: `df` and `load_info` name it while the cells below run."),
 		Code("df, load_info = tables[" + pyString(name) + "], load_infos[" + pyString(name) + "]"),
 	}
 	if first {
-		cells = append(cells, st.Cells...)
+		cells = append(cells, Markdown("The profile's code is defined here once, for every table: each function below runs one "+
+			"of the profile's cells as it would run at top level (the names it sets are the notebook's), and each table's "+
+			"section calls them on its `df` and `load_info`."), profileFunctions())
 	} else {
-		for _, c := range st.Cells {
-			if !c.Markdown {
-				cells = append(cells, c)
-			}
-		}
-		cells[0].Source += " What each column's figures mean, and the alerts' thresholds, are said in the first table's profile above."
+		cells[0].Source += " Its code is the functions defined in the first table's profile; what each column's figures " +
+			"mean, and the alerts' thresholds, are said there too."
 	}
+	cells = append(cells, profileCalls(first)...)
 	cells = append(cells, Plumbing(summaryKeepProfile, Code("profiled["+pyString(name)+"] = "+profiledPy)))
 	return Stage{Name: TableStage(StageProfile, name), Title: "Profile of " + name, Table: name, Cells: cells}
 }

@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/analyst-cli/analyst/internal/mdheadings"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
+	"github.com/analyst-cli/analyst/nbformat"
 )
 
 // folderManual is a manual with what headings can be: a closing run of #,
@@ -154,4 +157,69 @@ func execOut(t *testing.T, k *kernel.Kernel, code string) string {
 		t.Fatalf("%s: %v %v\n%s", code, err, ex.Error, traceback(ex))
 	}
 	return ex.Stdout()
+}
+
+// A folder table's profile cells call the profile's functions
+// (profileFunctions): each tagged cell's outputs are the bytes the profile
+// stage's own cell gives on the same table, and the names the stages after
+// it read are the same. The first table defines the functions; the second
+// calls them again.
+func TestProfileFunctionsAsCells(t *testing.T) {
+	_, files := writeShopFolder(t)
+	k := kerneltest.Start(t, func(o *kernel.Options) { o.DataFiles = files })
+	f := Folder{Dir: kernel.DataMount, Tables: []FolderTable{{Name: "crm/customers", Path: "crm/customers.json"}, {Name: "orders", Path: "orders.csv"}}}
+	mustRun(t, k, SetupFolder(f))
+	mustRun(t, k, LoadFolder(f))
+	names := `print(json.dumps({"rows": rows, "column_info": column_info, "alerts": alerts, "sketch": sketch,` +
+		` "value_counts": {k: v.to_dict() for k, v in value_counts.items()}}, default=str, sort_keys=True))`
+	for i, tb := range f.Tables {
+		mustRun(t, k, LoadTable(tb))
+		bind := Stage{Name: "bind", Cells: []Cell{Code("df, load_info = tables[" + pyString(tb.Name) + "], load_infos[" + pyString(tb.Name) + "]\n" +
+			"for n in ['rows', 'column_info', 'alerts', 'sketch', 'value_counts']:\n    globals().pop(n, None)")}}
+		// Called first, with the names gone: the calls must bind them.
+		mustRun(t, k, bind)
+		st := ProfileTable(tb.Name, i == 0)
+		called := tagged(mustRun(t, k, st), st)
+		calledNames := pyText(t, k, names)
+		mustRun(t, k, bind)
+		direct := tagged(mustRun(t, k, ProfileStage()), ProfileStage())
+		directNames := pyText(t, k, names)
+		if len(called) != 4 {
+			t.Fatalf("%s: %d tagged cells, want the profile's 4", tb.Name, len(called))
+		}
+		for tag, want := range direct {
+			if diff := cmp.Diff(want, called[tag]); diff != "" {
+				t.Errorf("%s: the outputs of %s differ when called (-direct +called):\n%s", tb.Name, tag, diff)
+			}
+		}
+		if calledNames != directNames {
+			t.Errorf("%s: the names after the calls differ:\n%s\n%s", tb.Name, directNames, calledNames)
+		}
+	}
+}
+
+// tagged are the outputs of st's tagged code cells, by tag.
+func tagged(r stageRun, st Stage) map[string][]nbformat.Output {
+	out := map[string][]nbformat.Output{}
+	i := 0
+	for _, c := range st.Cells {
+		if c.Markdown {
+			continue
+		}
+		if len(c.Tags) > 0 {
+			outs := nbformat.CopyOutputs(r.execs[i].Outputs)
+			for j := range outs {
+				outs[j].ExecutionCount = nil // the kernel's count, not the cell's
+			}
+			out[c.Tags[0]] = outs
+		}
+		i++
+	}
+	return out
+}
+
+// pyText is what code prints in the kernel.
+func pyText(t *testing.T, k *kernel.Kernel, code string) string {
+	t.Helper()
+	return mustRun(t, k, Stage{Name: "print", Cells: []Cell{Code(code)}}).execs[0].Stdout()
 }

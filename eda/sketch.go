@@ -47,7 +47,8 @@ var sketchMd = "What a later run needs to compare its data with this data (`anal
 	", denser towards " +
 	"both ends so that the largest and smallest values keep their own points, each with the rows it stands for; " +
 	"for a categorical column its " + underscoredText(valueCountsCap) + " most frequent values with their rows, " +
-	"and the rows and values left over; for a date column its first and last date and the rows per hour, day, " +
+	"and the rows and values left over (values tied with left-over ones at the last place are left over too: " +
+	"a column of identifiers seen once keeps only its counts); for a date column its first and last date and the rows per hour, day, " +
 	"month or year (the finest with at most " + underscoredText(timePeriods) + " periods). Comparisons are made " +
 	"from these alone, never from the old rows."
 

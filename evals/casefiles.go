@@ -74,6 +74,11 @@ func caseFiles(r *Result) (notebook, html string) {
 	return base + ".ipynb", base + ".html"
 }
 
+// caseLinkedCodeBytes is the shortest hidden code a case's report links
+// to in its notebook instead of copying (report.Input.LinkedCodeBytes):
+// the loader and the profile's functions, not a stage's few lines.
+const caseLinkedCodeBytes = 8 << 10
+
 // writeCaseFiles writes rec as the notebook and HTML report of r under
 // dir, with the writers analyst run uses, and records their paths in r.
 func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) error {
@@ -87,7 +92,7 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 	nb.SetProvenance("eval", map[string]any{"suite": r.Suite, "suite_hash": r.SuiteHash, "case": r.Case, "repeat": r.Repeat,
 		"model": r.Model, "model_digest": r.ModelDigest, //houserules:literal provenance keys
 		"seed": r.Seed, "status": r.Status})
-	if err := nbformat.WriteFile(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
+	if err := nbformat.WriteFileCompact(filepath.Join(dir, filepath.FromSlash(nbPath)), nb); err != nil {
 		return fmt.Errorf("writing the notebook of case %s: %w", r.Case, err)
 	}
 	in := report.Input{
@@ -97,6 +102,9 @@ func writeCaseFiles(dir string, r *Result, rec *CaseRecord, katexDir string) err
 		Notebook: nb,
 		Profile:  rec.Profile,
 		KaTeXDir: katexDir,
+		// The notebook is beside the report: the long hidden code (the
+		// loader, the profile's functions) is linked there, not copied.
+		NotebookLink: path.Base(nbPath), LinkedCodeBytes: caseLinkedCodeBytes,
 		Run: report.RunInfo{DataName: rec.DataName, Stages: rec.Stages, Failure: r.Error, ImageID: r.ImageID,
 			DriverHash: kernel.DriverHash(), Versions: rec.Versions, Model: rec.Model},
 	}

@@ -3,6 +3,7 @@ package evals_test
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,16 +16,21 @@ import (
 	"github.com/analyst-cli/analyst/report"
 )
 
-// maxCaseReportBytes guards a DABstep case's report (HTML): 742 kB
-// before charts were paletted and repeated stage code shown once, 315 kB
-// after (docs/benchmarks.md). Issue 37's bar is 300 kB for the report and
-// the notebook together; the notebook (about 1 MB: the profile's code
-// repeated per table, the loader, the sketches) is not under it yet, so
-// its size is logged, not asserted.
-const maxCaseReportBytes = 350 << 10
+// The bars of a DABstep case's files (docs/benchmarks.md, "Eval case
+// size"): before issue 37's work the report was 742 kB and the notebook
+// 1,069 kB; now about 196 kB and 497 kB. The bars leave room for the
+// loader's rules to grow (112 kB of the notebook's source). Issue 37's
+// 300 kB for both together is not met: the notebook must re-run on its
+// own, so it keeps the loader, the profile's functions, the relationships'
+// code and the diagram's PNG (about 300 kB of the 497).
+const (
+	maxCaseReportBytes   = 230 << 10
+	maxCaseNotebookBytes = 560 << 10
+	maxCaseBytes         = 780 << 10
+)
 
 // A DABstep case (its context folder profiled, a scripted model's cell and
-// answer, KaTeX available) writes a report under maxCaseReportBytes.
+// answer, KaTeX available) writes a report and a notebook under their bars.
 // ANALYST_DABSTEP_PAYMENTS sets the rows of payments.csv (DABstep's own
 // has 138,236; the test's default is small); ANALYST_KEEP_CASE keeps the
 // output folder to look at.
@@ -67,14 +73,29 @@ func TestDABstepCaseReportIsSmall(t *testing.T) {
 	if len(files) != 2 {
 		t.Fatalf("case files %v, want a notebook and a report", files)
 	}
+	total := int64(0)
 	for _, f := range files {
-		fi, err := os.Stat(filepath.Join(out, filepath.FromSlash(f)))
+		b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d bytes", f, fi.Size())
-		if strings.HasSuffix(f, ".html") && fi.Size() > maxCaseReportBytes {
-			t.Errorf("case %s's report is %d bytes, over the %d byte bar", task.ID, fi.Size(), maxCaseReportBytes)
+		size := int64(len(b))
+		total += size
+		t.Logf("%s: %d bytes", f, size)
+		bar := int64(maxCaseNotebookBytes)
+		if strings.HasSuffix(f, ".html") {
+			bar = maxCaseReportBytes
+			// The loader's code is one click away, in the notebook beside it.
+			if link := `<a href="` + path.Base(strings.TrimSuffix(f, ".html")) + `.ipynb">`; !strings.Contains(string(b), link) {
+				t.Errorf("%s does not link its notebook's code (%s)", f, link)
+			}
 		}
+		if size > bar {
+			t.Errorf("case %s's %s is %d bytes, over the %d byte bar", task.ID, f, size, bar)
+		}
+	}
+	t.Logf("together: %d bytes", total)
+	if total > maxCaseBytes {
+		t.Errorf("case %s's files are %d bytes together, over the %d byte bar", task.ID, total, maxCaseBytes)
 	}
 }

@@ -104,10 +104,33 @@ func TestJupyterValidates(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sample.ipynb"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	compact, err := nbformat.MarshalCompact(sampleNotebook())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "compact.ipynb"), compact, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	opts.Data = dir
 	k := startKernel(t, opts)
 	validateInSandbox(t, k, "/data/sample.ipynb")
+	// The compact notebook is valid, and the same notebook: nbformat
+	// writes it back as the indented file's bytes.
+	ex := mustRun(t, k, fmt.Sprintf(validateCompactCode, "/data/compact.ipynb", "/data/sample.ipynb"), 2*time.Minute)
+	if out := ex.Stdout(); out != "valid, same notebook\n" || ex.Stderr() != "" {
+		t.Errorf("nbformat on the compact notebook:\n%s%s", out, ex.Stderr())
+	}
 }
+
+// validateCompactCode reads and validates a compact notebook (%q), then
+// compares nbformat's writing of it with the indented file (%q).
+const validateCompactCode = `
+import nbformat
+nb = nbformat.read(%q, as_version=4)
+nbformat.validate(nb)
+again = nbformat.writes(nb) + "\n"
+print("valid, same notebook" if again == open(%q, encoding="utf-8").read() else "valid, another notebook")
+`
 
 // TestJupyterReexecutes runs cells in the kernel, writes the notebook from
 // their real outputs, and has Jupyter (nbconvert --execute with ipykernel)

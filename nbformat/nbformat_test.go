@@ -85,6 +85,34 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// The compact notebook is the indented one without its insignificant
+// whitespace, and reads back as the same notebook.
+func TestMarshalCompact(t *testing.T) {
+	indented := mustMarshal(t, sampleNotebook())
+	got, err := nbformat.MarshalCompact(sampleNotebook())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := json.Compact(&want, indented); err != nil {
+		t.Fatal(err)
+	}
+	want.WriteByte('\n')
+	if diff := cmp.Diff(want.String(), string(got)); diff != "" {
+		t.Errorf("MarshalCompact is not the indented notebook compacted (-want +got):\n%s", diff)
+	}
+	nb, err := nbformat.Read(bytes.NewReader(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := mustMarshal(t, nb); !bytes.Equal(again, indented) {
+		t.Errorf("the compact notebook read back marshals to other bytes:\n%s", cmp.Diff(string(indented), string(again)))
+	}
+	if len(got) >= len(indented) {
+		t.Errorf("compact %d bytes, indented %d", len(got), len(indented))
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	first := mustMarshal(t, sampleNotebook())
 	nb, err := nbformat.Read(bytes.NewReader(first))

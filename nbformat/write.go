@@ -20,6 +20,20 @@ import (
 // gives the same bytes. Cells without an id get CellID's (the notebook is not
 // changed). The notebook is validated first (see Validate).
 func Marshal(nb *Notebook) ([]byte, error) {
+	return marshal(nb, false)
+}
+
+// MarshalCompact is Marshal without the indentation and the spaces after
+// separators (Python's separators=(",", ":")): the same notebook, which
+// Jupyter reads and rewrites with its indentation, in about two thirds of
+// the bytes. Line-based diffs (git diff) of such a file are one line, so
+// it suits notebooks that are archived rather than edited (eval cases); a
+// notebook-aware diff (nbdime) reads it as any other.
+func MarshalCompact(nb *Notebook) ([]byte, error) {
+	return marshal(nb, true)
+}
+
+func marshal(nb *Notebook, compact bool) ([]byte, error) {
 	if nb == nil {
 		return nil, fmt.Errorf("nbformat: nil notebook")
 	}
@@ -30,7 +44,7 @@ func Marshal(nb *Notebook) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var e encoder
+	e := encoder{compact: compact}
 	e.value(tree, 0)
 	e.buf.WriteByte('\n')
 	return e.buf.Bytes(), nil
@@ -49,7 +63,16 @@ func Write(w io.Writer, nb *Notebook) error {
 // WriteFile writes the notebook to path atomically: to a temporary file in
 // the same folder, synced, then renamed over path. The file's mode is 0644.
 func WriteFile(path string, nb *Notebook) error {
-	b, err := Marshal(nb)
+	return writeFile(path, nb, Marshal)
+}
+
+// WriteFileCompact is WriteFile with MarshalCompact's bytes.
+func WriteFileCompact(path string, nb *Notebook) error {
+	return writeFile(path, nb, MarshalCompact)
+}
+
+func writeFile(path string, nb *Notebook, marshal func(*Notebook) ([]byte, error)) error {
+	b, err := marshal(nb)
 	if err != nil {
 		return err
 	}
@@ -378,12 +401,17 @@ func splitLines(s string) []string {
 // ---- the encoder -----------------------------------------------------------
 
 // encoder writes the tree as Python's json.dumps(indent=1, sort_keys=True,
-// ensure_ascii=False, separators=(",", ": ")) does.
+// ensure_ascii=False, separators=(",", ": ")) does; compact, as
+// json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")).
 type encoder struct {
-	buf bytes.Buffer
+	buf     bytes.Buffer
+	compact bool
 }
 
 func (e *encoder) newline(depth int) {
+	if e.compact {
+		return
+	}
 	e.buf.WriteByte('\n')
 	for range depth {
 		e.buf.WriteByte(' ')
@@ -450,7 +478,10 @@ func (e *encoder) value(v any, depth int) {
 			}
 			e.newline(depth + 1)
 			writeString(&e.buf, k)
-			e.buf.WriteString(": ")
+			e.buf.WriteByte(':')
+			if !e.compact {
+				e.buf.WriteByte(' ')
+			}
 			e.value(v[k], depth+1)
 		}
 		e.newline(depth)

@@ -46,6 +46,34 @@ func TestParquetNotebookReexecutesInJupyter(t *testing.T) {
 	}, true)
 }
 
+// A folder of several tables: its notebook defines the profile's code
+// once, as functions each table's cells call, and re-runs under Jupyter
+// to the same outputs.
+func TestFolderNotebookReexecutesInJupyter(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "shop")
+	os.Mkdir(data, 0o755)
+	for name, content := range map[string]string{
+		"orders.csv":    "id,customer_id,amount,status\n1,10,100,paid\n2,11,50,paid\n3,10,25,refunded\n4,12,75,paid\n",
+		"customers.csv": "id,name,city\n10,Ada,Oslo\n11,Bo,Rome\n12,Cy,Lyon\n",
+		"tags.json":     `[{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}]`,
+	} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := reexecute(t, dir, data, nil, true)
+	calls := 0
+	for _, c := range res.Notebook.Cells {
+		if strings.HasSuffix(c.Source, "\nrun_profile_columns()") {
+			calls++
+		}
+	}
+	if calls != 3 {
+		t.Errorf("%d tables' profiles call the profile's functions, want 3", calls)
+	}
+}
+
 // A messy export (numbers as text, markers, offsets, Unix times): the
 // notebook's loader converts it the same way under Jupyter.
 func TestMessyNotebookReexecutesInJupyter(t *testing.T) {
@@ -98,7 +126,16 @@ func reexecuteWith(t *testing.T, dir, data string, prepare func(share string), w
 	// /data holds the dataset and the notebook, as the notebook expects.
 	share := filepath.Join(dir, "share")
 	os.Mkdir(share, 0o755)
-	for _, p := range []string{data, res.Files.Notebook} {
+	files := []string{data, res.Files.Notebook}
+	if fi, err := os.Stat(data); err == nil && fi.IsDir() {
+		// A folder's tables are /data's files (flat folders only here).
+		tables, err := filepath.Glob(filepath.Join(data, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(tables, res.Files.Notebook)
+	}
+	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -110,6 +110,10 @@ type cellRenderer struct {
 	nb    *nbformat.Notebook
 	// shown is the first cell to show each long source (see code).
 	shown map[string]shownCode
+	// notebookLink and linkedCodeBytes: Input's NotebookLink and
+	// LinkedCodeBytes.
+	notebookLink    string
+	linkedCodeBytes int
 }
 
 // cell renders one cell; "" when there is nothing to show.
@@ -249,6 +253,13 @@ const minSharedCode = 1 << 10
 // report, and folded in the notebook too) or long, or a link to the cell
 // above with the same source.
 func (r *cellRenderer) code(c *nbformat.Cell) string {
+	if r.notebookLink != "" && c.Metadata.SourceHidden && len(c.Source) >= r.linkedCodeBytes {
+		where := "the notebook"
+		if c.ExecutionCount != nil {
+			where = fmt.Sprintf("the notebook's cell In [%d]", *c.ExecutionCount)
+		}
+		return `<p class="same-code">` + html.EscapeString(firstLine(c.Source)) + ` — the code is in <a href="` + html.EscapeString(r.notebookLink) + `">` + html.EscapeString(where) + `</a>, not copied here.</p>`
+	}
 	if len(c.Source) >= minSharedCode && c.ID != "" {
 		if first, ok := r.shown[c.Source]; ok {
 			return `<p class="same-code">The same code as <a href="#cell-` + html.EscapeString(first.id) + `">` +

@@ -50,6 +50,14 @@ type Input struct {
 	// section (Profile is then its main table's); nil for a file.
 	Inputs *Inputs
 	Run    RunInfo
+	// NotebookLink, when set, is the notebook's address from the report
+	// (a relative link): the code of a cell hidden in the notebook
+	// (plumbing: the loader, the profile's functions) of at least
+	// LinkedCodeBytes is not copied into the page but named and linked
+	// there, one click away. Eval cases set it: their notebook is always
+	// beside the report, and the loader alone would be a third of the page.
+	NotebookLink    string
+	LinkedCodeBytes int
 	// KaTeXDir holds katex.min.js, katex.min.css, contrib/auto-render.min.js
 	// and fonts/ (Debian's libjs-katex, in the kernel image); the report
 	// inlines them. "" shows formulas as TeX source.

@@ -237,7 +237,8 @@ func buildPage(in Input) (*page, error) {
 		p.OutputFiles = append(p.OutputFiles, fact{Label: f.Name, Value: units.Rounded(f.Bytes), Title: groupDigits(f.Bytes) + " bytes"})
 	}
 
-	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX, tex: p.tex}, language: notebookLanguage(in.Notebook), marks: in.CellNumbers, nb: in.Notebook}
+	cr := &cellRenderer{md: markdownRenderer{katex: p.KaTeX, tex: p.tex}, language: notebookLanguage(in.Notebook), marks: in.CellNumbers, nb: in.Notebook,
+		notebookLink: in.NotebookLink, linkedCodeBytes: in.LinkedCodeBytes}
 	if err := p.renderTexts(in, cr); err != nil {
 		return nil, err
 	}

@@ -17,11 +17,23 @@ def value_part(counts, present, distinct, sample):
     values = counts.to_numpy(dtype="int64")
     if sample is not None:  # counted in the sample: scaled to every row, marked as such
         values = (values * (present / max(1, int(values.sum())))).round().astype("int64")
-    top = top_values(counts.index, values, VALUE_COUNTS_CAP)
+    top = without_tie_at_cut(top_values(counts.index, values, VALUE_COUNTS_CAP), values)
     kept = sum(n for _, n in top)
     return {"top": top, "other_rows": max(0, present - kept),
             "other_values": max(0, distinct - len(top)), "complete": len(top) == len(values) and sample is None,
             "sample": sample}
+
+
+def without_tie_at_cut(top, values):
+    """top, less its values tied with values left out (the cap cut through their tie): which of them
+    were kept was decided by their text, not their rows, so a comparison could not use them. A column
+    of identifiers, each seen once, keeps none of its thousand; its rows and values go to the tail."""
+    if not top or len(top) == len(values):
+        return top
+    edge = top[-1][1]
+    if sum(1 for _, n in top if n == edge) == int((values == edge).sum()):
+        return top
+    return [t for t in top if t[1] > edge]
 
 
 def fresh_texts(index):

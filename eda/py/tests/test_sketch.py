@@ -175,5 +175,37 @@ class TestSketchParts(unittest.TestCase):
         self.assertEqual((sorted(parts.numbers), sorted(parts.dates)), (["n"], ["d"]))
 
 
+class TestValuePart(unittest.TestCase):
+    """A categorical column's part of the sketch (sketch.py's value_part), with a cap of 4."""
+    V = stage.run("profile_helpers.py", "sketch_parts.py", ("sketch.py", {"FEED_DF": False}), df=pd.DataFrame(),
+                  column_info=[], rows=0, value_counts={})
+    V["VALUE_COUNTS_CAP"] = 4
+
+    def part(self, counts):
+        s = pd.Series(counts)
+        return self.V["value_part"](s, int(s.sum()), len(s), None)
+
+    def test_identifiers_seen_once_go_to_the_tail(self):
+        # The cap would keep 4 of the 10 identifiers seen once, chosen by their text.
+        got = self.part({**{f"id{i}": 1 for i in range(10)}, "x": 3})
+        self.assertEqual(got, {"top": [["x", 3]], "other_rows": 10, "other_values": 10, "complete": False,
+                               "sample": None})
+
+    def test_only_identifiers(self):
+        got = self.part({f"id{i}": 1 for i in range(10)})
+        self.assertEqual((got["top"], got["other_rows"], got["other_values"]), ([], 10, 10))
+
+    def test_tie_inside_the_cap_kept(self):
+        got = self.part({"a": 5, "b": 2, "c": 2, "d": 1, "e": 1, "f": 1})
+        self.assertEqual(got["top"], [["a", 5], ["b", 2], ["c", 2]])
+        got = self.part({"a": 5, "b": 2, "c": 2, "d": 2, "e": 1})
+        self.assertEqual((got["top"], got["other_rows"], got["other_values"]),
+                         ([["a", 5], ["b", 2], ["c", 2], ["d", 2]], 1, 1))
+
+    def test_every_value_kept_when_within_the_cap(self):
+        got = self.part({"a": 1, "b": 1, "c": 1})
+        self.assertEqual((got["top"], got["complete"]), ([["a", 1], ["b", 1], ["c", 1]], True))
+
+
 if __name__ == "__main__":
     unittest.main()
