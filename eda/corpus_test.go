@@ -47,27 +47,49 @@ type corpusReading struct {
 	Crash     string   `json:"crash"`
 }
 
+// readingAlerts are the alert types that speak to how a file was read (a
+// column typed otherwise than its values, rows or values lost or kept as
+// text): those a reader of a file DuckDB reads better must be shown. The
+// others (skewed, high_cardinality...) describe the data, not its reading.
+var readingAlerts = []string{AlertRaggedRows, AlertJoinedLines, AlertAmbiguousNumbers, AlertTimesAsText,
+	AlertExcelSerialDates, AlertAmbiguousDates, AlertDatesAsText, AlertMixedTypes, AlertEmpty,
+	AlertMissingMarkers, AlertUnconverted, AlertNumbersAsText, AlertPossibleEpoch}
+
 // corpusReader is a kernel with the load cell's functions defined (the
-// generated loader without its call) and corpus_reading(path), which reads
-// one file with load_table as the load cell does and prints the reading.
+// generated loader without its call), the profile's cells as functions
+// (a folder's notebook defines them so), and corpus_reading(path), which
+// reads one file with load_table as the load cell does, runs the profile's
+// columns and alerts cells on it, and prints the reading with the alerts
+// that speak to it (readingAlerts).
 func corpusReader(t testing.TB, dir string) *kernel.Kernel {
 	t.Helper()
 	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
 	mustRun(t, k, Setup())
-	mustRun(t, k, Stage{Name: "corpus-reader", Cells: []Cell{Code(loader("", "", DefaultNAValues) + `
+	mustRun(t, k, Stage{Name: "corpus-reader", Cells: []Cell{
+		Code(loader("", "", DefaultNAValues)),
+		profileFunctions(),
+		Code("import contextlib, io\n\nREADING_ALERTS = " + pyList(readingAlerts) + `
+
 def corpus_reading(path):
+    global df, load_info
     try:
         frame, info = load_table(path)
     except AnalystDataError as e:
         return {"refused": str(e)[:200]}
     except Exception as e:  # a crash of the loader: the table says so
         return {"crash": f"{type(e).__name__}: {e}"[:200]}
+    df, load_info = frame, info
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # the profile prints its overview; the reading is the output
+            run_profile_columns()
+            run_profile_alerts()
+    except Exception as e:  # a crash of the profile after a correct load: the table says so too
+        return {"crash": f"profile: {type(e).__name__}: {e}"[:200]}
     clip = lambda text: text[:200]  # a file's names and notes can be megabytes (DuckDB tests long lines)
     return {"rows": len(frame), "names": [clip(str(c)) for c in frame.columns], "types": [str(t) for t in frame.dtypes],
             "no_header": bool(info.get("no_header")), "delimiter": info.get("delimiter", ""),
             "notes": [clip(n) for n in info["notes"]],
-            "alert": clip(" / ".join([(info.get("ragged_rows") or {}).get("message", "")] * bool(info.get("ragged_rows"))
-                                     + [f"{a['type']}: {a['message']}" for a in info.get("layout_alerts", [])]))}
+            "alert": clip(" / ".join(f"{a['type']}: {a['message']}" for a in alerts if a["type"] in READING_ALERTS))}
 `)}})
 	return k
 }

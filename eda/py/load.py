@@ -460,26 +460,46 @@ RAGGED_SHARE = 0.01  # more than this share of the rows skipped as ragged is an 
 
 def ragged_rows_alert(skipped, kept, text, delimiter, escapechar, info):
     """When more than RAGGED_SHARE of the rows were skipped for having more fields than the
-    header, load_info's ragged_rows names the likely cause, from the sampled text: quotes
-    escaped with a backslash that were not read so, comment lines, or another delimiter (one
-    that splits the lines more evenly than the one read)."""
+    header, load_info's ragged_rows names the likely cause (ragged_cause)."""
     share = len(skipped) / (len(skipped) + kept)
     if share <= RAGGED_SHARE:
         return
-    lines = [line for line in text.splitlines() if line.strip()]
-    others = [d for d in DELIMITERS + [" "] if d != delimiter and split_fit(text, d)[1] > 1]
-    if '\\"' in text and escapechar != "\\":
-        cause = "quotes escaped with a backslash (\\\") inside quoted fields"
-    elif sum(line.lstrip().startswith("#") for line in lines[1:]):
-        cause = "comment lines (starting with #) between the rows"
-    elif others:
-        cause = f"another delimiter: {others[0]!r} also splits the lines"
-    else:
-        cause = f"values holding the delimiter {delimiter!r} without quotes around them"
+    cause = ragged_cause(text, delimiter, escapechar)
     info["ragged_rows"] = {"rows": len(skipped), "share": share, "cause": cause,
                            "message": f"{len(skipped):,} rows ({share:.1%}) were skipped for having more fields "
                                       f"than the header; the likely cause: {cause}. Check the file's delimiter "
                                       "and quoting; these rows are not in the analysis"}
+
+
+def cut_rows_alert(rows, text, delimiter, escapechar, info):
+    """When pandas kept rows longer than the header but dropped their extra fields (it does so
+    for rows as long as the first data row, when that is longer), and more than RAGGED_SHARE of
+    the sampled rows (rows: header first) are so long, load_info's ragged_rows says so and names
+    the likely cause: the values lost their ends, which no note alone may hide."""
+    longer = sum(len(r) > len(rows[0]) for r in rows[1:])
+    share = longer / max(len(rows) - 1, 1)
+    if share <= RAGGED_SHARE:
+        return
+    cause = ragged_cause(text, delimiter, escapechar)
+    info["ragged_rows"] = {"rows": longer, "share": share, "cause": cause,
+                           "message": f"{longer:,} of the first {len(rows) - 1:,} rows ({share:.1%}) have more fields "
+                                      f"than the header; their extra fields were dropped; the likely cause: {cause}. "
+                                      "Check the file's delimiter and quoting; those values are cut short"}
+
+
+def ragged_cause(text, delimiter, escapechar):
+    """The likely cause of rows longer than the header, from the sampled text: quotes escaped
+    with a backslash that were not read so, comment lines, or another delimiter (one that splits
+    the lines more evenly than the one read)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    others = [d for d in DELIMITERS + [" "] if d != delimiter and split_fit(text, d)[1] > 1]
+    if '\\"' in text and escapechar != "\\":
+        return "quotes escaped with a backslash (\\\") inside quoted fields"
+    if sum(line.lstrip().startswith("#") for line in lines[1:]):
+        return "comment lines (starting with #) between the rows"
+    if others:
+        return f"another delimiter: {others[0]!r} also splits the lines"
+    return f"values holding the delimiter {delimiter!r} without quotes around them"
 
 
 def row_width(fields):
@@ -879,6 +899,7 @@ def read_delimited(path, head, compression, encoding, info):
         joined_lines(df, delimiter, info)
     if "loss of data" in reported:
         info["notes"].append("some rows have more fields than the header; their extra fields were dropped")
+        cut_rows_alert(rows, text, delimiter, escapechar, info)
     if not no_header and len(header) == len(df.columns):
         renamed = [f"{old!r} → {new!r}" for old, new in zip(header, df.columns) if old != str(new)]
         if renamed:

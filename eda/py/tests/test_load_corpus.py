@@ -176,6 +176,24 @@ class RaggedRows(LoaderCase):
         self.assertIsNotNone(self.note(info, "1 ragged row(s)"))
 
 
+    def test_many_cut_short_is_an_alert(self):
+        # DuckDB's decimal_separators/mixed_format_fail.csv: a one-column file of decimal commas
+        # (12,5) split at the comma; pandas keeps rows as long as the first and drops their extra
+        # fields, which lost half of each number with only a note
+        df, info = self.load("foo\n12,5\n145,00\n5.25\n")
+        self.assertEqual(len(df), 3)
+        self.assertIn("ragged_rows", info)
+        self.assertIn("extra fields were dropped", info["ragged_rows"]["message"])
+        self.assertIn("without quotes", info["ragged_rows"]["cause"])
+
+    def test_one_row_cut_short_is_a_note(self):
+        rows = "a,b\n0,0,extra\n" + "".join(f"{i},{i}\n" for i in range(1, 200))
+        df, info = self.load(rows)
+        self.assertEqual(len(df), 200)
+        self.assertNotIn("ragged_rows", info)
+        self.assertIsNotNone(self.note(info, "extra fields were dropped"))
+
+
 class Preamble(LoaderCase):
     """Cause 6: a report preamble as long as a short table leaves the table, not the preamble."""
 
