@@ -10,6 +10,7 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
@@ -194,11 +195,11 @@ func replayBaseline(popts *pipeline.Options, run *audit.Run, opts *BaselineOptio
 // replayOnData makes popts a replay of run on opts.Data: the recorded
 // replies through an audit.Rerun, and the live model of --model.
 func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, cfg *Config) error {
-	in, err := pipeline.CheckData(opts.Data, false)
+	in, err := dataset.Check(opts.Data, false)
 	if err != nil {
 		return runError(err)
 	}
-	if folder := run.Record.Data.Format == pipeline.FormatFolder; folder != (in.Folder != nil) {
+	if folder := run.Record.Data.Format == dataset.FormatFolder; folder != (in.Folder != nil) {
 		what := map[bool]string{true: "a folder", false: "a file"}
 		return usageErrorf("--data %s is %s, but the recorded run's data is %s: replay it on %s", opts.Data, what[in.Folder != nil], what[folder], what[folder])
 	}

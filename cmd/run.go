@@ -14,6 +14,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
@@ -236,7 +237,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return runError(err)
 	}
-	ds, err := pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
+	ds, err := dataset.Open(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
 	if err != nil {
 		return runError(err)
 	}
@@ -349,13 +350,13 @@ func quoted(values []string) []string {
 
 // runError maps a pipeline error to its exit code.
 func runError(err error) error {
-	var inErr *pipeline.InputError
-	var dataErr *pipeline.DataError
+	var inErr *dataset.InputError
+	var dataErr *dataset.DataError
 	var sbErr *pipeline.SandboxError
 	var modelErr *pipeline.ModelError
 	var outErr *pipeline.OutputConflictError
-	var memErr *pipeline.MemoryError
-	var usageErr *pipeline.UsageError
+	var memErr *dataset.MemoryError
+	var usageErr *dataset.UsageError
 	switch {
 	case err == nil:
 		return nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/report"
 )
@@ -20,7 +21,7 @@ func (r *runner) notebookData() map[string]any {
 	if r.in.Folder != nil {
 		var files []map[string]any
 		for _, f := range r.in.Folder.Files {
-			if f.Kind == InputTable || f.Kind == InputDocument {
+			if f.Kind == dataset.InputTable || f.Kind == dataset.InputDocument {
 				files = append(files, map[string]any{"path": f.Path, "kind": f.Kind, "sha256": f.SHA256, "bytes": f.Bytes})
 			}
 		}
@@ -50,7 +51,7 @@ func (r *runner) manifestTables(d *ManifestData) {
 	if r.in.Folder == nil {
 		return
 	}
-	d.Format, d.Paths = FormatFolder, r.in.Folder.Given
+	d.Format, d.Paths = dataset.FormatFolder, r.in.Folder.Given
 	if r.loaded == nil {
 		return
 	}
@@ -108,7 +109,7 @@ func (r *runner) loadStage(name string) bool {
 // reportInputs is the report's list of a folder's files (run.json's
 // inputs), its tables with their shapes; nil for a file.
 func reportInputs(m *Manifest) *report.Inputs {
-	if m.Data.Format != FormatFolder {
+	if m.Data.Format != dataset.FormatFolder {
 		return nil
 	}
 	in := &report.Inputs{Folder: m.Data.Name, Digest: m.Data.SHA256, Main: m.Data.MainTable}
@@ -119,7 +120,7 @@ func reportInputs(m *Manifest) *report.Inputs {
 	for _, f := range m.Inputs {
 		ri := report.InputFile{Path: f.Path, Kind: f.Kind, Format: f.Format, Bytes: f.Bytes, SHA256: f.SHA256, Table: f.Table,
 			Reason: f.Reason, Headings: f.HeadingCount}
-		if t, ok := shapes[f.Table]; ok && f.Kind == InputTable {
+		if t, ok := shapes[f.Table]; ok && f.Kind == dataset.InputTable {
 			ri.Rows, ri.Columns = t.Rows, t.Columns
 		}
 		in.Files = append(in.Files, ri)
@@ -129,7 +130,7 @@ func reportInputs(m *Manifest) *report.Inputs {
 
 // dataTitle names the dataset of the run m records in the report's title.
 func dataTitle(m *Manifest) string {
-	if m.Data.Format == FormatFolder {
+	if m.Data.Format == dataset.FormatFolder {
 		return "Analysis of the folder " + m.Data.Name
 	}
 	return "Analysis of " + m.Data.Name

@@ -6,6 +6,7 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
@@ -26,7 +27,7 @@ type Manifest struct {
 	// Inputs are the dataset's files: a file, or every file of a folder
 	// with its kind (table, document, ignored, skipped), format, bytes and
 	// sha256 (data.sha256 of a folder is their Folder.Digest).
-	Inputs []InputFile `json:"inputs"`
+	Inputs []dataset.File `json:"inputs"`
 	// Occasion holds all that differs between two runs of the same data:
 	// when it ran and how long it took. Nothing else in run.json, and
 	// nothing in the notebook, report or charts, depends on the occasion.

@@ -6,6 +6,7 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
@@ -17,15 +18,15 @@ import (
 type Options struct {
 	Data string // the dataset on the host: a file or a folder
 	// DataPaths, if set, are the files and folders of the dataset given one
-	// by one (seen as one folder: CheckDataSet); Data is then unused.
+	// by one (seen as one folder: dataset.CheckSet); Data is then unused.
 	DataPaths []string
 	// Input is Data as Preflight checked and hashed it; nil: Run checks
 	// Data itself. Passing it spares a second read of the whole file.
-	Input *Input
+	Input *dataset.Input
 	// Dataset, if set, is the dataset already checked by Preflight (with
 	// Name the name it returned) and opened: Run checks nothing again and
 	// leaves it open. Data, Input, Sheet, Table and Load are then unused.
-	Dataset *Dataset
+	Dataset *dataset.Dataset
 	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
 	Table   string // SQLite: the table; "": the only one
 	// SkipUnreadable leaves out a folder's tables and documents that cannot

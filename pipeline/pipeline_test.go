@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/kernel"
@@ -42,6 +43,13 @@ func options(t testing.TB, data, out string) pipeline.Options {
 	return pipeline.Options{
 		Data: data, OutDir: out, Kernel: kerneltest.Options(t),
 		AnalystVersion: "test", ImageID: "test-image", Versions: map[string]string{"python": "3.11.2"},
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -322,7 +330,7 @@ func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
 			var events []pipeline.Event
 			_, err := pipeline.Run(context.Background(), pipeline.Options{Data: tt.path, OutDir: out, Progress: func(e pipeline.Event) { events = append(events, e) }})
-			var ie *pipeline.InputError
+			var ie *dataset.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
 			}
@@ -361,7 +369,7 @@ func TestGoodInputPassesTheChecks(t *testing.T) {
 		if err := os.WriteFile(p, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pipeline.CheckInput(p); err != nil {
+		if _, err := dataset.CheckFile(p); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -372,7 +380,7 @@ func TestBadDataStillWritesWhatItGot(t *testing.T) {
 	data := filepath.Join(dir, "header.csv")
 	os.WriteFile(data, []byte("a,b,c\n"), 0o644)
 	res, err := pipeline.Run(context.Background(), options(t, data, filepath.Join(dir, "out")))
-	var de *pipeline.DataError
+	var de *dataset.DataError
 	if !errors.As(err, &de) {
 		t.Fatalf("err = %v, want a DataError", err)
 	}

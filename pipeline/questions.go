@@ -137,7 +137,7 @@ func (r *runner) newAgent() *agent.Agent {
 		return r.agent
 	}
 	ag := NewAgent(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
-		DataName: r.in.Name, Profile: r.profile, Folder: r.ds.AgentFolder(r.loaded), Versions: r.opts.Versions,
+		DataName: r.in.Name, Profile: r.profile, Folder: AgentFolder(r.ds, r.loaded), Versions: r.opts.Versions,
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()}, r.nb)
 	ag.OnTurn = r.onTurn
 	if r.opts.Rerun != nil {

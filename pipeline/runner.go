@@ -10,6 +10,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
@@ -21,8 +22,8 @@ import (
 // stages found so far.
 type runner struct {
 	opts    Options
-	in      *Input
-	ds      *Dataset
+	in      *dataset.Input
+	ds      *dataset.Dataset
 	name    string
 	out     *staging
 	started time.Time
@@ -134,7 +135,7 @@ func (r *runner) run(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &changed):
-		return &DataError{Path: changed.Path, Msg: "the file changed between its check and the kernel's staging (" + changed.Why +
+		return &dataset.DataError{Path: changed.Path, Msg: "the file changed between its check and the kernel's staging (" + changed.Why +
 			"), so the kernel would not read the bytes run.json records; nothing was read from it. Run again once nothing changes the folder"}
 	default:
 		return &SandboxError{Err: err}
@@ -148,7 +149,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.Rerun != nil {
 		r.ds.Main = r.opts.Rerun.Recorded().Record.Data.MainTable // the recorded code's df
 	}
-	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
+	loaded, err := RunLoad(r.ds, r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
 	r.loaded, r.profile = loaded, loaded.Profile
 	if err != nil {
 		return err
@@ -182,13 +183,13 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) (StageResult, error
 	if err == nil {
 		// A file rewritten while the stage read it stops the run here; Run
 		// compares its bytes once the kernel is gone.
-		if err = r.in.unchanged(false); err != nil {
+		if err = r.in.Unchanged(false); err != nil {
 			res.Info.Status = report.StatusError
 		}
 	}
 	r.stages = append(r.stages, res.Info)
 	var rate string
-	if ReadsData(st) && res.Info.Status == report.StatusOK {
+	if dataset.ReadsData(st) && res.Info.Status == report.StatusOK {
 		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.ds.StageBytes(st), res.Info.Duration))
 	}
 	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})
