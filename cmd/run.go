@@ -19,6 +19,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // RunOptions are the inputs of `analyst run`.
@@ -385,7 +386,7 @@ type answerJSON struct {
 	Revised    bool               `json:"revised,omitempty"`
 	Unverified bool               `json:"unverified,omitempty"`
 	// OldNew are the named values old → new of a replay on new data.
-	OldNew []audit.ValueChange `json:"old_new,omitempty"`
+	OldNew []runrecord.ValueChange `json:"old_new,omitempty"`
 	// Untraced are the numbers of the answer no cell's output shows.
 	Untraced []string `json:"untraced,omitempty"`
 }
@@ -476,7 +477,7 @@ func printKeyFindings(f *Factory, res *pipeline.Result) {
 	fmt.Fprintln(f.IO.Out, "key findings:")
 	for i, k := range ex.KeyFindings {
 		fmt.Fprintf(f.IO.Out, "  %d. %s\n", i+1, strings.ReplaceAll(strings.ReplaceAll(k.Finding, "**", ""), "\n", " "))
-		printValueChanges(f, "     ", rerunAnswer(res, audit.RerunAnswer{Goal: k.Goal}))
+		printValueChanges(f, "     ", rerunAnswer(res, runrecord.RerunAnswer{Goal: k.Goal}))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // What a run writes about its dataset where a folder differs from a file:
@@ -47,7 +48,7 @@ func (r *runner) notebookTitle() string {
 }
 
 // manifestTables records a folder's main table and tables.
-func (r *runner) manifestTables(d *ManifestData) {
+func (r *runner) manifestTables(d *runrecord.Data) {
 	if r.in.Folder == nil {
 		return
 	}
@@ -57,7 +58,7 @@ func (r *runner) manifestTables(d *ManifestData) {
 	}
 	d.MainTable = r.loaded.Main
 	for _, t := range r.loaded.Tables {
-		d.Tables = append(d.Tables, ManifestTable{Name: t.Name, Path: t.Path, Rows: t.Profile.Rows, Columns: t.Profile.Columns, Format: t.Profile.Load.Format})
+		d.Tables = append(d.Tables, runrecord.Table{Name: t.Name, Path: t.Path, Rows: t.Profile.Rows, Columns: t.Profile.Columns, Format: t.Profile.Load.Format})
 	}
 }
 
@@ -108,12 +109,12 @@ func (r *runner) loadStage(name string) bool {
 
 // reportInputs is the report's list of a folder's files (run.json's
 // inputs), its tables with their shapes; nil for a file.
-func reportInputs(m *Manifest) *report.Inputs {
+func reportInputs(m *runrecord.Record) *report.Inputs {
 	if m.Data.Format != dataset.FormatFolder {
 		return nil
 	}
 	in := &report.Inputs{Folder: m.Data.Name, Digest: m.Data.SHA256, Main: m.Data.MainTable}
-	shapes := map[string]ManifestTable{}
+	shapes := map[string]runrecord.Table{}
 	for _, t := range m.Data.Tables {
 		shapes[t.Name] = t
 	}
@@ -129,7 +130,7 @@ func reportInputs(m *Manifest) *report.Inputs {
 }
 
 // dataTitle names the dataset of the run m records in the report's title.
-func dataTitle(m *Manifest) string {
+func dataTitle(m *runrecord.Record) string {
 	if m.Data.Format == dataset.FormatFolder {
 		return "Analysis of the folder " + m.Data.Name
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // tinyTables writes n 8-byte CSV tables (t0000.csv: "k,v\n1,2\n") into a
@@ -74,7 +75,7 @@ func TestManyTablesSummarised(t *testing.T) {
 		t.Errorf("the other tables: %d profile cells (want 2), summary %q", others, summary)
 	}
 
-	var m pipeline.Manifest
+	var m runrecord.Record
 	b, err := os.ReadFile(res.Files.Manifest)
 	if err != nil {
 		t.Fatal(err)

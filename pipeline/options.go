@@ -12,6 +12,7 @@ import (
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Options configure a run.
@@ -126,12 +127,12 @@ type Result struct {
 	Stages   []report.StageInfo
 	Failure  string
 	Files    Files
-	Manifest *Manifest
+	Manifest *runrecord.Record
 	// Answers to the questions, in order (as far as the run got).
 	Answers []*agent.Answer
 	// Exploration is what the model's exploration found; nil when it did
 	// not run.
-	Exploration *Exploration
+	Exploration *runrecord.Exploration
 	// Changes are what changed since Options.Baseline; nil without one, or
 	// when the run stopped before the comparison.
 	Changes *baseline.Changes

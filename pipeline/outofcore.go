@@ -8,6 +8,7 @@ import (
 	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Out-of-core modes (--out-of-core, key run.out-of-core).
@@ -112,6 +113,6 @@ func (r *runner) stageCellTimeout() time.Duration {
 
 // outOfCoreNotice is the report's note on a run of data (run.json's
 // "data") that read it out of core; "" for other runs.
-func outOfCoreNotice(profile *eda.Profile, data ManifestData) string {
+func outOfCoreNotice(profile *eda.Profile, data runrecord.Data) string {
 	return eda.OutOfCoreNotice(profile, eda.OutOfCore{Estimate: data.MemoryEstimate, Limit: data.MemoryLimit})
 }

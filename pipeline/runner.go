@@ -16,6 +16,7 @@ import (
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // runner is one run: its options, its kernel and notebook, and what the
@@ -49,13 +50,13 @@ type runner struct {
 	session *kernel.SessionInfo
 	// sessionFiles are the files the independent questions' code wrote,
 	// under NAME_files/question-N.
-	sessionFiles []ManifestCodeFile
+	sessionFiles []runrecord.CodeFile
 
-	exploration *Exploration
+	exploration *runrecord.Exploration
 
-	changes    *baseline.Changes   // what changed since the baseline
-	keyChanges *KeyChanges         // the model's account of them
-	sketch     *baseline.SketchRef // the sketch this run kept
+	changes    *baseline.Changes     // what changed since the baseline
+	keyChanges *runrecord.KeyChanges // the model's account of them
+	sketch     *baseline.SketchRef   // the sketch this run kept
 }
 
 func (r *runner) retries() int {
