@@ -112,7 +112,7 @@ type Step struct {
 
 // ModelCall is one Chat call, for the manifest. Its times (DurationMS,
 // OverheadMS) are about the occasion, not the run's content: run.json keeps
-// them apart, under "occasion" (pipeline.ManifestOccasion.ModelCalls).
+// them apart, under "occasion" (runrecord.Occasion.ModelCalls).
 type ModelCall struct {
 	Phase            string  `json:"phase"`
 	Turn             int     `json:"turn"`

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 )
@@ -40,7 +41,7 @@ var numberRe = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?`)
 // cell ID). An older run's value may be shown by any cell's re-run output:
 // as written, or, for a number, as a number in an output that rounds to it
 // at the answer's precision (an answer 12.35 is shown by an output 12.3456).
-func checkAnswers(nb *nbformat.Notebook, reran map[string][]nbformat.Output, questions []RecordQuestion) []AnswerCheck {
+func checkAnswers(nb *nbformat.Notebook, reran map[string][]nbformat.Output, questions []*agent.Answer) []AnswerCheck {
 	var out []AnswerCheck
 	texts := make([]string, len(nb.Cells))
 	for i, c := range nb.Cells {
@@ -92,7 +93,7 @@ func answerTraces(r *numtrace.Record, name string) []numtrace.Trace {
 
 // checkNumbers looks each number of the answers' narratives that run.json
 // traces to a cell up again in that cell, by the rule that traced it.
-func checkNumbers(nb *nbformat.Notebook, reran map[string][]nbformat.Output, questions []RecordQuestion) []NumberCheck {
+func checkNumbers(nb *nbformat.Notebook, reran map[string][]nbformat.Output, questions []*agent.Answer) []NumberCheck {
 	var out []NumberCheck
 	for _, q := range questions {
 		if q.Numbers == nil {

@@ -22,7 +22,7 @@ type FileCheck struct {
 // run did not write.
 func checkFiles(run *Run) []FileCheck {
 	var out []FileCheck
-	sums := run.Record.fileSums()
+	sums := fileSums(run.Record)
 	for _, rel := range sortedKeys(sums) {
 		want := sums[rel]
 		got, err := FileSHA256(filepath.Join(run.Dir, filepath.FromSlash(rel)))

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 )
@@ -73,7 +74,7 @@ func TestCheckTracedNumbers(t *testing.T) {
 			t.Fatalf("setup: %+v not traced", tr)
 		}
 	}
-	qs := []RecordQuestion{{Question: "q", Values: []RecordValue{{Name: "peak", Value: "March"}}, Numbers: rec}}
+	qs := []*agent.Answer{{Question: "q", Values: []agent.NamedValue{{Name: "peak", Value: "March"}}, Numbers: rec}}
 
 	check := func(nb *nbformat.Notebook, reran map[string][]nbformat.Output) string {
 		var b strings.Builder

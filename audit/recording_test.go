@@ -10,6 +10,7 @@ import (
 	"github.com/analyst-cli/analyst/internal/modeltest"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/llm/llmtest"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // A reply the client cut at its size bound is recorded with its error, and
@@ -27,7 +28,7 @@ func TestRecordingKeepsOverrun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back audit.Recording
+	var back runrecord.Recording
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // ValueMethod says how a replay on new data finds the new value of a named
@@ -17,45 +18,30 @@ const ValueMethod = "The recorded answers were given for the recorded data. Each
 	"on the new data, rounded as the recorded value was; where that place is missing or holds another kind of value " +
 	"(text for a number), there is no new value. Values a live model (--model) gave after taking over are its own."
 
-// ValueChange is one named value: as the recorded run gave it (Old) and as
-// found in the new outputs (New, when Located).
-type ValueChange struct {
-	Name    string `json:"name"`
-	Old     string `json:"old"`
-	New     string `json:"new,omitempty"`
-	Located bool   `json:"located"`
-	// Where is the place the value was read from ("cell 14 (question-1,
-	// turn 2), output 1, word 3"), Cell that cell's id; Why says why there
-	// is no new value.
-	Where string `json:"where,omitempty"`
-	Cell  string `json:"cell,omitempty"`
-	Why   string `json:"why,omitempty"`
-}
-
 // Relocate finds the new value of each named value vs of question q (from
 // 1), given the replay's notebook so far, and keeps the result for Record.
 // When a live model took over, vs are its values for the new data, and the
 // old ones are the recording's.
-func (r *Rerun) Relocate(q int, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
+func (r *Rerun) Relocate(q int, vs []agent.NamedValue, nb *nbformat.Notebook) []runrecord.ValueChange {
 	tags := []string{nbformat.StageTag(agent.StageQuestion(q)), nbformat.StageTag(agent.StageReflection(q))}
 	return r.relocateAnswer(answerKey{question: q}, tags, vs, nb)
 }
 
 // RelocateGoal is Relocate for the exploration's goal g (from 1), whose
 // model cells carry one of tags (its phases).
-func (r *Rerun) RelocateGoal(g int, tags []string, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
+func (r *Rerun) RelocateGoal(g int, tags []string, vs []agent.NamedValue, nb *nbformat.Notebook) []runrecord.ValueChange {
 	return r.relocateAnswer(answerKey{goal: g}, tags, vs, nb)
 }
 
-func (r *Rerun) relocateAnswer(key answerKey, tags []string, vs []agent.NamedValue, nb *nbformat.Notebook) []ValueChange {
-	var out []ValueChange
+func (r *Rerun) relocateAnswer(key answerKey, tags []string, vs []agent.NamedValue, nb *nbformat.Notebook) []runrecord.ValueChange {
+	var out []runrecord.ValueChange
 	if r.Live() {
-		var old []RecordValue
-		if a := r.run.Record.answerOf(RerunAnswer{Question: key.question, Goal: key.goal}); a != nil {
+		var old []agent.NamedValue
+		if a := answerOf(r.run.Record, runrecord.RerunAnswer{Question: key.question, Goal: key.goal}); a != nil {
 			old = a.Values
 		}
 		for _, v := range vs {
-			vc := ValueChange{Name: v.Name, New: v.Value, Located: true, Where: "given by the model " + r.liveSpec + " on the new data"}
+			vc := runrecord.ValueChange{Name: v.Name, New: v.Value, Located: true, Where: "given by the model " + r.liveSpec + " on the new data"}
 			for _, o := range old {
 				if o.Name == v.Name {
 					vc.Old = o.Value
@@ -97,8 +83,8 @@ func modelCells(nb *nbformat.Notebook) []modelCell {
 
 // relocate looks v up in the recorded model cells of the question and
 // reads the word at the same place of the new cells.
-func relocate(v agent.NamedValue, oldCells, newCells []modelCell, phases map[string]bool) ValueChange {
-	vc := ValueChange{Name: v.Name, Old: v.Value}
+func relocate(v agent.NamedValue, oldCells, newCells []modelCell, phases map[string]bool) runrecord.ValueChange {
+	vc := runrecord.ValueChange{Name: v.Name, Old: v.Value}
 	want := words(v.Value)
 	if len(want) == 0 {
 		vc.Why = "the recorded value is empty"

@@ -15,6 +15,7 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // A run's hashes in run.json are no proof on their own: anyone can edit a
@@ -115,7 +116,7 @@ func around(b []byte, n int) string {
 // checkFacts compares what run.json states of the data (rows, columns,
 // format, from the profile) and of the sandbox (the limits in force) with
 // what the re-run's profile cell found and the limits it ran under.
-func checkFacts(rec *Record, nb *nbformat.Notebook, reran map[string][]nbformat.Output, limits kernel.Enforced) []FactCheck {
+func checkFacts(rec *runrecord.Record, nb *nbformat.Notebook, reran map[string][]nbformat.Output, limits kernel.Enforced) []FactCheck {
 	var out []FactCheck
 	add := func(name, recorded, got string) {
 		status := CellOK
@@ -127,29 +128,36 @@ func checkFacts(rec *Record, nb *nbformat.Notebook, reran map[string][]nbformat.
 	// A folder's rows and columns are its main table's; its format is the
 	// folder's, which no profile states.
 	stage := eda.StageProfile
-	if rec.shape.Format == eda.FormatFolder {
-		stage = eda.TableStage(eda.StageProfile, rec.shape.MainTable)
+	if rec.Data.Format == eda.FormatFolder {
+		stage = eda.TableStage(eda.StageProfile, rec.Data.MainTable)
 	}
 	if p := reranProfile(nb, reran, stage); p != nil {
-		add("data.rows", strconv.Itoa(rec.shape.Rows), strconv.Itoa(p.Rows))
-		add("data.columns", strconv.Itoa(rec.shape.Columns), strconv.Itoa(p.Columns))
-		if rec.shape.Format != eda.FormatFolder {
-			add("data.format", rec.shape.Format, p.Load.Format)
+		add("data.rows", strconv.Itoa(rec.Data.Rows), strconv.Itoa(p.Rows))
+		add("data.columns", strconv.Itoa(rec.Data.Columns), strconv.Itoa(p.Columns))
+		if rec.Data.Format != eda.FormatFolder {
+			add("data.format", rec.Data.Format, p.Load.Format)
 		}
 	}
-	ran := map[string]any{}
-	b, _ := json.Marshal(limits)
-	_ = json.Unmarshal(b, &ran)
+	recorded, ran := limitFacts(rec.Limits), limitFacts(limits)
 	keys := map[string]bool{}
 	for k := range ran {
 		keys[k] = true
 	}
-	for k := range rec.Limits {
+	for k := range recorded {
 		keys[k] = true
 	}
 	for _, k := range sortedKeys(keys) {
-		add("limits."+k, factText(rec.Limits[k]), factText(ran[k]))
+		add("limits."+k, factText(recorded[k]), factText(ran[k]))
 	}
+	return out
+}
+
+// limitFacts are the limits as run.json writes them, by name: each is
+// compared as written, every one kernel.Enforced holds.
+func limitFacts(e kernel.Enforced) map[string]any {
+	out := map[string]any{}
+	b, _ := json.Marshal(e)
+	_ = json.Unmarshal(b, &out)
 	return out
 }
 

@@ -7,37 +7,8 @@ import (
 	"sync"
 
 	"github.com/analyst-cli/analyst/llm"
+	"github.com/analyst-cli/analyst/runrecord"
 )
-
-// Recording is every model reply of a run, in order and in full (content,
-// tool calls, usage, finish reason, as received), and what the server said
-// about the model. run.json keeps it under "replies"; analyst replay plays
-// it back instead of a model server.
-type Recording struct {
-	Model   *llm.ModelInfo `json:"model"`
-	Replies []Reply        `json:"replies"`
-}
-
-// Reply is one Chat call's reply, or its error.
-type Reply struct {
-	Message      llm.Message `json:"message"`
-	Usage        llm.Usage   `json:"usage"`
-	Model        string      `json:"model,omitempty"`
-	FinishReason string      `json:"finish_reason,omitempty"`
-	Error        string      `json:"error,omitempty"`
-	// ErrorKind is the kind of Error the agent acts on (errorKinds), so a
-	// replay takes the same turn: a refusal of tool calling switches it to
-	// code-block mode as it did the run.
-	ErrorKind string `json:"error_kind,omitempty"`
-	// Overrun is the client's error on a reply it cut at its size bound
-	// (llm.Response.Overrun), played back as the same kind.
-	Overrun string `json:"overrun,omitempty"`
-	// Stream is the conversation the call was part of when several ran at
-	// once (WithStream: "question-2" of a run's independent questions); ""
-	// for the run's one conversation. A replay plays each stream's replies
-	// in their order, whatever order the streams' calls come in.
-	Stream string `json:"stream,omitempty"`
-}
 
 type streamKey struct{}
 
@@ -86,7 +57,7 @@ func errorKind(err error) string {
 type Recorder struct {
 	llm.Client
 	mu  sync.Mutex
-	rec Recording
+	rec runrecord.Recording
 }
 
 // NewRecorder records the replies of c.
@@ -99,9 +70,9 @@ func (r *Recorder) Chat(ctx context.Context, req llm.Request, onDelta func(strin
 	defer r.mu.Unlock()
 	switch {
 	case err != nil && ctx.Err() == nil:
-		r.rec.Replies = append(r.rec.Replies, Reply{Error: err.Error(), ErrorKind: errorKind(err), Stream: streamOf(ctx)})
+		r.rec.Replies = append(r.rec.Replies, runrecord.Reply{Error: err.Error(), ErrorKind: errorKind(err), Stream: streamOf(ctx)})
 	case err == nil:
-		reply := Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason, Stream: streamOf(ctx)}
+		reply := runrecord.Reply{Message: resp.Message, Usage: resp.Usage, Model: resp.Model, FinishReason: resp.FinishReason, Stream: streamOf(ctx)}
 		if resp.Overrun != nil {
 			reply.Overrun = resp.Overrun.Error()
 		}
@@ -122,11 +93,11 @@ func (r *Recorder) Model(ctx context.Context) (*llm.ModelInfo, error) {
 }
 
 // Recording returns what was recorded so far (for run.json).
-func (r *Recorder) Recording() *Recording {
+func (r *Recorder) Recording() *runrecord.Recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := r.rec
-	rec.Replies = append([]Reply(nil), r.rec.Replies...)
+	rec.Replies = append([]runrecord.Reply(nil), r.rec.Replies...)
 	return &rec
 }
 
@@ -138,13 +109,13 @@ var ErrReplayDiverged = errors.New("the replay went another way than the run")
 // each stream's in its order (WithStream).
 type Replayer struct {
 	mu    sync.Mutex
-	rec   *Recording
+	rec   *runrecord.Recording
 	next  map[string]int // by stream: the index of the reply after its last
 	calls map[string]int // by stream: the calls played
 }
 
 // NewReplayer plays rec back.
-func NewReplayer(rec *Recording) *Replayer {
+func NewReplayer(rec *runrecord.Recording) *Replayer {
 	return &Replayer{rec: rec, next: map[string]int{}, calls: map[string]int{}}
 }
 

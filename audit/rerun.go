@@ -15,6 +15,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Rerun is a recorded run replayed on new data (analyst replay --data).
@@ -33,22 +34,22 @@ type Rerun struct {
 	// oldTables are a folder's tables as the recorded run profiled them, in
 	// its order (nil for a file).
 	oldTables []TableProfile
-	steps     []RecordStep // the recorded model cells, in order
+	steps     []agent.Step // the recorded model cells, in order
 	replayer  *Replayer
 	live      llm.Client // nil: stop at the first failing cell
 	liveSpec  string
-	newData   RecordData
+	newData   runrecord.DataID
 
 	mu       sync.Mutex
-	schema   []SchemaChange
-	cells    []RerunCell
-	failure  *CellFailure
+	schema   []runrecord.SchemaChange
+	cells    []runrecord.RerunCell
+	failure  *runrecord.CellFailure
 	replayed int // replies played back
 	asked    int // replies the live model gave
-	answers  map[answerKey][]ValueChange
+	answers  map[answerKey][]runrecord.ValueChange
 	// calls are the phase and turn of each recorded reply (replyCalls);
 	// findings what the checks found on the new data (agent.Replay).
-	calls    []RecordCall
+	calls    []agent.ModelCall
 	findings []agent.Finding
 }
 
@@ -58,7 +59,7 @@ type answerKey struct{ question, goal int }
 // NewRerun prepares the replay of run on the data newData. live, if not
 // nil, is the model (named liveSpec) that takes over from the first cell
 // that fails on the new data.
-func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*Rerun, error) {
+func NewRerun(run *Run, newData runrecord.DataID, live llm.Client, liveSpec string) (*Rerun, error) {
 	rec := run.Record
 	if rec.Replies == nil && len(rec.Questions) > 0 {
 		return nil, fmt.Errorf("%s records no model replies, so it cannot be replayed", run.Manifest)
@@ -73,13 +74,13 @@ func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*
 		return nil, fmt.Errorf("%s: %w", nbPath, err)
 	}
 	r := &Rerun{run: run, oldNB: nb, oldProfile: prof, live: live, liveSpec: liveSpec, newData: newData,
-		answers: map[answerKey][]ValueChange{}}
+		answers: map[answerKey][]runrecord.ValueChange{}}
 	if rec.Data.Format == eda.FormatFolder {
 		if r.oldTables, err = notebookTables(nb); err != nil {
 			return nil, fmt.Errorf("%s: %w", nbPath, err)
 		}
 	}
-	for _, a := range rec.modelAnswers() {
+	for _, a := range modelAnswers(rec) {
 		r.steps = append(r.steps, a.Steps...)
 	}
 	if rec.Replies != nil {
@@ -93,8 +94,8 @@ func NewRerun(run *Run, newData RecordData, live llm.Client, liveSpec string) (*
 
 // modelAnswers are the recorded answers in the order the run asked them:
 // the exploration's goals, then the questions.
-func (r *Record) modelAnswers() []*RecordQuestion {
-	var out []*RecordQuestion
+func modelAnswers(r *runrecord.Record) []*agent.Answer {
+	var out []*agent.Answer
 	if ex := r.Exploration; ex != nil {
 		for _, g := range ex.Goals {
 			if g.Answer != nil {
@@ -103,7 +104,7 @@ func (r *Record) modelAnswers() []*RecordQuestion {
 		}
 	}
 	for i := range r.Questions {
-		out = append(out, &r.Questions[i])
+		out = append(out, r.Questions[i])
 	}
 	return out
 }
@@ -114,33 +115,33 @@ func (r *Record) modelAnswers() []*RecordQuestion {
 // made in this order: the goals proposed, each goal's (its question then
 // its reflection), the ranking of the findings, each question's. An error
 // reply has no phase.
-func replyCalls(rec *Record) ([]RecordCall, error) {
-	var calls []RecordCall
+func replyCalls(rec *runrecord.Record) ([]agent.ModelCall, error) {
+	var calls []agent.ModelCall
 	add := func(mc []agent.ModelCall) {
 		for _, c := range mc {
-			calls = append(calls, RecordCall{Phase: c.Phase, Turn: c.Turn})
+			calls = append(calls, agent.ModelCall{Phase: c.Phase, Turn: c.Turn})
 		}
 	}
 	if ex := rec.Exploration; ex != nil && ex.Proposal != nil {
 		add(ex.Proposal.Calls)
 	}
-	answers := rec.modelAnswers()
+	answers := modelAnswers(rec)
 	goals := len(answers) - len(rec.Questions)
 	for _, a := range answers[:goals] {
-		calls = append(calls, a.Calls...)
+		add(a.Calls)
 	}
 	if ex := rec.Exploration; ex != nil && ex.Ranking != nil {
 		add(ex.Ranking.Calls)
 	}
 	for _, a := range answers[goals:] {
-		calls = append(calls, a.Calls...)
+		add(a.Calls)
 	}
 	replies := rec.Replies.Replies
 	if n := countOK(replies); n != len(calls) {
 		return nil, fmt.Errorf("it records %d model calls and %d model replies that are not errors: "+
 			"the replay cannot tell which reply is whose", len(calls), n)
 	}
-	out := make([]RecordCall, len(replies))
+	out := make([]agent.ModelCall, len(replies))
 	k := 0
 	for i, reply := range replies {
 		if reply.Error == "" {
@@ -150,7 +151,7 @@ func replyCalls(rec *Record) ([]RecordCall, error) {
 	return out, nil
 }
 
-func countOK(replies []Reply) int {
+func countOK(replies []runrecord.Reply) int {
 	n := 0
 	for _, r := range replies {
 		if r.Error == "" {
@@ -175,43 +176,11 @@ func NotebookProfile(nb *nbformat.Notebook) (*eda.Profile, error) {
 	return nil, fmt.Errorf("no profile cell output (%s) in the notebook", nbformat.MimeProfile)
 }
 
-// RerunCell is one model cell of the replay: where its code came from and
-// how it ended on the new data and in the recording.
-type RerunCell struct {
-	Phase string `json:"phase"`
-	Turn  int    `json:"turn"`
-	// Source is "replayed" (the recorded reply's code) or "model" (the
-	// live model's, after the first failing cell; --model).
-	Source         string `json:"source"`
-	Status         string `json:"status"`
-	RecordedStatus string `json:"recorded_status,omitempty"`
-}
-
 // Cell sources.
 const (
 	SourceReplayed = "replayed"
 	SourceModel    = "model" //houserules:literal where a value came from, not a cell tag
 )
-
-// CellFailure is a recorded model cell that ran without error on the
-// recorded data and fails on the new data.
-type CellFailure struct {
-	Phase     string `json:"phase"`
-	Turn      int    `json:"turn"`
-	Cell      int    `json:"cell"` // the model cell's place among the model cells, from 1
-	Code      string `json:"code"`
-	Exception string `json:"exception"` // "KeyError: 'revenue'"
-	// Cause is the likely cause, read from the schema changes.
-	Cause string `json:"cause"`
-	// Model is the model that was asked to go on from here (--model).
-	Model string `json:"model,omitempty"`
-}
-
-func (e *CellFailure) Error() string {
-	return fmt.Sprintf("%s, model cell %d (turn %d) fails on the new data: %s (it ran without error on the recorded data). Likely cause: %s. "+
-		"The recorded code is not repaired; to have a model repair it from this cell, replay with --model MODEL",
-		e.Phase, e.Cell, e.Turn, e.Exception, e.Cause)
-}
 
 // Client is the model client of the replay: the recorded replies, then,
 // after the first failing cell, the live model if there is one.
@@ -304,19 +273,19 @@ func (r *Rerun) ran(code string, ex *kernel.Execution) error {
 	defer r.mu.Unlock()
 	i := len(r.cells)
 	if r.failure != nil { // the live model's cells
-		r.cells = append(r.cells, RerunCell{Source: SourceModel, Status: string(ex.Status)})
+		r.cells = append(r.cells, runrecord.RerunCell{Source: SourceModel, Status: string(ex.Status)})
 		return nil
 	}
 	if i >= len(r.steps) || r.steps[i].Code != code {
-		r.cells = append(r.cells, RerunCell{Source: SourceReplayed, Status: string(ex.Status)})
+		r.cells = append(r.cells, runrecord.RerunCell{Source: SourceReplayed, Status: string(ex.Status)})
 		return fmt.Errorf("%w: model cell %d is not the one recorded", ErrReplayDiverged, i+1)
 	}
 	st := r.steps[i]
-	r.cells = append(r.cells, RerunCell{Phase: st.Phase, Turn: st.Turn, Source: SourceReplayed, Status: string(ex.Status), RecordedStatus: st.Status})
+	r.cells = append(r.cells, runrecord.RerunCell{Phase: st.Phase, Turn: st.Turn, Source: SourceReplayed, Status: string(ex.Status), RecordedStatus: st.Status})
 	if st.Status != string(kernel.StatusOK) || ex.Status == kernel.StatusOK {
 		return nil
 	}
-	f := &CellFailure{Phase: st.Phase, Turn: st.Turn, Cell: i + 1, Code: code, Exception: string(ex.Status)}
+	f := &runrecord.CellFailure{Phase: st.Phase, Turn: st.Turn, Cell: i + 1, Code: code, Exception: string(ex.Status)}
 	if ex.Error != nil {
 		f.Exception = ex.Error.Name + ": " + ex.Error.Value
 	} else if ex.Cause != "" {
@@ -332,52 +301,15 @@ func (r *Rerun) ran(code string, ex *kernel.Execution) error {
 }
 
 // Failure is the first recorded cell that failed on the new data, or nil.
-func (r *Rerun) Failure() *CellFailure {
+func (r *Rerun) Failure() *runrecord.CellFailure {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.failure
 }
 
-// SchemaChange is a difference between the recorded data's columns and the
-// new data's: a column added or removed, or its dtype changed; for a
-// folder, also a table added or removed (Column ""), and Table names the
-// table of a column's change.
-type SchemaChange struct {
-	Table  string `json:"table,omitempty"`
-	Column string `json:"column"`
-	Change string `json:"change"` // added, removed, dtype; table added, table removed
-	Old    string `json:"old,omitempty"`
-	New    string `json:"new,omitempty"`
-}
-
-// Changes of a folder's tables.
-const (
-	TableAdded   = "table added"
-	TableRemoved = "table removed"
-)
-
-func (c SchemaChange) String() string {
-	switch c.Change {
-	case TableAdded:
-		return fmt.Sprintf("table %q added (%s)", c.Table, c.New)
-	case TableRemoved:
-		return fmt.Sprintf("table %q removed (was %s)", c.Table, c.Old)
-	}
-	if c.Table != "" {
-		return fmt.Sprintf("table %q: %s", c.Table, SchemaChange{Column: c.Column, Change: c.Change, Old: c.Old, New: c.New})
-	}
-	switch c.Change {
-	case "added":
-		return fmt.Sprintf("column %q added (%s)", c.Column, c.New)
-	case "removed":
-		return fmt.Sprintf("column %q removed (was %s)", c.Column, c.Old)
-	}
-	return fmt.Sprintf("column %q changed type: %s → %s", c.Column, c.Old, c.New)
-}
-
 // Compare takes the new data's profile: the schema changes from the
 // recorded data's, in the recorded column order then the new columns'.
-func (r *Rerun) Compare(p *eda.Profile) []SchemaChange {
+func (r *Rerun) Compare(p *eda.Profile) []runrecord.SchemaChange {
 	changes := SchemaDiff(r.oldProfile, p)
 	r.mu.Lock()
 	r.schema = changes
@@ -387,26 +319,26 @@ func (r *Rerun) Compare(p *eda.Profile) []SchemaChange {
 
 // SchemaDiff lists the columns removed, changed in dtype and added from old
 // to new.
-func SchemaDiff(old, new *eda.Profile) []SchemaChange {
+func SchemaDiff(old, new *eda.Profile) []runrecord.SchemaChange {
 	newCols := map[string]string{}
 	for _, c := range new.ColumnInfo {
 		newCols[c.Name] = c.Dtype
 	}
 	oldCols := map[string]bool{}
-	var out []SchemaChange
+	var out []runrecord.SchemaChange
 	for _, c := range old.ColumnInfo {
 		oldCols[c.Name] = true
 		d, ok := newCols[c.Name]
 		switch {
 		case !ok:
-			out = append(out, SchemaChange{Column: c.Name, Change: "removed", Old: c.Dtype})
+			out = append(out, runrecord.SchemaChange{Column: c.Name, Change: "removed", Old: c.Dtype})
 		case d != c.Dtype:
-			out = append(out, SchemaChange{Column: c.Name, Change: "dtype", Old: c.Dtype, New: d})
+			out = append(out, runrecord.SchemaChange{Column: c.Name, Change: "dtype", Old: c.Dtype, New: d})
 		}
 	}
 	for _, c := range new.ColumnInfo {
 		if !oldCols[c.Name] {
-			out = append(out, SchemaChange{Column: c.Name, Change: "added", New: c.Dtype})
+			out = append(out, runrecord.SchemaChange{Column: c.Name, Change: "added", New: c.Dtype})
 		}
 	}
 	return out
@@ -415,7 +347,7 @@ func SchemaDiff(old, new *eda.Profile) []SchemaChange {
 // likelyCause reads the cause of a failure from the schema changes: a
 // removed column the error or the code names, else a column of changed
 // type the code names.
-func likelyCause(exception, code string, schema []SchemaChange) string {
+func likelyCause(exception, code string, schema []runrecord.SchemaChange) string {
 	var added []string
 	for _, c := range schema {
 		if c.Change == "added" {
@@ -423,7 +355,7 @@ func likelyCause(exception, code string, schema []SchemaChange) string {
 		}
 	}
 	for _, c := range schema {
-		if c.Change == TableRemoved && (mentions(exception, c.Table) || mentions(code, c.Table)) {
+		if c.Change == runrecord.TableRemoved && (mentions(exception, c.Table) || mentions(code, c.Table)) {
 			return fmt.Sprintf("table %q is not in the new data (removed or renamed)", c.Table)
 		}
 	}
@@ -462,49 +394,15 @@ func mentions(text, column string) bool {
 	return false
 }
 
-// RerunRecord is what run.json records under "rerun" for a replay on new
-// data.
-type RerunRecord struct {
-	// From is the recorded run's run.json; RecordedData its data.
-	From         string         `json:"from"`
-	RecordedData RecordData     `json:"recorded_data"`
-	Data         RecordData     `json:"data"`
-	Schema       []SchemaChange `json:"schema_changes"`
-	// Cells are the model cells, in order, with where their code came from.
-	Cells   []RerunCell  `json:"cells"`
-	Failure *CellFailure `json:"failure,omitempty"`
-	// Model is the live model that took over at Failure (--model).
-	Model           string `json:"model,omitempty"`
-	ReplayedReplies int    `json:"replayed_replies"`
-	ModelReplies    int    `json:"model_replies"`
-	// Checks are what the agent's checks found on the new data where a run
-	// would have told the model, or asked it again (agent.Replay): the
-	// model was asked again only where the recorded run asked it.
-	Checks []agent.Finding `json:"checks"`
-	// Answers are the named values of each exploration goal and question,
-	// old → new.
-	Answers []RerunAnswer `json:"answers,omitempty"`
-	// Method says how the new values were found (ValueMethod).
-	Method string `json:"method"`
-}
-
-// RerunAnswer is the named values of a question or of an exploration goal,
-// as recorded (old) and as found in the new outputs (new).
-type RerunAnswer struct {
-	Question int           `json:"question,omitempty"` // from 1
-	Goal     int           `json:"goal,omitempty"`     // from 1
-	Values   []ValueChange `json:"values"`
-}
-
 // Record is the "rerun" section of the replay's run.json.
-func (r *Rerun) Record() *RerunRecord {
+func (r *Rerun) Record() *runrecord.Rerun {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rec := &RerunRecord{From: r.run.Manifest, RecordedData: r.run.Record.Data, Data: r.newData, Schema: r.schema,
-		Cells: append([]RerunCell{}, r.cells...), Failure: r.failure, ReplayedReplies: r.replayed, ModelReplies: r.asked,
+	rec := &runrecord.Rerun{From: r.run.Manifest, RecordedData: r.run.Record.Data.ID(), Data: r.newData, Schema: r.schema,
+		Cells: append([]runrecord.RerunCell{}, r.cells...), Failure: r.failure, ReplayedReplies: r.replayed, ModelReplies: r.asked,
 		Checks: append([]agent.Finding{}, r.findings...), Method: ValueMethod}
 	if rec.Schema == nil {
-		rec.Schema = []SchemaChange{}
+		rec.Schema = []runrecord.SchemaChange{}
 	}
 	if r.failure != nil && r.live != nil {
 		rec.Model = r.liveSpec
@@ -516,7 +414,7 @@ func (r *Rerun) Record() *RerunRecord {
 	// The goals first, as the run explored before the questions.
 	slices.SortFunc(keys, func(a, b answerKey) int { return cmp.Or(a.question-b.question, a.goal-b.goal) })
 	for _, k := range keys {
-		rec.Answers = append(rec.Answers, RerunAnswer{Question: k.question, Goal: k.goal, Values: r.answers[k]})
+		rec.Answers = append(rec.Answers, runrecord.RerunAnswer{Question: k.question, Goal: k.goal, Values: r.answers[k]})
 	}
 	return rec
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // modelNotebook is a notebook with one model cell of question-1 per output
@@ -103,30 +104,30 @@ func TestReplyCallsAndAsked(t *testing.T) {
 		}
 		return out
 	}
-	recordCalls := func(mc []agent.ModelCall) []RecordCall {
-		var out []RecordCall
+	recordCalls := func(mc []agent.ModelCall) []agent.ModelCall {
+		var out []agent.ModelCall
 		for _, c := range mc {
-			out = append(out, RecordCall{Phase: c.Phase, Turn: c.Turn})
+			out = append(out, agent.ModelCall{Phase: c.Phase, Turn: c.Turn})
 		}
 		return out
 	}
-	ok, refused, failed := Reply{}, Reply{Error: "no tools", ErrorKind: "tools-unsupported"}, Reply{Error: "server gone", ErrorKind: "unreachable"}
-	rec := &Record{
-		Exploration: &RecordExploration{Proposal: &agent.GoalSet{Calls: calls("goals", 1)}, Ranking: &agent.Ranking{},
-			Goals: []RecordGoal{{Answer: &RecordQuestion{Calls: recordCalls(calls("goal-1", 1))}}}},
-		Questions: []RecordQuestion{
+	ok, refused, failed := runrecord.Reply{}, runrecord.Reply{Error: "no tools", ErrorKind: "tools-unsupported"}, runrecord.Reply{Error: "server gone", ErrorKind: "unreachable"}
+	rec := &runrecord.Record{
+		Exploration: &runrecord.Exploration{Proposal: &agent.GoalSet{Calls: calls("goals", 1)}, Ranking: &agent.Ranking{},
+			Goals: []*runrecord.ExploredGoal{{Answer: &agent.Answer{Calls: recordCalls(calls("goal-1", 1))}}}},
+		Questions: []*agent.Answer{
 			{Calls: recordCalls(calls("question-1", 1, 2))},
 			{Calls: recordCalls(calls("question-2", 1, 2))},
 		},
 		// The goals' proposal was refused tools once; the run stopped on a
 		// model error in question 2's fourth turn.
-		Replies: &Recording{Replies: []Reply{refused, ok, ok, ok, ok, ok, ok, failed}},
+		Replies: &runrecord.Recording{Replies: []runrecord.Reply{refused, ok, ok, ok, ok, ok, ok, failed}},
 	}
 	got, err := replyCalls(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []RecordCall{{}, {"goals", 1}, {"goal-1", 1}, {"question-1", 1}, {"question-1", 2}, {"question-2", 1}, {"question-2", 2}, {}}
+	want := []agent.ModelCall{{}, {Phase: "goals", Turn: 1}, {Phase: "goal-1", Turn: 1}, {Phase: "question-1", Turn: 1}, {Phase: "question-1", Turn: 2}, {Phase: "question-2", Turn: 1}, {Phase: "question-2", Turn: 2}, {}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("reply calls:\n%v\nwant\n%v", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // TableProfile is a folder's table and its profile.
@@ -47,7 +48,7 @@ func notebookTables(nb *nbformat.Notebook) ([]TableProfile, error) {
 // CompareTables takes a folder's new tables: the tables removed, then each
 // kept table's schema changes, in the recorded order, then the tables
 // added. Tables are matched by name.
-func (r *Rerun) CompareTables(tables []TableProfile) []SchemaChange {
+func (r *Rerun) CompareTables(tables []TableProfile) []runrecord.SchemaChange {
 	changes := TablesDiff(r.oldTables, tables)
 	r.mu.Lock()
 	r.schema = changes
@@ -57,18 +58,18 @@ func (r *Rerun) CompareTables(tables []TableProfile) []SchemaChange {
 
 // TablesDiff lists the tables removed and added from old to new, and the
 // columns changed in the tables both have.
-func TablesDiff(old, new []TableProfile) []SchemaChange {
+func TablesDiff(old, new []TableProfile) []runrecord.SchemaChange {
 	byName := map[string]*eda.Profile{}
 	for _, t := range new {
 		byName[t.Name] = t.Profile
 	}
 	seen := map[string]bool{}
-	var out []SchemaChange
+	var out []runrecord.SchemaChange
 	for _, t := range old {
 		seen[t.Name] = true
 		p, ok := byName[t.Name]
 		if !ok {
-			out = append(out, SchemaChange{Table: t.Name, Change: TableRemoved, Old: shape(t.Profile)})
+			out = append(out, runrecord.SchemaChange{Table: t.Name, Change: runrecord.TableRemoved, Old: shape(t.Profile)})
 			continue
 		}
 		for _, c := range SchemaDiff(t.Profile, p) {
@@ -78,7 +79,7 @@ func TablesDiff(old, new []TableProfile) []SchemaChange {
 	}
 	for _, t := range new {
 		if !seen[t.Name] {
-			out = append(out, SchemaChange{Table: t.Name, Change: TableAdded, New: shape(t.Profile)})
+			out = append(out, runrecord.SchemaChange{Table: t.Name, Change: runrecord.TableAdded, New: shape(t.Profile)})
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/image"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Options configure a verification.
@@ -187,7 +188,7 @@ func Verify(ctx context.Context, run *Run, opts Options) (*Report, error) {
 	}
 	// A replay on new data is checked for the values it found in the new
 	// outputs; numbers are traced in the run that wrote run.json either way.
-	rep.Answers = checkAnswers(nb, rep.reran, rec.answered())
+	rep.Answers = checkAnswers(nb, rep.reran, answered(rec))
 	rep.Numbers = checkNumbers(nb, rep.reran, rec.Questions)
 	rep.Facts = checkFacts(rec, nb, rep.reran, opts.Kernel.Enforcement())
 	rep.finish()
@@ -220,7 +221,7 @@ func (r *Report) finish() {
 }
 
 // checkCells aligns the notebook's cells with the recorded digests by id.
-func checkCells(nb *nbformat.Notebook, recorded []RecordCell) []CellCheck {
+func checkCells(nb *nbformat.Notebook, recorded []runrecord.Cell) []CellCheck {
 	want := map[string]string{}
 	for _, c := range recorded {
 		want[c.ID] = c.SHA256

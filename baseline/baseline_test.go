@@ -3,7 +3,6 @@ package baseline
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/runfile"
-	"github.com/analyst-cli/analyst/internal/runfile/runfiletest"
 )
 
 const sketchJSON = `{"version": 1, "rows": 4, "quantile_points": 1000, "value_counts_cap": 1000, "time_periods": 5000, "columns": [
@@ -59,9 +57,9 @@ func TestParseSketch(t *testing.T) {
 	}
 }
 
-// writeRun writes a run's manifest and sketch as analyst run does, and
-// returns the manifest's path.
-func writeRun(t *testing.T, manifest map[string]any, sketch string) string {
+// writeRun writes a run's sketch as analyst run does, and returns the
+// path its record would have (Open reads the sketch beside it).
+func writeRun(t *testing.T, sketch string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "old_files"), 0o755); err != nil {
@@ -72,12 +70,7 @@ func writeRun(t *testing.T, manifest map[string]any, sketch string) string {
 			t.Fatal(err)
 		}
 	}
-	b, _ := json.Marshal(manifest)
-	path := filepath.Join(dir, "old.run.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return filepath.Join(dir, "old.run.json")
 }
 
 func sum(s string) string {
@@ -86,10 +79,10 @@ func sum(s string) string {
 }
 
 func TestOpen(t *testing.T) {
-	good := map[string]any{"analyst_version": "v1", "data": map[string]any{"name": "old.csv", "sha256": "ab"},
-		"sketch": map[string]any{"file": "old_files/sketch.json", "version": 1},
-		"files":  []any{map[string]any{"path": "old_files/sketch.json", "sha256": sum(sketchJSON)}}}
-	b, err := Open(writeRun(t, good, sketchJSON))
+	ref := &SketchRef{File: "old_files/sketch.json", Version: 1}
+	files := []runfile.File{{Path: "old_files/sketch.json", SHA256: sum(sketchJSON)}}
+	data := Data{Name: "old.csv", SHA256: "ab"}
+	b, err := Open(writeRun(t, sketchJSON), "v1", data, ref, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,64 +91,25 @@ func TestOpen(t *testing.T) {
 	}
 
 	cases := map[string]struct {
-		manifest map[string]any
-		sketch   string
-		want     string
+		version string
+		ref     *SketchRef
+		sketch  string
+		want    string
 	}{
-		"a run of an analyst before sketches": {map[string]any{"analyst_version": "v0.9", "files": []any{}}, "",
+		"a run of an analyst before sketches": {"v0.9", nil, "",
 			"it was written by analyst v0.9, which kept no sketch of the data for comparisons; re-run the baseline with this version of analyst"},
-		"a newer sketch version": {with(good, "sketch", map[string]any{"file": "old_files/sketch.json", "version": 2}), sketchJSON,
+		"a newer sketch version": {"v1", &SketchRef{File: "old_files/sketch.json", Version: 2}, sketchJSON,
 			"its sketch is version 2, and this analyst compares version 1; re-run the baseline"},
-		"the sketch edited since": {good, strings.Replace(sketchJSON, `"rows": 4`, `"rows": 5`, 1),
+		"the sketch edited since": {"v1", ref, strings.Replace(sketchJSON, `"rows": 4`, `"rows": 5`, 1),
 			"its sketch old_files/sketch.json is not the file the run wrote"},
-		"the sketch gone": {good, "", "its sketch old_files/sketch.json cannot be read"},
-		"not a manifest":  {nil, "", "not a run manifest"},
+		"the sketch gone": {"v1", ref, "", "its sketch old_files/sketch.json cannot be read"},
 	}
 	for name, c := range cases {
-		path := writeRun(t, c.manifest, c.sketch)
-		if c.manifest == nil {
-			_ = os.WriteFile(path, []byte("<html>"), 0o644)
-		}
-		_, err := Open(path)
+		_, err := Open(writeRun(t, c.sketch), c.version, data, c.ref, files)
 		var be *Error
 		if !errors.As(err, &be) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an *Error saying %q", name, err, c.want)
 		}
-	}
-}
-
-func with(m map[string]any, key string, v any) map[string]any {
-	out := map[string]any{}
-	for k, x := range m {
-		out[k] = x
-	}
-	out[key] = v
-	return out
-}
-
-// A manifest past the size bound is refused before it is read whole.
-func TestOpenBoundsSize(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big.run.json")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(runfile.MaxBytes + 1); err != nil { // sparse: no disk used
-		t.Fatal(err)
-	}
-	f.Close()
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "over the 256 MiB a run.json analyst writes can be") {
-		t.Errorf("Open of a %d-byte file: %v, want runfile's refusal", runfile.MaxBytes+1, err)
-	}
-}
-
-// Recorded reads the run's record through runfile: one past its bound is
-// refused before it is read.
-func TestRecordedBoundsSize(t *testing.T) {
-	path := runfiletest.Oversized(t)
-	var tooLarge *runfile.TooLargeError
-	if _, _, err := Recorded(path); !errors.As(err, &tooLarge) {
-		t.Errorf("Recorded of a %d-byte file: %v, want runfile's TooLargeError", runfile.MaxBytes+1, err)
 	}
 }
 

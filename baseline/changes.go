@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/eda"
-	"github.com/analyst-cli/analyst/internal/runfile"
 )
 
 // Changes are what the comparison found (the output of the cell tagged
@@ -87,22 +86,6 @@ func FromRecord(dir string, r *Record) (*Baseline, error) {
 		return nil, &Error{Manifest: r.Manifest, Msg: fmt.Sprintf("the run's copy of its baseline's sketch, %s: %v; %s", r.File, err, rerunHint)}
 	}
 	return &Baseline{Manifest: r.Manifest, Data: r.Data, Sketch: s}, nil
-}
-
-// Recorded is the baseline the run of manifest was compared with, from
-// its folder, and the record of that comparison; nil when it had none.
-func Recorded(manifest string) (*Baseline, *Record, error) {
-	var m struct {
-		Baseline *Record `json:"baseline"`
-	}
-	if err := runfile.Decode(manifest, &m); err != nil {
-		return nil, nil, err
-	}
-	if m.Baseline == nil {
-		return nil, nil, nil
-	}
-	b, err := FromRecord(filepath.Dir(manifest), m.Baseline)
-	return b, m.Baseline, err
 }
 
 // SummaryMarkdown is a short Markdown summary of the changes for a CI step

@@ -1,7 +1,6 @@
 package baseline
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,46 +55,35 @@ func (e *Error) Error() string { return "baseline " + e.Manifest + ": " + e.Msg 
 // rerunHint says how to get a baseline this analyst compares with.
 const rerunHint = "re-run the baseline with this version of analyst (analyst run OLD_DATA, or analyst replay on its run), then compare with that run"
 
-// Open reads the baseline run whose manifest is manifest: the sketch its
-// run.json names, checked against the sha256 run.json records for it, of
-// the version this analyst compares. Every error is an *Error that says
-// what to do.
-func Open(manifest string) (*Baseline, error) {
+// Open is the baseline run whose record (runrecord.Record, read by the
+// caller) is at manifest, by what the record says: the analyst version
+// that wrote it, its data, its sketch and its files. It reads the sketch
+// named, checked against the sha256 the record lists for it, of the
+// version this analyst compares. Every error is an *Error that says what
+// to do.
+func Open(manifest, version string, data Data, sketch *SketchRef, files []runfile.File) (*Baseline, error) {
 	fail := func(format string, args ...any) error {
 		return &Error{Manifest: manifest, Msg: fmt.Sprintf(format, args...)}
 	}
-	raw, err := runfile.Read(manifest)
-	if err != nil {
-		return nil, fail("%v", err)
+	if sketch == nil {
+		return nil, fail("it was written by analyst %s, which kept no sketch of the data for comparisons; %s", version, rerunHint)
 	}
-	var m struct {
-		AnalystVersion string         `json:"analyst_version"`
-		Data           Data           `json:"data"`
-		Sketch         *SketchRef     `json:"sketch"`
-		Files          []runfile.File `json:"files"`
+	if sketch.Version != 0 && sketch.Version != eda.SketchVersion {
+		return nil, fail("%v; %s", &VersionError{Got: sketch.Version}, rerunHint)
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fail("not a run manifest: %v", err)
-	}
-	if m.Sketch == nil {
-		return nil, fail("it was written by analyst %s, which kept no sketch of the data for comparisons; %s", m.AnalystVersion, rerunHint)
-	}
-	if m.Sketch.Version != 0 && m.Sketch.Version != eda.SketchVersion {
-		return nil, fail("%v; %s", &VersionError{Got: m.Sketch.Version}, rerunHint)
-	}
-	path := filepath.Join(filepath.Dir(manifest), filepath.FromSlash(m.Sketch.File))
+	path := filepath.Join(filepath.Dir(manifest), filepath.FromSlash(sketch.File))
 	want := ""
-	for _, f := range m.Files {
-		if f.Path == m.Sketch.File {
+	for _, f := range files {
+		if f.Path == sketch.File {
 			want = f.SHA256
 		}
 	}
 	sum, err := filehash.SHA256(path)
 	switch {
 	case err != nil:
-		return nil, fail("its sketch %s cannot be read (%v); copy the run's whole folder, or %s", m.Sketch.File, err, rerunHint)
+		return nil, fail("its sketch %s cannot be read (%v); copy the run's whole folder, or %s", sketch.File, err, rerunHint)
 	case want == "" || sum != want:
-		return nil, fail("its sketch %s is not the file the run wrote (sha256 %s, run.json records %q); %s", m.Sketch.File, sum, want, rerunHint)
+		return nil, fail("its sketch %s is not the file the run wrote (sha256 %s, run.json records %q); %s", sketch.File, sum, want, rerunHint)
 	}
 	b, err := readBounded(path, MaxSketchBytes)
 	if err != nil {
@@ -107,10 +95,10 @@ func Open(manifest string) (*Baseline, error) {
 	case errors.As(err, &ve):
 		return nil, fail("%v; %s", err, rerunHint)
 	case err != nil:
-		return nil, fail("%s: %v; %s", m.Sketch.File, err, rerunHint)
+		return nil, fail("%s: %v; %s", sketch.File, err, rerunHint)
 	}
-	m.Data.Rows = s.Rows
-	return &Baseline{Manifest: manifest, Data: m.Data, Sketch: s}, nil
+	data.Rows = s.Rows
+	return &Baseline{Manifest: manifest, Data: data, Sketch: s}, nil
 }
 
 // readBounded reads a file of at most limit bytes.

@@ -56,7 +56,8 @@ func openBaseline(path string) (*baseline.Baseline, error) {
 	if err != nil {
 		return nil, usageErrorf("--baseline: %v", err)
 	}
-	b, err := baseline.Open(run.Manifest)
+	rec := run.Record
+	b, err := baseline.Open(run.Manifest, rec.AnalystVersion, baseline.Data{Name: rec.Data.Name, SHA256: rec.Data.SHA256}, rec.Sketch, rec.Files)
 	if err != nil {
 		return nil, usageErrorf("--%v", err)
 	}

@@ -14,11 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/internal/units"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
-	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // KernelExecOptions are the inputs of `analyst kernel exec`.
@@ -334,7 +334,7 @@ func (p *execPrinter) saveCharts(ex *kernel.Execution, w io.Writer) error {
 // execSource checks --load, --sheet and --table against the data file, and
 // opens it as analyst run does (converting a Parquet file); nil for data
 // mounted as it is. load is the loader's cells to run first.
-func execSource(opts *KernelExecOptions) (load []string, ds *pipeline.Dataset, err error) {
+func execSource(opts *KernelExecOptions) (load []string, ds *dataset.Dataset, err error) {
 	if opts.Sheet != "" || opts.Table != "" {
 		opts.Load = true
 	}
@@ -351,11 +351,11 @@ func execSource(opts *KernelExecOptions) (load []string, ds *pipeline.Dataset, e
 		}
 		return nil, nil, nil // a folder or any file, mounted as it is
 	}
-	in, err := pipeline.CheckInput(opts.Data)
+	in, err := dataset.CheckFile(opts.Data)
 	if err != nil {
 		return nil, nil, withCode(ExitBadData, err)
 	}
-	if ds, err = pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{}); err != nil {
+	if ds, err = dataset.Open(in, opts.Sheet, opts.Table, eda.LoadOptions{}); err != nil {
 		return nil, nil, runError(err)
 	}
 	if !opts.Load {

@@ -10,9 +10,11 @@ import (
 
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // ReplayOptions are the inputs of `analyst replay`.
@@ -170,9 +172,13 @@ func runReplay(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 // copy of that sketch), judged as the run judged it. The model writes key
 // changes where the run's did (their reply is in the recording, in order).
 func replayBaseline(popts *pipeline.Options, run *audit.Run, opts *BaselineOptions, cfg *Config) error {
-	b, rec, err := baseline.Recorded(run.Manifest)
-	if err != nil {
-		return usageErrorf("the run's baseline: %v", err)
+	var b *baseline.Baseline
+	var err error
+	rec := run.Record.Baseline
+	if rec != nil {
+		if b, err = baseline.FromRecord(run.Dir, rec); err != nil {
+			return usageErrorf("the run's baseline: %v", err)
+		}
 	}
 	popts.ExplainChanges = rec != nil && rec.Explained
 	popts.Baseline, popts.ChangeRules = b, cfg.ChangeRules
@@ -194,11 +200,11 @@ func replayBaseline(popts *pipeline.Options, run *audit.Run, opts *BaselineOptio
 // replayOnData makes popts a replay of run on opts.Data: the recorded
 // replies through an audit.Rerun, and the live model of --model.
 func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, cfg *Config) error {
-	in, err := pipeline.CheckData(opts.Data, false)
+	in, err := dataset.Check(opts.Data, false)
 	if err != nil {
 		return runError(err)
 	}
-	if folder := run.Record.Data.Format == pipeline.FormatFolder; folder != (in.Folder != nil) {
+	if folder := run.Record.Data.Format == dataset.FormatFolder; folder != (in.Folder != nil) {
 		what := map[bool]string{true: "a folder", false: "a file"}
 		return usageErrorf("--data %s is %s, but the recorded run's data is %s: replay it on %s", opts.Data, what[in.Folder != nil], what[folder], what[folder])
 	}
@@ -212,7 +218,7 @@ func replayOnData(popts *pipeline.Options, run *audit.Run, opts *ReplayOptions, 
 			return usageErrorf("--model: %v", err)
 		}
 	}
-	rerun, err := audit.NewRerun(run, audit.RecordData{Name: in.Name, Path: in.Path, SHA256: in.SHA256, Bytes: in.Bytes}, live, opts.Model)
+	rerun, err := audit.NewRerun(run, runrecord.DataID{Name: in.Name, Path: in.Path, SHA256: in.SHA256, Bytes: in.Bytes}, live, opts.Model)
 	if err != nil {
 		return withCode(ExitFailure, err)
 	}
@@ -234,13 +240,13 @@ func mustAbs(p string) string {
 
 // rerunValues are question q's values old → new in a replay on new data,
 // or nil.
-func rerunValues(res *pipeline.Result, q int) []audit.ValueChange {
-	return rerunAnswer(res, audit.RerunAnswer{Question: q})
+func rerunValues(res *pipeline.Result, q int) []runrecord.ValueChange {
+	return rerunAnswer(res, runrecord.RerunAnswer{Question: q})
 }
 
 // rerunAnswer are the values old → new of the question or goal that want
 // names, or nil.
-func rerunAnswer(res *pipeline.Result, want audit.RerunAnswer) []audit.ValueChange {
+func rerunAnswer(res *pipeline.Result, want runrecord.RerunAnswer) []runrecord.ValueChange {
 	if res.Manifest == nil || res.Manifest.Rerun == nil {
 		return nil
 	}
@@ -254,7 +260,7 @@ func rerunAnswer(res *pipeline.Result, want audit.RerunAnswer) []audit.ValueChan
 
 // printValueChanges prints each value old → new and the place it was read
 // from, indented by indent.
-func printValueChanges(f *Factory, indent string, changes []audit.ValueChange) {
+func printValueChanges(f *Factory, indent string, changes []runrecord.ValueChange) {
 	for _, c := range changes {
 		switch {
 		case !c.Located:

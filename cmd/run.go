@@ -14,10 +14,12 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // RunOptions are the inputs of `analyst run`.
@@ -236,7 +238,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return runError(err)
 	}
-	ds, err := pipeline.OpenDataset(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
+	ds, err := dataset.Open(in, opts.Sheet, opts.Table, eda.LoadOptions{NAValues: cfg.NAValues})
 	if err != nil {
 		return runError(err)
 	}
@@ -349,13 +351,13 @@ func quoted(values []string) []string {
 
 // runError maps a pipeline error to its exit code.
 func runError(err error) error {
-	var inErr *pipeline.InputError
-	var dataErr *pipeline.DataError
+	var inErr *dataset.InputError
+	var dataErr *dataset.DataError
 	var sbErr *pipeline.SandboxError
 	var modelErr *pipeline.ModelError
 	var outErr *pipeline.OutputConflictError
-	var memErr *pipeline.MemoryError
-	var usageErr *pipeline.UsageError
+	var memErr *dataset.MemoryError
+	var usageErr *dataset.UsageError
 	switch {
 	case err == nil:
 		return nil
@@ -384,7 +386,7 @@ type answerJSON struct {
 	Revised    bool               `json:"revised,omitempty"`
 	Unverified bool               `json:"unverified,omitempty"`
 	// OldNew are the named values old → new of a replay on new data.
-	OldNew []audit.ValueChange `json:"old_new,omitempty"`
+	OldNew []runrecord.ValueChange `json:"old_new,omitempty"`
 	// Untraced are the numbers of the answer no cell's output shows.
 	Untraced []string `json:"untraced,omitempty"`
 }
@@ -475,7 +477,7 @@ func printKeyFindings(f *Factory, res *pipeline.Result) {
 	fmt.Fprintln(f.IO.Out, "key findings:")
 	for i, k := range ex.KeyFindings {
 		fmt.Fprintf(f.IO.Out, "  %d. %s\n", i+1, strings.ReplaceAll(strings.ReplaceAll(k.Finding, "**", ""), "\n", " "))
-		printValueChanges(f, "     ", rerunAnswer(res, audit.RerunAnswer{Goal: k.Goal}))
+		printValueChanges(f, "     ", rerunAnswer(res, runrecord.RerunAnswer{Goal: k.Goal}))
 	}
 }
 

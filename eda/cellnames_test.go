@@ -16,7 +16,7 @@ import (
 var kernelNames = []string{"display", "get_ipython"}
 
 // notebooksForNames are the stage cells of each kind of run, in the order
-// the pipeline runs them (pipeline/dataset.go, runner.go, baseline.go,
+// the pipeline runs them (dataset/dataset.go; pipeline/runner.go, baseline.go,
 // independent.go): a file in memory with a baseline, a file out of core, a
 // folder of two tables with documents.
 func notebooksForNames() map[string][]Stage {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/dataset"
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
@@ -85,7 +86,7 @@ func (s *AgentSolver) Solve(ctx context.Context, c Case) (*Attempt, error) {
 	// push-back on untraced numbers and cells; a folder's tables and
 	// documents are told as analyst run tells them.
 	ag := pipeline.NewAgent(agent.Setup{Client: s.Client, Info: s.Info, Kernel: cd.k, DataName: filepath.Base(c.Dataset),
-		Profile: cd.loaded.Profile, Folder: cd.ds.AgentFolder(cd.loaded), Versions: s.Versions, MaxTurns: s.MaxTurns,
+		Profile: cd.loaded.Profile, Folder: pipeline.AgentFolder(cd.ds, cd.loaded), Versions: s.Versions, MaxTurns: s.MaxTurns,
 		CellTimeout: s.CellTimeout, Seed: s.Seed + c.Repeat}, a.Record.Notebook)
 	defer func() {
 		a.Record.Model = s.reportModel(ag, a, c.Repeat)
@@ -145,7 +146,7 @@ type caseKernel struct {
 // and anything made for the data.
 type caseData struct {
 	k      *kernel.Kernel
-	ds     *pipeline.Dataset
+	ds     *dataset.Dataset
 	loaded *pipeline.Loaded
 	done   func()
 }
@@ -185,11 +186,11 @@ func startCase(ctx context.Context, ck caseKernel, c Case, a *Attempt) (*caseDat
 
 // openCaseData checks the case's dataset, a file or a folder, and makes it
 // ready for a kernel (Parquet converted, as analyst run does).
-func openCaseData(path string) (*pipeline.Dataset, error) {
-	in, err := pipeline.CheckData(path, false)
+func openCaseData(path string) (*dataset.Dataset, error) {
+	in, err := dataset.Check(path, false)
 	if err == nil {
-		var ds *pipeline.Dataset
-		if ds, err = pipeline.OpenDataset(in, "", "", eda.LoadOptions{}); err == nil {
+		var ds *dataset.Dataset
+		if ds, err = dataset.Open(in, "", "", eda.LoadOptions{}); err == nil {
 			return ds, nil
 		}
 	}
@@ -200,7 +201,7 @@ func openCaseData(path string) (*pipeline.Dataset, error) {
 // stage runner, recording their cells, and returns what they found. Without
 // the profile (noProfile), a file's are setup and load only; a folder's
 // tables are profiled all the same (the main table is chosen by rows).
-func prepare(ctx context.Context, k *kernel.Kernel, ds *pipeline.Dataset, ck caseKernel, a *Attempt) (*pipeline.Loaded, error) {
+func prepare(ctx context.Context, k *kernel.Kernel, ds *dataset.Dataset, ck caseKernel, a *Attempt) (*pipeline.Loaded, error) {
 	run := func(st eda.Stage) (pipeline.StageResult, error) {
 		if ck.setupDone && st.Name == eda.StageSetup {
 			return pipeline.StageResult{Info: report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StatusOK}}, nil
@@ -222,7 +223,7 @@ func prepare(ctx context.Context, k *kernel.Kernel, ds *pipeline.Dataset, ck cas
 		}
 		return &pipeline.Loaded{}, nil
 	}
-	loaded, err := ds.RunLoad(nil, run)
+	loaded, err := pipeline.RunLoad(ds, nil, run)
 	var se *SolveError
 	if err != nil && !errors.As(err, &se) { // a profile that did not come
 		err = stageError(ctx, eda.StageProfile, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // amountsCSV writes 200 rows of region and amount, missing amounts where
@@ -43,7 +44,9 @@ func TestBaselineKeyChanges(t *testing.T) {
 	if m := old.Manifest; m.Sketch == nil || m.Sketch.File != "old_files/sketch.json" || m.Baseline != nil {
 		t.Fatalf("the baseline run's manifest: sketch %+v, baseline %+v", m.Sketch, m.Baseline)
 	}
-	base, err := baseline.Open(old.Files.Manifest)
+	m, err := runrecord.Read(old.Files.Manifest)
+	must(t, err)
+	base, err := baseline.Open(old.Files.Manifest, m.AnalystVersion, baseline.Data{Name: m.Data.Name, SHA256: m.Data.SHA256}, m.Sketch, m.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +112,13 @@ func TestBaselineKeyChanges(t *testing.T) {
 
 	// A replay, as analyst replay makes it: the run's copy of the sketch, its rules.
 	rec := openRun(t, first)
-	b, record, err := baseline.Recorded(rec.Manifest)
-	if err != nil || b == nil || !record.Explained {
-		t.Fatalf("baseline.Recorded: %v, %v, %+v", err, b, record)
+	record := rec.Record.Baseline
+	if record == nil || !record.Explained {
+		t.Fatalf("the run's record of its baseline: %+v", record)
+	}
+	b, err := baseline.FromRecord(rec.Dir, record)
+	if err != nil {
+		t.Fatalf("baseline.FromRecord: %v", err)
 	}
 	again := replayOptions(t, rec, data, filepath.Join(dir, "again"), audit.NewReplayer(rec.Record.Replies))
 	again.Baseline, again.ChangeRules, again.ExplainChanges = b, *record.Rules, true

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
@@ -51,11 +52,11 @@ func BenchmarkLoadFolder(b *testing.B) {
 func timeLoad(b *testing.B, data string) time.Duration {
 	b.Helper()
 	start := time.Now()
-	in, err := pipeline.CheckData(data, false)
+	in, err := dataset.Check(data, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ds, err := pipeline.OpenDataset(in, "", "", eda.LoadOptions{})
+	ds, err := dataset.Open(in, "", "", eda.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func timeLoad(b *testing.B, data string) time.Duration {
 	defer k.Close()
 	start = time.Now()
 	sr := &pipeline.StageRunner{Kernel: k, Notebook: nbformat.New(), CellTimeout: 10 * time.Minute}
-	_, err = ds.RunLoad(nil, func(st eda.Stage) (pipeline.StageResult, error) {
+	_, err = pipeline.RunLoad(ds, nil, func(st eda.Stage) (pipeline.StageResult, error) {
 		return sr.Run(context.Background(), st)
 	})
 	if err != nil {

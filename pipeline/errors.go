@@ -5,18 +5,10 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/agent"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 )
-
-// DataError is data the kernel's loader could not read (its message says
-// why and what to do).
-type DataError struct {
-	Path string // the dataset, as the user named it
-	Msg  string
-}
-
-func (e *DataError) Error() string { return e.Path + ": " + e.Msg }
 
 // SandboxError is a kernel that could not start or died (the agent's
 // type, so a kernel lost under a question is the same error).
@@ -62,11 +54,11 @@ func cellError(stage, data string, ex *kernel.Execution) error {
 			"compressed data can expand to far more than its size on disk: raise --cell-timeout, or read it chunk by chunk with --out-of-core",
 			stage, data, ex.Duration.Round(time.Second))}
 	case ex.Error != nil && ex.Error.Name == eda.DataErrorName:
-		return &DataError{Path: data, Msg: ex.Error.Value}
+		return &dataset.DataError{Path: data, Msg: ex.Error.Value}
 	case ex.Error != nil && ex.Error.Name == pythonPermissionError:
 		// The generated cells open nothing but the data: it was made
 		// unreadable after the preflight read it.
-		return &DataError{Path: data, Msg: fmt.Sprintf("the kernel was refused reading it (%s): was it made unreadable during the run? "+
+		return &dataset.DataError{Path: data, Msg: fmt.Sprintf("the kernel was refused reading it (%s): was it made unreadable during the run? "+
 			"Check its permissions (chmod a+r) and run again", ex.Error.Value)}
 	case ex.Error != nil:
 		return &StageError{Stage: stage, Err: ex.Error}

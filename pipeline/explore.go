@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 
 	"github.com/analyst-cli/analyst/agent"
-	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/numtrace"
@@ -33,42 +33,6 @@ const (
 func PhaseGoal(i int) string           { return fmt.Sprintf("goal-%d", i) }
 func PhaseGoalReflection(i int) string { return PhaseGoal(i) + "-reflection" }
 
-// Exploration is what the exploration did, for run.json.
-type Exploration struct {
-	GoalsAsked int `json:"goals_asked"`
-	// Proposal is the model's goals: those explored, those dropped and
-	// why, and a note when the goals could not be read.
-	Proposal *agent.GoalSet  `json:"proposal"`
-	Goals    []*ExploredGoal `json:"goals"`
-	// Ranking is the model's choice of the key findings.
-	Ranking     *agent.Ranking `json:"ranking,omitempty"`
-	KeyFindings []KeyFinding   `json:"key_findings"`
-}
-
-// ExploredGoal is one goal's code, checks, verdicts and finding.
-type ExploredGoal struct {
-	Goal   agent.Goal    `json:"goal"`
-	Answer *agent.Answer `json:"answer"`
-	// Finding is the model's finding (its summary after reflection); ""
-	// when the goal got no answer (Answer.Stop says why).
-	Finding string `json:"finding,omitempty"`
-	// Cell is the id of the notebook cell that drew the goal's chart,
-	// Chart that chart's kind and title.
-	Cell  string `json:"cell,omitempty"`
-	Chart string `json:"chart,omitempty"`
-	// FindingCell is the id of the markdown cell that states the finding
-	// (the report marks its numbers there as in the Key findings).
-	FindingCell string `json:"finding_cell,omitempty"`
-}
-
-// KeyFinding is a finding the report opens with.
-type KeyFinding struct {
-	Goal    int    `json:"goal"` // 1-based
-	Finding string `json:"finding"`
-	Cell    string `json:"cell,omitempty"`
-	Chart   string `json:"chart,omitempty"`
-}
-
 // exploring says whether the run explores: a model and no opt-out.
 func (r *runner) exploring() bool { return r.opts.Model != nil && !r.opts.NoExplore }
 
@@ -90,7 +54,7 @@ func (r *runner) explore(ctx context.Context) error {
 		return nil
 	}
 	ag := r.newAgent()
-	ex := &Exploration{GoalsAsked: r.goalsAsked()}
+	ex := &runrecord.Exploration{GoalsAsked: r.goalsAsked()}
 	r.exploration = ex
 	tag := nbformat.StageTag(StageExploration)
 	defer func() {
@@ -135,7 +99,7 @@ func (r *runner) explore(ctx context.Context) error {
 		ex.Ranking = rank
 		for _, k := range rank.Order {
 			eg := ex.Goals[from[k]]
-			ex.KeyFindings = append(ex.KeyFindings, KeyFinding{Goal: from[k] + 1, Finding: eg.Finding, Cell: eg.Cell, Chart: eg.Chart})
+			ex.KeyFindings = append(ex.KeyFindings, runrecord.KeyFinding{Goal: from[k] + 1, Finding: eg.Finding, Cell: eg.Cell, Chart: eg.Chart})
 		}
 		return StageStatusOf(true, err), err
 	})
@@ -143,12 +107,12 @@ func (r *runner) explore(ctx context.Context) error {
 
 // exploreGoal asks goal i as a question, reflects on its charts and keeps
 // its finding, writing the cells as it goes.
-func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agent.Goal) (*ExploredGoal, error) {
+func (r *runner) exploreGoal(ctx context.Context, ag *agent.Agent, i int, g agent.Goal) (*runrecord.ExploredGoal, error) {
 	phase := PhaseGoal(i)
 	tag := nbformat.StageTag(StageExploration)
 	r.nb.AddMarkdown(goalHeading(i, g), tag, phase, "goal")
 	ans, err := ag.Ask(ctx, phase, agent.GoalQuestion(i, g))
-	eg := &ExploredGoal{Goal: g, Answer: ans}
+	eg := &runrecord.ExploredGoal{Goal: g, Answer: ans}
 	cells := addSteps(r.nb, StageExploration, phase, ans)
 	if err == nil && ans.Answered && r.reflectRounds() > 0 {
 		rphase := PhaseGoalReflection(i)
@@ -210,7 +174,7 @@ func goalHeading(i int, g agent.Goal) string {
 	return b.String()
 }
 
-func findingText(i int, eg *ExploredGoal, ans *agent.Answer) string {
+func findingText(i int, eg *runrecord.ExploredGoal, ans *agent.Answer) string {
 	s := fmt.Sprintf("**Finding of goal %d:** %s", i, eg.Finding)
 	if ans.Revised {
 		s += "\n\n*Revised after the model checked its chart.*"
@@ -265,7 +229,7 @@ func goalsMarkdown(set *agent.GoalSet, asked int) string {
 //
 // In a replay on new data, goalValues holds each goal's named values old →
 // new (by goal, from 1), listed under its key finding.
-func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook, goalValues map[int][]audit.ValueChange) (md string, marks []report.NumberMark, cellMarks map[string][]report.NumberMark) {
+func keyFindingsMarkdown(ex *runrecord.Exploration, trace traceFunc, nb *nbformat.Notebook, goalValues map[int][]runrecord.ValueChange) (md string, marks []report.NumberMark, cellMarks map[string][]report.NumberMark) {
 	if ex == nil {
 		return "", nil, nil
 	}
@@ -322,7 +286,7 @@ func keyFindingsMarkdown(ex *Exploration, trace traceFunc, nb *nbformat.Notebook
 			"under each, its named values old → new")
 	}
 	if len(ex.KeyFindings) == 0 {
-		notes = append(notes, "the exploration produced no finding; see the Exploration section")
+		notes = append(notes, "the exploration produced no finding; see the runrecord.Exploration section")
 	} else if ex.Ranking != nil && ex.Ranking.Note != "" {
 		notes = append(notes, ex.Ranking.Note)
 	}
@@ -440,7 +404,7 @@ func columnOfLabel(label string, names []string) string {
 // modelAnswers are the exploration's goals' answers, then the questions'.
 func (r *runner) modelAnswers() []*agent.Answer { return modelAnswers(r.exploration, r.answers) }
 
-func modelAnswers(ex *Exploration, answers []*agent.Answer) []*agent.Answer {
+func modelAnswers(ex *runrecord.Exploration, answers []*agent.Answer) []*agent.Answer {
 	var out []*agent.Answer
 	if ex != nil {
 		for _, g := range ex.Goals {

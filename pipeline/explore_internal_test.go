@@ -6,6 +6,7 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // A goal answered with named values and no summary states the values as
@@ -19,8 +20,8 @@ func TestFindingOfValuesCountsEachNumberOnce(t *testing.T) {
 	nb := nbformat.New()
 	finding := agent.FormatAnswers(ans.Values)
 	cell := nb.AddMarkdown("**Finding of goal 1:** "+finding, "finding")
-	ex := &Exploration{Goals: []*ExploredGoal{{Answer: ans, Finding: finding, FindingCell: cell.ID}},
-		KeyFindings: []KeyFinding{{Goal: 1, Finding: finding}}}
+	ex := &runrecord.Exploration{Goals: []*runrecord.ExploredGoal{{Answer: ans, Finding: finding, FindingCell: cell.ID}},
+		KeyFindings: []runrecord.KeyFinding{{Goal: 1, Finding: finding}}}
 	_, marks, cells := keyFindingsMarkdown(ex, trace, nb, nil)
 	if n := ans.Numbers; n == nil || len(n.Traced) != 1 || len(n.Untraced) != 1 || n.Untraced[0].Text != "77" {
 		t.Errorf("numbers %+v, want 0.41 traced and 77 untraced, once each", n)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Model code of the exploration test: a chart the checks reject (no title,
@@ -148,7 +149,7 @@ func checkExploration(t *testing.T, f *fakeModel, res *pipeline.Result, vision b
 			Untraced int  `json:"untraced_numbers"`
 		} `json:"model"`
 		Stages      []struct{ Name, Status string } `json:"stages"`
-		Exploration *pipeline.Exploration           `json:"exploration"`
+		Exploration *runrecord.Exploration          `json:"exploration"`
 	}
 	b, _ := os.ReadFile(res.Files.Manifest)
 	if err := json.Unmarshal(b, &m); err != nil || m.Exploration == nil {
@@ -300,7 +301,7 @@ func TestExploreNonsenseGoals(t *testing.T) {
 		t.Errorf("stages %s", got)
 	}
 	var m struct {
-		Exploration *pipeline.Exploration `json:"exploration"`
+		Exploration *runrecord.Exploration `json:"exploration"`
 	}
 	b, _ := os.ReadFile(res.Files.Manifest)
 	json.Unmarshal(b, &m)

@@ -5,8 +5,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // What a run writes about its dataset where a folder differs from a file:
@@ -20,7 +22,7 @@ func (r *runner) notebookData() map[string]any {
 	if r.in.Folder != nil {
 		var files []map[string]any
 		for _, f := range r.in.Folder.Files {
-			if f.Kind == InputTable || f.Kind == InputDocument {
+			if f.Kind == dataset.InputTable || f.Kind == dataset.InputDocument {
 				files = append(files, map[string]any{"path": f.Path, "kind": f.Kind, "sha256": f.SHA256, "bytes": f.Bytes})
 			}
 		}
@@ -46,17 +48,17 @@ func (r *runner) notebookTitle() string {
 }
 
 // manifestTables records a folder's main table and tables.
-func (r *runner) manifestTables(d *ManifestData) {
+func (r *runner) manifestTables(d *runrecord.Data) {
 	if r.in.Folder == nil {
 		return
 	}
-	d.Format, d.Paths = FormatFolder, r.in.Folder.Given
+	d.Format, d.Paths = dataset.FormatFolder, r.in.Folder.Given
 	if r.loaded == nil {
 		return
 	}
 	d.MainTable = r.loaded.Main
 	for _, t := range r.loaded.Tables {
-		d.Tables = append(d.Tables, ManifestTable{Name: t.Name, Path: t.Path, Rows: t.Profile.Rows, Columns: t.Profile.Columns, Format: t.Profile.Load.Format})
+		d.Tables = append(d.Tables, runrecord.Table{Name: t.Name, Path: t.Path, Rows: t.Profile.Rows, Columns: t.Profile.Columns, Format: t.Profile.Load.Format})
 	}
 }
 
@@ -107,19 +109,19 @@ func (r *runner) loadStage(name string) bool {
 
 // reportInputs is the report's list of a folder's files (run.json's
 // inputs), its tables with their shapes; nil for a file.
-func reportInputs(m *Manifest) *report.Inputs {
-	if m.Data.Format != FormatFolder {
+func reportInputs(m *runrecord.Record) *report.Inputs {
+	if m.Data.Format != dataset.FormatFolder {
 		return nil
 	}
 	in := &report.Inputs{Folder: m.Data.Name, Digest: m.Data.SHA256, Main: m.Data.MainTable}
-	shapes := map[string]ManifestTable{}
+	shapes := map[string]runrecord.Table{}
 	for _, t := range m.Data.Tables {
 		shapes[t.Name] = t
 	}
 	for _, f := range m.Inputs {
 		ri := report.InputFile{Path: f.Path, Kind: f.Kind, Format: f.Format, Bytes: f.Bytes, SHA256: f.SHA256, Table: f.Table,
 			Reason: f.Reason, Headings: f.HeadingCount}
-		if t, ok := shapes[f.Table]; ok && f.Kind == InputTable {
+		if t, ok := shapes[f.Table]; ok && f.Kind == dataset.InputTable {
 			ri.Rows, ri.Columns = t.Rows, t.Columns
 		}
 		in.Files = append(in.Files, ri)
@@ -128,8 +130,8 @@ func reportInputs(m *Manifest) *report.Inputs {
 }
 
 // dataTitle names the dataset of the run m records in the report's title.
-func dataTitle(m *Manifest) string {
-	if m.Data.Format == FormatFolder {
+func dataTitle(m *runrecord.Record) string {
+	if m.Data.Format == dataset.FormatFolder {
 		return "Analysis of the folder " + m.Data.Name
 	}
 	return "Analysis of " + m.Data.Name

@@ -12,6 +12,7 @@ import (
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // MaxIndependentAtOnce bounds the independent questions answered at once,
@@ -23,7 +24,7 @@ const MaxIndependentAtOnce = 4
 type section struct {
 	r     *runner
 	from  int // the cells before it: the run's notebook at the fork
-	files []ManifestCodeFile
+	files []runrecord.CodeFile
 	err   error
 }
 
@@ -105,7 +106,7 @@ func (r *runner) answerInFork(ctx context.Context, n int, q string) *section {
 	rr.k, rr.session = fork, fork.Session()
 	s.err = rr.askQuestion(ctx, rr.newAgent(), n, q)
 	for _, f := range fork.OutputFiles() {
-		s.files = append(s.files, ManifestCodeFile{Name: name + "/" + f.Name, Bytes: f.Bytes})
+		s.files = append(s.files, runrecord.CodeFile{Name: name + "/" + f.Name, Bytes: f.Bytes})
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 
 	"bytes"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/internal/parquetnpy"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
@@ -38,7 +39,7 @@ func TestParquetNotebookReexecutesInJupyter(t *testing.T) {
 	}
 	f.Close()
 	reexecute(t, dir, data, func(share string) {
-		conv := filepath.Join(share, "sales.parquet"+pipeline.ConvertedSuffix)
+		conv := filepath.Join(share, "sales.parquet"+dataset.ConvertedSuffix)
 		os.Mkdir(conv, 0o755)
 		if _, err := parquetnpy.Convert(data, conv); err != nil {
 			t.Fatal(err)

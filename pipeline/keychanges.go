@@ -13,19 +13,11 @@ import (
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // PhaseKeyChanges is the model call that writes the key changes.
 const PhaseKeyChanges = "key-changes"
-
-// KeyChanges is run.json's "key_changes": the model's account of what
-// changed since the baseline, the cell that shows it and where its numbers
-// were traced.
-type KeyChanges struct {
-	*agent.KeyChanges
-	Cell    string           `json:"cell,omitempty"`
-	Numbers *numtrace.Record `json:"numbers,omitempty"`
-}
 
 // explainsChanges says whether the model writes the key changes: asked to,
 // with a model and a baseline.
@@ -49,7 +41,7 @@ func (r *runner) explainChanges(ctx context.Context) error {
 	}
 	b := r.opts.Baseline
 	kc, err := r.newAgent().ExplainChanges(ctx, PhaseKeyChanges, fmt.Sprintf("%s (data %s)", filepath.Base(b.Manifest), b.Data.Name), r.in.Name, lines)
-	r.keyChanges = &KeyChanges{KeyChanges: kc}
+	r.keyChanges = &runrecord.KeyChanges{KeyChanges: kc}
 	cell := r.nb.AddMarkdown(keyChangesMarkdown(r.opts.ModelSpec, kc), nbformat.StageTag(eda.StageChanges), nbformat.TagModel, PhaseKeyChanges)
 	r.keyChanges.Cell = cell.ID
 	// Under the stage's heading: the report opens with it.
@@ -78,7 +70,7 @@ func keyChangesMarkdown(model string, kc *agent.KeyChanges) string {
 
 // keyChangesMarks traces the key changes' numbers (recorded for run.json)
 // and marks them in their cell.
-func keyChangesMarks(kc *KeyChanges, nb *nbformat.Notebook, trace traceFunc) map[string][]report.NumberMark {
+func keyChangesMarks(kc *runrecord.KeyChanges, nb *nbformat.Notebook, trace traceFunc) map[string][]report.NumberMark {
 	if kc == nil || kc.Text == "" || trace == nil {
 		return nil
 	}

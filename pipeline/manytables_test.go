@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // tinyTables writes n 8-byte CSV tables (t0000.csv: "k,v\n1,2\n") into a
@@ -73,7 +75,7 @@ func TestManyTablesSummarised(t *testing.T) {
 		t.Errorf("the other tables: %d profile cells (want 2), summary %q", others, summary)
 	}
 
-	var m pipeline.Manifest
+	var m runrecord.Record
 	b, err := os.ReadFile(res.Files.Manifest)
 	if err != nil {
 		t.Fatal(err)
@@ -96,12 +98,12 @@ func TestManyTablesSummarised(t *testing.T) {
 }
 
 // BenchmarkManyTables: a run over a folder at the file cap of 8-byte
-// tables (pipeline.MaxFolderFiles of them), no model: the report's and the
+// tables (dataset.MaxFolderFiles of them), no model: the report's and the
 // notebook's sizes, and the analyst process's peak resident memory (the
 // tables live in the kernel; the run keeps each table's profile and the
 // notebook). Issue 37's targets: report under 20 MB, notebook under 10 MB.
 func BenchmarkManyTables(b *testing.B) {
-	dir := tinyTables(b, pipeline.MaxFolderFiles)
+	dir := tinyTables(b, dataset.MaxFolderFiles)
 	for i := 0; i < b.N; i++ {
 		opts := options(b, dir, filepath.Join(b.TempDir(), "out"))
 		opts.NoExplore = true

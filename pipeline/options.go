@@ -6,26 +6,28 @@ import (
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Options configure a run.
 type Options struct {
 	Data string // the dataset on the host: a file or a folder
 	// DataPaths, if set, are the files and folders of the dataset given one
-	// by one (seen as one folder: CheckDataSet); Data is then unused.
+	// by one (seen as one folder: dataset.CheckSet); Data is then unused.
 	DataPaths []string
 	// Input is Data as Preflight checked and hashed it; nil: Run checks
 	// Data itself. Passing it spares a second read of the whole file.
-	Input *Input
+	Input *dataset.Input
 	// Dataset, if set, is the dataset already checked by Preflight (with
 	// Name the name it returned) and opened: Run checks nothing again and
 	// leaves it open. Data, Input, Sheet, Table and Load are then unused.
-	Dataset *Dataset
+	Dataset *dataset.Dataset
 	Sheet   string // spreadsheets: the sheet, by name or number from 1; "": the first
 	Table   string // SQLite: the table; "": the only one
 	// SkipUnreadable leaves out a folder's tables and documents that cannot
@@ -125,12 +127,12 @@ type Result struct {
 	Stages   []report.StageInfo
 	Failure  string
 	Files    Files
-	Manifest *Manifest
+	Manifest *runrecord.Record
 	// Answers to the questions, in order (as far as the run got).
 	Answers []*agent.Answer
 	// Exploration is what the model's exploration found; nil when it did
 	// not run.
-	Exploration *Exploration
+	Exploration *runrecord.Exploration
 	// Changes are what changed since Options.Baseline; nil without one, or
 	// when the run stopped before the comparison.
 	Changes *baseline.Changes

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // Out-of-core modes (--out-of-core, key run.out-of-core).
@@ -29,29 +31,6 @@ func ParseOutOfCore(s string) (string, error) {
 	return "", fmt.Errorf("invalid out-of-core mode %q: use auto, true or false", s)
 }
 
-// inMemoryFactor and gzipFactor estimate the frame when no sample of the
-// file could be read: a delimited text file takes about 4.5 times its size
-// as a DataFrame (text columns as Python strings: the sales example's 66
-// bytes a row become 300), and gzip shrinks such text about 4 times.
-const (
-	inMemoryFactor = 5
-	gzipFactor     = 4
-)
-
-// frameEstimate is the memory the data will take loaded whole: the
-// estimate from a sample of the file (Input.Frame) when there is one, else
-// a conservative factor of the file's size.
-func (in *Input) frameEstimate() FrameEstimate {
-	if in.Frame != nil {
-		return *in.Frame
-	}
-	factor := int64(inMemoryFactor)
-	if name := strings.ToLower(in.Name); strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".gzip") {
-		factor *= gzipFactor
-	}
-	return FrameEstimate{Bytes: factor * in.Bytes, Method: fmt.Sprintf("%d × the file's size, no sample of it could be read", factor)}
-}
-
 // readsOutOfCore is the one rule for how a run reads its data, applied
 // before any kernel starts (by Preflight) and again when the run chooses
 // its stages, so both agree:
@@ -61,7 +40,7 @@ func (in *Input) frameEstimate() FrameEstimate {
 //     whole under auto and false;
 //   - data that will not fit is read out of core under auto when it is a
 //     CSV or TSV file, and is otherwise a *MemoryError that says what to do.
-func readsOutOfCore(in *Input, mode string, limit int64) (bool, error) {
+func readsOutOfCore(in *dataset.Input, mode string, limit int64) (bool, error) {
 	if limit == 0 {
 		limit = kernel.DefaultMemoryBytes()
 	}
@@ -71,33 +50,33 @@ func readsOutOfCore(in *Input, mode string, limit int64) (bool, error) {
 	delimited := in.Format == "csv"
 	if mode == OutOfCoreOn {
 		if !delimited {
-			return false, &UsageError{Err: fmt.Errorf("%s: --out-of-core reads CSV and TSV files only (optionally gzip, bz2 or xz compressed), and this file is %s; "+
+			return false, &dataset.UsageError{Err: fmt.Errorf("%s: --out-of-core reads CSV and TSV files only (optionally gzip, bz2 or xz compressed), and this file is %s; "+
 				"load it whole (--out-of-core=auto, raising --memory if it will not fit), or export it as CSV", in.Path, in.Format)}
 		}
 		return true, nil
 	}
-	est := in.frameEstimate()
+	est := in.Estimate()
 	switch {
 	case est.Fits(limit):
 		return false, nil
 	case delimited && mode != OutOfCoreOff:
 		return true, nil
 	}
-	return false, &MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Delimited: delimited}
+	return false, &dataset.MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Delimited: delimited}
 }
 
 // folderFits: a folder's tables are loaded whole, together; --out-of-core
 // is a *UsageError, tables that will not fit a *MemoryError.
-func folderFits(in *Input, mode string, limit int64) error {
+func folderFits(in *dataset.Input, mode string, limit int64) error {
 	if mode == OutOfCoreOn {
-		return &UsageError{Err: fmt.Errorf("%s: --out-of-core reads one CSV or TSV file, and this is a folder, whose tables are loaded whole; "+
+		return &dataset.UsageError{Err: fmt.Errorf("%s: --out-of-core reads one CSV or TSV file, and this is a folder, whose tables are loaded whole; "+
 			"analyse its big table alone out of core (analyst run FOLDER/TABLE.csv --out-of-core)", in.Path)}
 	}
-	est := in.frameEstimate()
+	est := in.Estimate()
 	if est.Fits(limit) {
 		return nil
 	}
-	return &MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Folder: true}
+	return &dataset.MemoryError{Path: in.Path, Bytes: in.Bytes, Estimate: est, Limit: limit, Folder: true}
 }
 
 // outOfCore says whether this run reads the data out of core, and how.
@@ -111,7 +90,7 @@ func (r *runner) outOfCore() (eda.OutOfCore, bool) {
 	o.Limit = limit
 	on, _ := readsOutOfCore(r.in, r.opts.OutOfCore, limit)
 	if on && r.opts.OutOfCore != OutOfCoreOn {
-		o.Estimate = r.in.frameEstimate().PeakBytes()
+		o.Estimate = r.in.Estimate().PeakBytes()
 	}
 	return o, on
 }
@@ -134,6 +113,6 @@ func (r *runner) stageCellTimeout() time.Duration {
 
 // outOfCoreNotice is the report's note on a run of data (run.json's
 // "data") that read it out of core; "" for other runs.
-func outOfCoreNotice(profile *eda.Profile, data ManifestData) string {
+func outOfCoreNotice(profile *eda.Profile, data runrecord.Data) string {
 	return eda.OutOfCoreNotice(profile, eda.OutOfCore{Estimate: data.MemoryEstimate, Limit: data.MemoryLimit})
 }

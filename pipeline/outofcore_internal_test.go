@@ -4,39 +4,19 @@ import (
 	"errors"
 	"strings"
 	"testing"
-)
 
-// The estimate without a sample of the file: a conservative factor of its
-// size (the frame is about 4.5 times a delimited file; gzip 4 times more).
-func TestFrameEstimateWithoutSample(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		bytes int64
-		limit int64
-		fits  bool
-	}{
-		{"sales.csv", 36 << 20, 2 << 30, true},      // 1M rows: 180 MiB
-		{"sales.csv", 529e6, 2 << 30, false},        // 8M rows: died at 2 GiB (issue 15)
-		{"sales.csv", 66e6, 300 << 20, false},       // 1M rows under 300 MiB
-		{"sales.csv.gz", 100 << 20, 2 << 30, false}, // gzip: 4 times more
-		{"sales.csv", 100 << 20, 2 << 30, true},
-	} {
-		est := (&Input{Name: c.name, Bytes: c.bytes}).frameEstimate()
-		if fits := est.Fits(c.limit); fits != c.fits {
-			t.Errorf("%s of %d bytes under %d: estimate %+v, fits %v, want %v", c.name, c.bytes, c.limit, est, fits, c.fits)
-		}
-	}
-}
+	"github.com/analyst-cli/analyst/dataset"
+)
 
 // readsOutOfCore is the one rule Preflight and the run's stages share: each
 // mode against data that fits and data that does not, CSV and another
 // format, with the error each refusal must be.
 func TestReadsOutOfCore(t *testing.T) {
 	const limit = 1 << 30
-	small, big := &FrameEstimate{Bytes: 100 << 20}, &FrameEstimate{Bytes: 2 << 30}
+	small, big := &dataset.FrameEstimate{Bytes: 100 << 20}, &dataset.FrameEstimate{Bytes: 2 << 30}
 	for _, c := range []struct {
 		format, mode string
-		frame        *FrameEstimate
+		frame        *dataset.FrameEstimate
 		want         bool
 		err          string // "", "usage", "memory" or "memory-delimited"
 	}{
@@ -51,14 +31,14 @@ func TestReadsOutOfCore(t *testing.T) {
 		{"parquet", OutOfCoreOff, big, false, "memory"},
 		{"json", OutOfCoreOn, small, false, "usage"},
 	} {
-		in := &Input{Path: "/d/data." + c.format, Name: "data." + c.format, Format: c.format, Frame: c.frame}
+		in := &dataset.Input{Path: "/d/data." + c.format, Name: "data." + c.format, Format: c.format, Frame: c.frame}
 		got, err := readsOutOfCore(in, c.mode, limit)
 		name := c.format + " " + c.mode
 		if got != c.want {
 			t.Errorf("%s, frame %d MiB: out of core %v, want %v", name, c.frame.Bytes>>20, got, c.want)
 		}
-		var memErr *MemoryError
-		var usageErr *UsageError
+		var memErr *dataset.MemoryError
+		var usageErr *dataset.UsageError
 		switch c.err {
 		case "":
 			if err != nil {
@@ -66,7 +46,7 @@ func TestReadsOutOfCore(t *testing.T) {
 			}
 		case "usage":
 			if !errors.As(err, &usageErr) || !strings.Contains(err.Error(), "--out-of-core reads CSV and TSV files only") || !strings.Contains(err.Error(), "this file is json") {
-				t.Errorf("%s: %v, want a *UsageError naming the format", name, err)
+				t.Errorf("%s: %v, want a *dataset.UsageError naming the format", name, err)
 			}
 		default:
 			if !errors.As(err, &memErr) {

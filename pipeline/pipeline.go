@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 )
 
@@ -52,7 +53,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	runErr := r.run(ctx)
 	if ctx.Err() == nil {
 		// The kernel is gone: nothing reads the file any more.
-		if err := in.unchanged(true); err != nil {
+		if err := in.Unchanged(true); err != nil {
 			runErr = errors.Join(err, runErr)
 		}
 	}
@@ -79,7 +80,7 @@ func removeLeftovers(opts Options) error {
 // openDataset is opts.Dataset with opts.Name, or else the dataset
 // Preflight checks, opened (before anything is written: a bad sheet, table
 // or Parquet file is bad input), and the outputs' name.
-func openDataset(opts Options) (*Dataset, string, error) {
+func openDataset(opts Options) (*dataset.Dataset, string, error) {
 	if opts.Dataset != nil {
 		return opts.Dataset, opts.Name, nil
 	}
@@ -87,7 +88,7 @@ func openDataset(opts Options) (*Dataset, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ds, err := OpenDataset(in, opts.Sheet, opts.Table, opts.Load)
+	ds, err := dataset.Open(in, opts.Sheet, opts.Table, opts.Load)
 	return ds, name, err
 }
 
@@ -99,7 +100,7 @@ func openDataset(opts Options) (*Dataset, string, error) {
 // choose another way to analyse it) unless the run may read it out of core,
 // and that --out-of-core can read the file (a *UsageError; see
 // readsOutOfCore). It returns the checked input and the outputs' name.
-func Preflight(opts Options) (*Input, string, error) {
+func Preflight(opts Options) (*dataset.Input, string, error) {
 	in := opts.Input
 	if in == nil {
 		var err error
@@ -107,7 +108,7 @@ func Preflight(opts Options) (*Input, string, error) {
 		if len(paths) == 0 {
 			paths = []string{opts.Data}
 		}
-		if in, err = CheckDataSet(paths, opts.SkipUnreadable); err != nil {
+		if in, err = dataset.CheckSet(paths, opts.SkipUnreadable); err != nil {
 			return nil, "", err
 		}
 	}
@@ -115,7 +116,7 @@ func Preflight(opts Options) (*Input, string, error) {
 	if name == "" {
 		name = defaultName(in.Name)
 	} else if !validName.MatchString(name) {
-		return nil, "", &UsageError{fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)}
+		return nil, "", &dataset.UsageError{Err: fmt.Errorf("invalid --name %q: use letters, digits, '.', '_' and '-'", name)}
 	}
 	if !opts.Force {
 		if err := CheckOutputs(opts.OutDir, name); err != nil {

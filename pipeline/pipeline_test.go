@@ -12,17 +12,20 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 func salesCSV(t testing.TB, dir string, rows int) string {
@@ -45,6 +48,13 @@ func options(t testing.TB, data, out string) pipeline.Options {
 	}
 }
 
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func sha(t testing.TB, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -63,7 +73,55 @@ func run(t *testing.T, opts pipeline.Options) *pipeline.Result {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	recordRoundTrips(t, res.Files.Manifest)
 	return res
+}
+
+// recordRoundTrips checks that the run.json a run wrote is the schema's,
+// whole: read through the one reader, decoded with no field the schema
+// lacks (a field added to the writer but not to runrecord fails here), and
+// written again to the same JSON (nothing the schema drops or changes; the
+// same values, as bytes differ only where the writer escaped a name that
+// is not UTF-8).
+func recordRoundTrips(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runrecord.Read(path); err != nil {
+		t.Fatalf("runrecord.Read(%s): %v", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var rec runrecord.Record
+	if err := dec.Decode(&rec); err != nil {
+		t.Fatalf("%s has what runrecord.Record does not: %v", path, err)
+	}
+	again, err := json.MarshalIndent(&rec, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got any
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(again, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s decoded into runrecord.Record and written again is other JSON:\n%s", path, firstDiff(b, again))
+	}
+}
+
+// firstDiff shows where two texts first differ, with some context.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-200)
+	return fmt.Sprintf("at byte %d:\n- %s\n+ %s", i, a[from:min(len(a), i+200)], b[from:min(len(b), i+200)])
 }
 
 func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
@@ -143,7 +201,7 @@ func TestRunWritesNotebookReportChartsAndManifest(t *testing.T) {
 			t.Errorf("chart description: %v", err)
 		}
 	}
-	var m pipeline.Manifest
+	var m runrecord.Record
 	b, _ := os.ReadFile(res.Files.Manifest)
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
@@ -230,7 +288,7 @@ func TestRerunReplacesThePreviousRunWhole(t *testing.T) {
 			t.Errorf("chart %s of the first run is still there", f)
 		}
 	}
-	var m pipeline.Manifest
+	var m runrecord.Record
 	mb, _ := os.ReadFile(filepath.Join(out, "report.run.json"))
 	json.Unmarshal(mb, &m)
 	if m.Data.Name != "narrow.csv" {
@@ -322,7 +380,7 @@ func TestBadInputIsRejectedBeforeTheKernel(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
 			var events []pipeline.Event
 			_, err := pipeline.Run(context.Background(), pipeline.Options{Data: tt.path, OutDir: out, Progress: func(e pipeline.Event) { events = append(events, e) }})
-			var ie *pipeline.InputError
+			var ie *dataset.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
 			}
@@ -361,7 +419,7 @@ func TestGoodInputPassesTheChecks(t *testing.T) {
 		if err := os.WriteFile(p, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pipeline.CheckInput(p); err != nil {
+		if _, err := dataset.CheckFile(p); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -372,7 +430,7 @@ func TestBadDataStillWritesWhatItGot(t *testing.T) {
 	data := filepath.Join(dir, "header.csv")
 	os.WriteFile(data, []byte("a,b,c\n"), 0o644)
 	res, err := pipeline.Run(context.Background(), options(t, data, filepath.Join(dir, "out")))
-	var de *pipeline.DataError
+	var de *dataset.DataError
 	if !errors.As(err, &de) {
 		t.Fatalf("err = %v, want a DataError", err)
 	}

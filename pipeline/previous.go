@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"github.com/analyst-cli/analyst/audit"
+	"github.com/analyst-cli/analyst/runrecord"
 
 	"errors"
 	"fmt"
@@ -10,12 +11,6 @@ import (
 	"os"
 	"path/filepath"
 )
-
-// ManifestFile is one file or folder a run wrote, as NAME.run.json lists it:
-// the path relative to the output folder ('/'-separated; folders end in
-// '/'), and for files their size and sha256. A re-run replaces only what a
-// previous run's manifest lists, unchanged.
-type ManifestFile = runfile.File
 
 // OutputConflictError is a file or folder in the way of a run's outputs
 // that no previous run wrote, or that was changed since: the run stops
@@ -117,16 +112,13 @@ func CheckOutputs(outDir, name string) error {
 
 // readWritten reads what a previous run's manifest says it wrote; ok is
 // false when path is no run manifest.
-func readWritten(path string) (files map[string]ManifestFile, ok bool) {
-	var m struct {
-		AnalystVersion *string        `json:"analyst_version"`
-		Files          []ManifestFile `json:"files"`
-	}
-	if runfile.Decode(path, &m) != nil || m.AnalystVersion == nil {
+func readWritten(path string) (files map[string]runfile.File, ok bool) {
+	rec, err := runrecord.Read(path)
+	if err != nil || rec.AnalystVersion == "" {
 		return nil, false
 	}
-	files = map[string]ManifestFile{}
-	for _, f := range m.Files {
+	files = map[string]runfile.File{}
+	for _, f := range rec.Files {
 		files[f.Path] = f
 	}
 	return files, true
@@ -136,8 +128,8 @@ func readWritten(path string) (files map[string]ManifestFile, ok bool) {
 // the output folder. Whatever the sandbox left in the chart folder that is
 // neither a file nor a folder (links, pipes) is removed first: a run's
 // outputs are plain files.
-func (s *staging) written(name string) ([]ManifestFile, error) {
-	var out []ManifestFile
+func (s *staging) written(name string) ([]runfile.File, error) {
+	var out []runfile.File
 	for _, n := range []string{name + ".ipynb", name + ".html"} {
 		f, err := describe(s.path(n), n)
 		if err != nil {
@@ -153,7 +145,7 @@ func (s *staging) written(name string) ([]ManifestFile, error) {
 		rel = filepath.ToSlash(filepath.Join(name+"_files", rel))
 		switch {
 		case d.IsDir():
-			out = append(out, ManifestFile{Path: rel + "/"})
+			out = append(out, runfile.File{Path: rel + "/"})
 		case d.Type().IsRegular():
 			f, err := describe(p, rel)
 			if err != nil {
@@ -171,14 +163,14 @@ func (s *staging) written(name string) ([]ManifestFile, error) {
 	return out, nil
 }
 
-func describe(path, rel string) (ManifestFile, error) {
+func describe(path, rel string) (runfile.File, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return ManifestFile{}, err
+		return runfile.File{}, err
 	}
 	sum, err := audit.FileSHA256(path)
 	if err != nil {
-		return ManifestFile{}, err
+		return runfile.File{}, err
 	}
-	return ManifestFile{Path: rel, Bytes: fi.Size(), SHA256: sum}, nil
+	return runfile.File{Path: rel, Bytes: fi.Size(), SHA256: sum}, nil
 }

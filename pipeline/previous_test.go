@@ -12,6 +12,7 @@ import (
 
 	"github.com/analyst-cli/analyst/kernel/seccomp"
 	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // tree is every file under dir with its content ("sub/" for folders).
@@ -178,7 +179,7 @@ func checkManifestFiles(t *testing.T, res *pipeline.Result, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m pipeline.Manifest
+	var m runrecord.Record
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}

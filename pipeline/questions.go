@@ -8,59 +8,13 @@ import (
 	"time"
 
 	"github.com/analyst-cli/analyst/agent"
-	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
-
-// ManifestModel is the model of a run and what it cost.
-type ManifestModel struct {
-	Spec     string `json:"spec"`
-	Provider string `json:"provider"`
-	Name     string `json:"name"`
-	Digest   string `json:"digest,omitempty"`
-	Tools    bool   `json:"tools"`
-	Vision   bool   `json:"vision"`
-	Mode     string `json:"mode"` // tools or code-blocks
-	// ToolsRefused is the server's refusal of tool calling that switched
-	// the run to code-block mode ("" if none).
-	ToolsRefused  string `json:"tools_refused,omitempty"`
-	ContextLength int    `json:"context_length,omitempty"` // the model's window, as the server said`
-	// MaxReplyTokens is the completion limit every request carried.
-	MaxReplyTokens   int     `json:"max_reply_tokens,omitempty"`
-	Temperature      float64 `json:"temperature"`
-	Seed             int     `json:"seed"`
-	MaxTurns         int     `json:"max_turns"`
-	MaxRepairs       int     `json:"max_repairs"`
-	ReflectRounds    int     `json:"reflect_rounds"`
-	CellTimeout      string  `json:"cell_timeout"` // of the model's cells ("2m0s")
-	SystemPrompt     string  `json:"system_prompt"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	Calls            int     `json:"calls"`
-	Turns            int     `json:"turns"`
-	Repairs          int     `json:"repairs"`
-	// Retries counts model requests made again after a failure (429, 5xx,
-	// dropped connections), when the client reports them.
-	Retries int `json:"retries"`
-	// Truncations counts replies cut off by the token limit.
-	Truncations int `json:"truncations,omitempty"`
-	// Unanswered counts the questions that got no answer.
-	Unanswered int `json:"unanswered"`
-	// Explore is true when the model explored the data, asked for Goals
-	// goals (analyst replay runs the exploration again from these).
-	Explore bool `json:"explore,omitempty"`
-	Goals   int  `json:"goals,omitempty"`
-	// TracedNumbers and UntracedNumbers count the numbers and named values
-	// of the answers, and the numbers of the reasons the model gave for
-	// accepting its charts, that a cell's output shows, and that none does
-	// (each answer's and verdict's "numbers" lists them).
-	TracedNumbers   int `json:"traced_numbers"`
-	UntracedNumbers int `json:"untraced_numbers"`
-}
 
 func (r *runner) reflectRounds() int {
 	if r.opts.ReflectRounds == nil {
@@ -137,7 +91,7 @@ func (r *runner) newAgent() *agent.Agent {
 		return r.agent
 	}
 	ag := NewAgent(agent.Setup{Client: r.opts.Model, Info: r.modelInfo, Kernel: r.executor(),
-		DataName: r.in.Name, Profile: r.profile, Folder: r.ds.AgentFolder(r.loaded), Versions: r.opts.Versions,
+		DataName: r.in.Name, Profile: r.profile, Folder: AgentFolder(r.ds, r.loaded), Versions: r.opts.Versions,
 		MaxTurns: r.opts.MaxTurns, MaxRepairs: r.opts.MaxRepairs, CellTimeout: r.cellTimeout(), Seed: r.seed()}, r.nb)
 	ag.OnTurn = r.onTurn
 	if r.opts.Rerun != nil {
@@ -303,7 +257,7 @@ func AnswerMarkdown(questions []string, answers []*agent.Answer) string {
 // holds each question's values old → new (by question, from 1), and with
 // trace each number and named value is traced to a cell: marks are their
 // spans in the markdown, and each answer's Numbers records them (run.json).
-func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][]audit.ValueChange, trace traceFunc) (string, []report.NumberMark) {
+func answerMarkdown(questions []string, answers []*agent.Answer, rerun map[int][]runrecord.ValueChange, trace traceFunc) (string, []report.NumberMark) {
 	if len(questions) == 0 {
 		return "", nil
 	}
@@ -390,7 +344,7 @@ func revisionReason(a *agent.Answer) string {
 	return ""
 }
 
-func (r *runner) manifestModel() *ManifestModel {
+func (r *runner) manifestModel() *runrecord.Model {
 	if r.modelInfo == nil {
 		return nil
 	}
@@ -441,8 +395,8 @@ func (r *runner) manifestModel() *ManifestModel {
 // NewManifestModel is the model of info, as spec named it, driven by ag
 // (nil: no agent made yet) with seed and reflectRounds, its cells given
 // cellTimeout; the counts are left for the caller to add.
-func NewManifestModel(spec string, info *llm.ModelInfo, ag *agent.Agent, seed, reflectRounds int, cellTimeout time.Duration) *ManifestModel {
-	m := &ManifestModel{Spec: spec, Provider: info.Provider, Name: info.Name, Digest: info.Digest,
+func NewManifestModel(spec string, info *llm.ModelInfo, ag *agent.Agent, seed, reflectRounds int, cellTimeout time.Duration) *runrecord.Model {
+	m := &runrecord.Model{Spec: spec, Provider: info.Provider, Name: info.Name, Digest: info.Digest,
 		Tools: info.Capabilities.Tools, Vision: info.Capabilities.Vision, Mode: agent.ModeCodeBlocks, Seed: seed,
 		ReflectRounds: reflectRounds, ContextLength: info.ContextLength, MaxReplyTokens: info.MaxReplyTokens,
 		CellTimeout: cellTimeout.String()}
@@ -458,33 +412,6 @@ func NewManifestModel(spec string, info *llm.ModelInfo, ag *agent.Agent, seed, r
 
 // reportModel is the model m (run.json's "model") as the report's header
 // and "About this run" show it.
-func reportModel(m *ManifestModel) *report.ModelInfo { return m.Report() }
-
-// Report is the model as a report's header and "About this run" show it,
-// nil for no model.
-func (m *ManifestModel) Report() *report.ModelInfo {
-	if m == nil {
-		return nil
-	}
-	name := m.Spec
-	if name == "" {
-		name = m.Provider + ":" + m.Name
-	}
-	set := func(k string, v any) report.Setting { return report.Setting{Name: k, Value: fmt.Sprint(v)} }
-	settings := []report.Setting{set("Temperature", m.Temperature), set("Seed", m.Seed), set("Max turns", m.MaxTurns),
-		set("Max repairs", m.MaxRepairs), set("Reflection rounds", m.ReflectRounds), set("Cell timeout", m.CellTimeout)}
-	if m.ContextLength > 0 {
-		settings = append(settings, set("Context length", m.ContextLength))
-	}
-	if m.MaxReplyTokens > 0 {
-		settings = append(settings, set("Reply limit (tokens)", m.MaxReplyTokens))
-	}
-	mode := m.Mode
-	if m.ToolsRefused != "" {
-		mode += " (the server refused tool calling)"
-	}
-	return &report.ModelInfo{Name: name, Digest: m.Digest, Mode: mode, Settings: settings,
-		PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens, Calls: m.Calls, Retries: m.Retries}
-}
+func reportModel(m *runrecord.Model) *report.ModelInfo { return m.Report() }
 
 func asLLM(err error, target **llm.Error) bool { return errors.As(err, target) }

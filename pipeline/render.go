@@ -12,10 +12,10 @@ import (
 	"github.com/analyst-cli/analyst/audit"
 	"github.com/analyst-cli/analyst/baseline"
 	"github.com/analyst-cli/analyst/eda"
-	"github.com/analyst-cli/analyst/internal/runfile"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/numtrace"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // The report and the chart files are renderings: of the notebook as
@@ -30,7 +30,7 @@ import (
 // renderInput is the report of the run m records, nb being its notebook as
 // written. Tracing the numbers of the answers, findings and verdicts
 // records them on m's answers (run.json's "numbers").
-func renderInput(m *Manifest, nb *nbformat.Notebook, katexDir string) report.Input {
+func renderInput(m *runrecord.Record, nb *nbformat.Notebook, katexDir string) report.Input {
 	profile, err := audit.NotebookProfile(nb)
 	if err != nil {
 		profile = nil // profiling did not finish, as the report says
@@ -98,7 +98,7 @@ func WriteReport(path string, in report.Input) error {
 // path relative to the run's folder (NAME.html, NAME_files/chart-N.png and
 // chart-N.json). The run wrote the same bytes unless a file was edited.
 func Render(manifest string, nb *nbformat.Notebook, katexDir string) (map[string][]byte, error) {
-	m, err := readManifest(manifest)
+	m, err := runrecord.Read(manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -134,16 +134,8 @@ func Render(manifest string, nb *nbformat.Notebook, katexDir string) (map[string
 	return out, nil
 }
 
-func readManifest(path string) (*Manifest, error) {
-	var m Manifest
-	if err := runfile.Decode(path, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
-}
-
 // reportOutputFiles are the code's files as the report lists them.
-func reportOutputFiles(files []ManifestCodeFile) []report.OutputFile {
+func reportOutputFiles(files []runrecord.CodeFile) []report.OutputFile {
 	var out []report.OutputFile
 	for _, f := range files {
 		out = append(out, report.OutputFile{Name: f.Name, Bytes: f.Bytes})

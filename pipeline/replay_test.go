@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/analyst-cli/analyst/llm/llmtest"
+	"github.com/analyst-cli/analyst/runrecord"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
@@ -172,7 +173,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 		turn{Calls: []call{code(fixed)}},
 		turn{Calls: []call{final(map[string]any{"top_region": "West"}, "West has the most revenue.")}},
 	)
-	rerun, err := audit.NewRerun(rec, audit.RecordData{Name: "renamed.csv"}, live.Client(t, false), "ollama:live")
+	rerun, err := audit.NewRerun(rec, runrecord.DataID{Name: "renamed.csv"}, live.Client(t, false), "ollama:live")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestReplayOnNewDataRepairsWithModelFromFailingCell(t *testing.T) {
 	if !strings.Contains(rr.Failure.Exception, "KeyError") || !strings.Contains(rr.Failure.Cause, `column "revenue" is not in the new data`) {
 		t.Errorf("failure: %+v", rr.Failure)
 	}
-	want := []audit.RerunCell{
+	want := []runrecord.RerunCell{
 		{Phase: "question-1", Turn: 1, Source: audit.SourceReplayed, Status: "error", RecordedStatus: "ok"},
 		{Source: audit.SourceModel, Status: "ok"},
 	}
@@ -274,7 +275,7 @@ if len(df) > 3:
 
 	// Total 60 and largest 99 on the new data.
 	newData := regionsCSV(t, filepath.Join(dir, "new.csv"), "region,revenue", "East,-39", "West,0", "North,99", "South,0")
-	rerun, err := audit.NewRerun(rec, audit.RecordData{Name: "new.csv"}, nil, "")
+	rerun, err := audit.NewRerun(rec, runrecord.DataID{Name: "new.csv"}, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/nbformat"
+	"github.com/analyst-cli/analyst/runrecord"
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/audit"
@@ -20,7 +21,7 @@ import (
 // compareSchema states the schema changes of a replay on new data, on the
 // progress display and in the notebook, before any model cell runs.
 func (r *runner) compareSchema() {
-	var changes []audit.SchemaChange
+	var changes []runrecord.SchemaChange
 	if r.loaded != nil && r.in.Folder != nil {
 		var tables []audit.TableProfile
 		for _, t := range r.loaded.Tables {
@@ -39,7 +40,7 @@ func (r *runner) compareSchema() {
 	r.nb.AddMarkdown(rerunIntro(r.opts.Rerun.Recorded(), changes), nbformat.TagNotebookOnly)
 }
 
-func rerunIntro(run *audit.Run, changes []audit.SchemaChange) string {
+func rerunIntro(run *audit.Run, changes []runrecord.SchemaChange) string {
 	var b strings.Builder
 	d := run.Record.Data
 	fmt.Fprintf(&b, "**Replay on new data.** The model code below is the code recorded in `%s` for `%s` (sha256 `%s`), replayed as it was: "+
@@ -90,11 +91,11 @@ func (r *runner) answerBlock(q int, a *agent.Answer) string {
 // rerunValues are the named values old → new that a replay on new data
 // (rec; nil for other runs) found, by question and by exploration goal,
 // each from 1.
-func rerunValues(rec *audit.RerunRecord) (questions, goals map[int][]audit.ValueChange) {
+func rerunValues(rec *runrecord.Rerun) (questions, goals map[int][]runrecord.ValueChange) {
 	if rec == nil {
 		return nil, nil
 	}
-	questions, goals = map[int][]audit.ValueChange{}, map[int][]audit.ValueChange{}
+	questions, goals = map[int][]runrecord.ValueChange{}, map[int][]runrecord.ValueChange{}
 	for _, a := range rec.Answers {
 		if a.Goal > 0 {
 			goals[a.Goal] = a.Values
@@ -122,7 +123,7 @@ func (r *runner) narrativeNote() string {
 // valueChangesList lists named values old → new, each with the place it
 // was read from: for the report a link to the cell (link), for the
 // notebook its name.
-func valueChangesList(changes []audit.ValueChange, link bool) string {
+func valueChangesList(changes []runrecord.ValueChange, link bool) string {
 	var b strings.Builder
 	for _, c := range changes {
 		fmt.Fprintf(&b, "- `@%s`: %s%s\n", c.Name, valueChangeText(c), readFrom(c, link))
@@ -132,7 +133,7 @@ func valueChangesList(changes []audit.ValueChange, link bool) string {
 
 // readFrom names the place a new value was read from, or the model that
 // gave it.
-func readFrom(c audit.ValueChange, link bool) string {
+func readFrom(c runrecord.ValueChange, link bool) string {
 	switch {
 	case !c.Located || c.Where == "":
 		return ""
@@ -144,7 +145,7 @@ func readFrom(c audit.ValueChange, link bool) string {
 	return " (read from " + mdEscape(c.Where) + ")"
 }
 
-func valueChangeText(c audit.ValueChange) string {
+func valueChangeText(c runrecord.ValueChange) string {
 	old := mdEscape(c.Old)
 	if old == "" {
 		old = "(none)"
@@ -159,7 +160,7 @@ func valueChangeText(c audit.ValueChange) string {
 // "rerun"; nil for other runs) of data: what was replayed on what, the
 // schema changes, the model cells whose outcome changed, and where a live
 // model took over.
-func rerunMarkdown(rec *audit.RerunRecord, data ManifestData, profiled bool) string {
+func rerunMarkdown(rec *runrecord.Rerun, data runrecord.Data, profiled bool) string {
 	if rec == nil {
 		return ""
 	}

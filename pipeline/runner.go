@@ -10,19 +10,21 @@ import (
 
 	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/baseline"
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/llm"
 	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
+	"github.com/analyst-cli/analyst/runrecord"
 )
 
 // runner is one run: its options, its kernel and notebook, and what the
 // stages found so far.
 type runner struct {
 	opts    Options
-	in      *Input
-	ds      *Dataset
+	in      *dataset.Input
+	ds      *dataset.Dataset
 	name    string
 	out     *staging
 	started time.Time
@@ -48,13 +50,13 @@ type runner struct {
 	session *kernel.SessionInfo
 	// sessionFiles are the files the independent questions' code wrote,
 	// under NAME_files/question-N.
-	sessionFiles []ManifestCodeFile
+	sessionFiles []runrecord.CodeFile
 
-	exploration *Exploration
+	exploration *runrecord.Exploration
 
-	changes    *baseline.Changes   // what changed since the baseline
-	keyChanges *KeyChanges         // the model's account of them
-	sketch     *baseline.SketchRef // the sketch this run kept
+	changes    *baseline.Changes     // what changed since the baseline
+	keyChanges *runrecord.KeyChanges // the model's account of them
+	sketch     *baseline.SketchRef   // the sketch this run kept
 }
 
 func (r *runner) retries() int {
@@ -134,7 +136,7 @@ func (r *runner) run(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &changed):
-		return &DataError{Path: changed.Path, Msg: "the file changed between its check and the kernel's staging (" + changed.Why +
+		return &dataset.DataError{Path: changed.Path, Msg: "the file changed between its check and the kernel's staging (" + changed.Why +
 			"), so the kernel would not read the bytes run.json records; nothing was read from it. Run again once nothing changes the folder"}
 	default:
 		return &SandboxError{Err: err}
@@ -148,7 +150,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.Rerun != nil {
 		r.ds.Main = r.opts.Rerun.Recorded().Record.Data.MainTable // the recorded code's df
 	}
-	loaded, err := r.ds.RunLoad(r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
+	loaded, err := RunLoad(r.ds, r.ooc, func(st eda.Stage) (StageResult, error) { return r.runStage(ctx, st) })
 	r.loaded, r.profile = loaded, loaded.Profile
 	if err != nil {
 		return err
@@ -182,13 +184,13 @@ func (r *runner) runStage(ctx context.Context, st eda.Stage) (StageResult, error
 	if err == nil {
 		// A file rewritten while the stage read it stops the run here; Run
 		// compares its bytes once the kernel is gone.
-		if err = r.in.unchanged(false); err != nil {
+		if err = r.in.Unchanged(false); err != nil {
 			res.Info.Status = report.StatusError
 		}
 	}
 	r.stages = append(r.stages, res.Info)
 	var rate string
-	if ReadsData(st) && res.Info.Status == report.StatusOK {
+	if dataset.ReadsData(st) && res.Info.Status == report.StatusOK {
 		rate = fmt.Sprintf("%.1f MB/s", mbPerS(r.ds.StageBytes(st), res.Info.Duration))
 	}
 	r.emit(Event{Type: EventStageEnd, Stage: st.Name, Status: string(res.Info.Status), Duration: res.Info.Duration, Message: rate})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/pipeline"
 )
 
@@ -61,7 +62,7 @@ func TestRunRefusesAFolderSwappedDuringStaging(t *testing.T) {
 	defer cancel()
 	_, err = pipeline.Run(ctx, options(t, folder, out))
 
-	var de *pipeline.DataError
+	var de *dataset.DataError
 	if !errors.As(err, &de) || de.Path != filepath.Join(folder, "sub", "x.csv") || !strings.Contains(err.Error(), "changed between its check and the kernel's staging") {
 		t.Errorf("run on a folder swapped during staging: %v (%T); want a *DataError naming sub/x.csv", err, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/pipeline"
@@ -103,7 +104,7 @@ func TestDataRewrittenDuringTheRunStopsIt(t *testing.T) {
 				opts.OutOfCore = pipeline.OutOfCoreOn
 			}
 			res, err := runRewriting(t, opts, tc.when, data, tc.keepMtime)
-			var de *pipeline.DataError
+			var de *dataset.DataError
 			if !errors.As(err, &de) || de.Path != data || !strings.Contains(de.Msg, "the file changed while the run read it ("+tc.want) {
 				t.Fatalf("a run whose data was rewritten while it read it: error %v (%T), want a DataError naming %s and %q", err, err, data, tc.want)
 			}
@@ -152,7 +153,7 @@ func TestDataMadeUnreadableDuringTheRun(t *testing.T) {
 	dir := t.TempDir()
 	data := salesCSV(t, dir, 200)
 	opts := options(t, data, filepath.Join(dir, "out"))
-	in, err := pipeline.CheckInput(data)
+	in, err := dataset.CheckFile(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestDataMadeUnreadableDuringTheRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	_, err = pipeline.Run(ctx, opts)
-	var de *pipeline.DataError
+	var de *dataset.DataError
 	if !errors.As(err, &de) || !strings.Contains(de.Msg, "chmod a+r") || !strings.Contains(err.Error(), data) {
 		t.Fatalf("data made unreadable during the run: %v (%T), want a DataError naming %s that says to check its permissions", err, err, data)
 	}
@@ -193,7 +194,7 @@ func TestFolderTableRewrittenDuringTheRunStopsIt(t *testing.T) {
 		return e.Type == pipeline.EventStageStart && e.Stage == eda.TableStage(eda.StageLoad, "sales")
 	}
 	_, err := runRewriting(t, opts, salesLoad, customers, false)
-	var de *pipeline.DataError
+	var de *dataset.DataError
 	if !errors.As(err, &de) || de.Path != customers || !strings.Contains(de.Msg, "the file changed while the run read it (it was modified at ") {
 		t.Fatalf("a run whose folder table was rewritten: error %v (%T), want a DataError naming %s", err, err, customers)
 	}

@@ -1,13 +1,12 @@
-// Package runfile reads NAME.run.json, the record a run writes beside its
-// notebook. Every package that reads a run's record (pipeline to render it
-// again and to find what a previous run wrote, audit to verify it,
-// baseline to compare with it) reads it here: one reader, its size
-// checked before any byte is read, so a huge or endless file named like a
-// record is refused at once instead of filling memory.
+// Package runfile reads the bytes of NAME.run.json, the record a run
+// writes beside its notebook, for runrecord (its schema, and the one
+// reader every package uses): its size checked before any byte is read,
+// so a huge or endless file named like a record is refused at once instead
+// of filling memory. File, the entry of its "files", is here so baseline,
+// below runrecord, names it too.
 package runfile
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -56,17 +55,4 @@ func Read(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%w (a run.json is one)", err)
 	}
 	return b, err
-}
-
-// Decode reads the run.json at path (Read) into v, which may be any view
-// of it: each reader takes the fields it needs.
-func Decode(path string, v any) error {
-	b, err := Read(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: not a run manifest: %w", path, err)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package pipeline
+package dataset
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/analyst-cli/analyst/agent"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/kernel"
 )
@@ -31,12 +30,12 @@ type Dataset struct {
 	Main string
 }
 
-// OpenDataset makes the checked input in ready for a kernel: it checks the
+// Open makes the checked input in ready for a kernel: it checks the
 // sheet or table asked for (an *InputError; a *UsageError for a folder),
 // and converts a Parquet file, or a folder's Parquet tables (an
 // *InputError when one cannot be read as Parquet). Close removes what it
 // made.
-func OpenDataset(in *Input, sheet, table string, load eda.LoadOptions) (*Dataset, error) {
+func Open(in *Input, sheet, table string, load eda.LoadOptions) (*Dataset, error) {
 	if in.Folder != nil {
 		return openFolder(in, sheet, table, load)
 	}
@@ -116,7 +115,7 @@ func (d *Dataset) KernelOptions(opts kernel.Options, outputDir string) kernel.Op
 // setup, load and profile, read out of core when ooc is set. A folder's:
 // setup (with read_doc when it has documents), the loader, then each
 // table's load and profile, past eda.FolderSections tables the others in
-// one stage (eda.OtherTables; see RunLoad for what follows them).
+// one stage (eda.OtherTables; see pipeline.RunLoad for what follows them).
 func (d *Dataset) LoadStages(ooc *eda.OutOfCore) []eda.Stage {
 	if d.folder != nil {
 		stages := []eda.Stage{eda.SetupFolder(*d.folder), eda.LoadFolder(*d.folder)}
@@ -135,112 +134,20 @@ func (d *Dataset) LoadStages(ooc *eda.OutOfCore) []eda.Stage {
 	return []eda.Stage{eda.Setup(), eda.LoadFrom(d.Source), eda.ProfileStage()}
 }
 
-// Loaded is what a dataset's load stages found: the profile of the main
-// table (a file's only one) and, for a folder, each table's profile.
-type Loaded struct {
-	Profile *eda.Profile
-	// Main is the folder's main table (the one with the most rows, the
-	// first of them on a tie), bound to df; Tables each table's profile, in
-	// the order they were loaded.
-	Main   string
-	Tables []LoadedTable
-	// Relationships are the tables' keys and references, with several
-	// tables; nil otherwise.
-	Relationships *eda.RelationshipProfile
-	kept          bool // Main is Dataset.Main, not chosen by rows
-}
-
-// LoadedTable is a folder's table as loaded and profiled.
-type LoadedTable struct {
-	Name    string       `json:"name"`
-	Path    string       `json:"path"`
-	Profile *eda.Profile `json:"-"`
-}
-
-// TableProfile is the profile of the folder's table name, or nil.
-func (l *Loaded) TableProfile(name string) *eda.Profile {
-	for _, t := range l.Tables {
-		if t.Name == name {
-			return t.Profile
-		}
-	}
-	return nil
-}
-
-// RunLoad runs the stages every analysis of the dataset starts with, each
-// with run (which returns the profile a stage displayed, or nil), and
-// returns what they found; it stops at the first error. For a folder, the
-// tables' stages are followed by the relationships between the tables
-// (when there are several) and the stage that makes the main table df.
-// A profile that did not come is a *StageError.
-func (d *Dataset) RunLoad(ooc *eda.OutOfCore, run func(eda.Stage) (StageResult, error)) (*Loaded, error) {
-	l := &Loaded{}
-	for _, st := range d.LoadStages(ooc) {
-		res, err := run(st)
-		if err != nil {
-			return l, err
-		}
-		for _, t := range res.Tables {
-			l.Tables = append(l.Tables, LoadedTable{Name: t.Name, Path: d.tablePath(t.Name), Profile: t.Profile})
-		}
-		switch p := res.Profile; {
-		case p == nil:
-		case st.Table != "":
-			l.Tables = append(l.Tables, LoadedTable{Name: st.Table, Path: d.tablePath(st.Table), Profile: p})
-		default:
-			l.Profile = p
-		}
-	}
+// Tables are a folder's tables as the kernel reads them; nil for a file.
+func (d *Dataset) Tables() []eda.FolderTable {
 	if d.folder == nil {
-		if l.Profile == nil {
-			return l, &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile", Value: "the profile cell produced no profile"}}
-		}
-		return l, nil
+		return nil
 	}
-	if len(l.Tables) != len(d.folder.Tables) {
-		return l, &StageError{Stage: eda.StageProfile, Err: &kernel.ExecError{Name: "NoProfile",
-			Value: fmt.Sprintf("%d of the folder's %d tables were profiled", len(l.Tables), len(d.folder.Tables))}}
-	}
-	main, kept := l.Tables[0], false
-	for _, t := range l.Tables[1:] {
-		if t.Profile.Rows > main.Profile.Rows {
-			main = t
-		}
-	}
-	for _, t := range l.Tables {
-		if t.Name == d.Main {
-			main, kept = t, true
-		}
-	}
-	l.Main, l.Profile, l.kept = main.Name, main.Profile, kept
-	for _, st := range d.tablesTogether(l) {
-		res, err := run(st)
-		if err != nil {
-			return l, err
-		}
-		if res.Relationships != nil {
-			l.Relationships = res.Relationships
-		}
-	}
-	return l, nil
+	return d.folder.Tables
 }
 
-// tablesTogether are the stages after a folder's tables' own: the
-// relationships between them, when there are several, then the main table
-// made df.
-func (d *Dataset) tablesTogether(l *Loaded) []eda.Stage {
-	var stages []eda.Stage
-	if len(l.Tables) > 1 {
-		names := make([]string, len(l.Tables))
-		for i, t := range l.Tables {
-			names[i] = t.Name
-		}
-		stages = append(stages, eda.Relationships(names))
+// TablePath is the path of the folder's table name in the kernel's data
+// folder, "" for a file or a name that is no table.
+func (d *Dataset) TablePath(name string) string {
+	if d.folder == nil {
+		return ""
 	}
-	return append(stages, eda.MainTable(l.Main, l.Profile.Rows, len(l.Tables), l.kept))
-}
-
-func (d *Dataset) tablePath(name string) string {
 	for _, t := range d.folder.Tables {
 		if t.Name == name {
 			return t.Path
@@ -286,11 +193,11 @@ func ReadsData(st eda.Stage) bool {
 
 // Inputs are the dataset's files for run.json: a file, or every file of a
 // folder (tables, documents, ignored and skipped files).
-func (d *Dataset) Inputs() []InputFile {
+func (d *Dataset) Inputs() []File {
 	if d.In.Folder == nil {
-		return []InputFile{{Path: d.In.Name, Kind: InputTable, Format: d.In.Format, Bytes: d.In.Bytes, SHA256: d.In.SHA256}}
+		return []File{{Path: d.In.Name, Kind: InputTable, Format: d.In.Format, Bytes: d.In.Bytes, SHA256: d.In.SHA256}}
 	}
-	var out []InputFile
+	var out []File
 	for _, f := range d.In.Folder.Files {
 		out = append(out, *f)
 	}
@@ -298,14 +205,14 @@ func (d *Dataset) Inputs() []InputFile {
 }
 
 // Documents are a folder's documents, nil for a file.
-func (d *Dataset) Documents() []*InputFile {
+func (d *Dataset) Documents() []*File {
 	if d.In.Folder == nil {
 		return nil
 	}
 	return d.In.Folder.Documents()
 }
 
-// Close removes the files OpenDataset made.
+// Close removes the files Open made.
 func (d *Dataset) Close() error {
 	var errs []error
 	if d.conv != nil {
@@ -331,23 +238,4 @@ func (c *Converted) files(dir string) []kernel.DataFile {
 		}
 	}
 	return out
-}
-
-// AgentFolder is the folder as the model is told of it (its tables with
-// their profiles, its documents with their headings); nil for a file.
-func (d *Dataset) AgentFolder(l *Loaded) *agent.Folder {
-	if d.In.Folder == nil || l == nil {
-		return nil
-	}
-	f := &agent.Folder{Name: d.In.Name, Main: l.Main}
-	if l.Relationships != nil {
-		f.Relationships = eda.RelationshipsPrompt(l.Relationships)
-	}
-	for _, t := range l.Tables {
-		f.Tables = append(f.Tables, agent.Table{Name: t.Name, Path: t.Path, Profile: t.Profile})
-	}
-	for _, doc := range d.In.Folder.Documents() {
-		f.Documents = append(f.Documents, agent.Document{Path: doc.Path, Bytes: doc.Bytes, Format: doc.Format, Headings: doc.Headings})
-	}
-	return f
 }

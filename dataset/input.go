@@ -1,4 +1,4 @@
-package pipeline
+package dataset
 
 import (
 	"bytes"
@@ -27,6 +27,15 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Path + ": " + e.Msg }
 
+// DataError is data the kernel's loader could not read (its message says
+// why and what to do).
+type DataError struct {
+	Path string // the dataset, as the user named it
+	Msg  string
+}
+
+func (e *DataError) Error() string { return e.Path + ": " + e.Msg }
+
 // Input is a checked dataset.
 type Input struct {
 	Path   string // absolute
@@ -50,9 +59,9 @@ type Input struct {
 	Folder *Folder
 }
 
-// CheckInput makes sure path is a dataset the kernel can read, before any
+// CheckFile makes sure path is a dataset the kernel can read, before any
 // container starts, and hashes it for the run manifest.
-func CheckInput(path string) (*Input, error) {
+func CheckFile(path string) (*Input, error) {
 	in, err := checkFile(path)
 	if err != nil {
 		return nil, err
@@ -63,7 +72,7 @@ func CheckInput(path string) (*Input, error) {
 	return in, nil
 }
 
-// checkFile checks and hashes one data file: CheckInput's work but for
+// checkFile checks and hashes one data file: CheckFile's work but for
 // the place it is mounted from (a folder's files are staged under plain
 // names).
 func checkFile(path string) (*Input, error) {

@@ -1,25 +1,23 @@
-package pipeline_test
+package dataset_test
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/dataset"
 	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/examples"
 	"github.com/analyst-cli/analyst/kernel"
 	"github.com/analyst-cli/analyst/kernel/kerneltest"
-	"github.com/analyst-cli/analyst/pipeline"
 )
 
 // writeFile writes the CSV that write produces to dir/name.
@@ -95,7 +93,7 @@ func TestFrameEstimateMatchesPandas(t *testing.T) {
 	files := estimateFiles(t, dir)
 	actual := pandasBytes(t, kopts, dir, files)
 	for _, path := range files {
-		in, err := pipeline.CheckInput(path)
+		in, err := dataset.CheckFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,65 +152,24 @@ func pandasBytes(t *testing.T, kopts kernel.Options, dir string, files []string)
 	return out
 }
 
-// A file whose frame will not fit in the memory limit is refused before any
-// kernel starts: a *MemoryError that says the file's size, the estimate,
-// the limit and what to change; no podman command runs and nothing is
-// written.
-func TestRunRefusesDataLargerThanMemory(t *testing.T) {
-	dir := t.TempDir()
-	data := salesCSV(t, dir, 200_000)
-	out := filepath.Join(dir, "out")
-	opts := options(t, data, out)
-	opts.Kernel.Limits.MemoryBytes = 200 << 20
-	// Under the default (auto) a CSV that will not fit is read out of core
-	// instead: Preflight lets it through.
-	if _, _, err := pipeline.Preflight(opts); err != nil {
-		t.Fatalf("Preflight with --out-of-core auto: %v, want the run to go out of core", err)
-	}
-	opts.OutOfCore = pipeline.OutOfCoreOff
-	runner := &forbiddenRunner{t: t}
-	opts.Kernel.Runner = runner
-	res, err := pipeline.Run(context.Background(), opts)
-	var memErr *pipeline.MemoryError
-	if !errors.As(err, &memErr) {
-		t.Fatalf("Run: %v, want a *pipeline.MemoryError", err)
-	}
-	msg := err.Error()
-	for _, want := range []string{"sales.csv: the data will not fit in the kernel's memory", "the file is 12.", "as a pandas DataFrame it would take about",
-		"memory limit of 200 MiB", "--memory 397MiB", "kernel.memory", "ANALYST_KERNEL_MEMORY", "--out-of-core"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message lacks %q:\n%s", want, msg)
+// The estimate without a sample of the file: a conservative factor of its
+// size (the frame is about 4.5 times a delimited file; gzip 4 times more).
+func TestFrameEstimateWithoutSample(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		bytes int64
+		limit int64
+		fits  bool
+	}{
+		{"sales.csv", 36 << 20, 2 << 30, true},      // 1M rows: 180 MiB
+		{"sales.csv", 529e6, 2 << 30, false},        // 8M rows: died at 2 GiB (issue 15)
+		{"sales.csv", 66e6, 300 << 20, false},       // 1M rows under 300 MiB
+		{"sales.csv.gz", 100 << 20, 2 << 30, false}, // gzip: 4 times more
+		{"sales.csv", 100 << 20, 2 << 30, true},
+	} {
+		est := (&dataset.Input{Name: c.name, Bytes: c.bytes}).Estimate()
+		if fits := est.Fits(c.limit); fits != c.fits {
+			t.Errorf("%s of %d bytes under %d: estimate %+v, fits %v, want %v", c.name, c.bytes, c.limit, est, fits, c.fits)
 		}
 	}
-	if res != nil {
-		t.Errorf("a refused run returned a result: %+v", res)
-	}
-	if runner.calls > 0 {
-		t.Errorf("podman ran %d times for a refused run", runner.calls)
-	}
-	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a refused run made its output folder: %v", err)
-	}
-	// With the limit the message names, the same data passes the check.
-	if err := memErr.Estimate; !err.Fits(397 << 20) {
-		t.Errorf("the suggested --memory 397MiB does not fit the estimate %+v", err)
-	}
-}
-
-// forbiddenRunner fails the test if anything runs.
-type forbiddenRunner struct {
-	t     *testing.T
-	calls int
-}
-
-func (r *forbiddenRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	r.calls++
-	r.t.Errorf("ran %s %v", name, args)
-	return nil, errors.New("forbidden")
-}
-
-func (r *forbiddenRunner) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	r.calls++
-	r.t.Errorf("started %s %v", name, args)
-	return exec.CommandContext(ctx, "false")
 }

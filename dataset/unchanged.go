@@ -1,4 +1,4 @@
-package pipeline
+package dataset
 
 import (
 	"crypto/sha256"
@@ -18,7 +18,7 @@ import (
 // never a copy), so a file rewritten in place while a run reads it would
 // give outputs computed from bytes run.json does not hash. A run therefore
 // checks, after each stage that reads the data, that the file is still the
-// one CheckInput hashed (same inode, size and modification time: a stat),
+// one CheckFile hashed (same inode, size and modification time: a stat),
 // and once the kernel is gone, that its bytes still have the recorded
 // sha256: then the hash in run.json is the hash of every byte the kernel
 // can have read. docs/benchmarks.md has what this costs against reading
@@ -69,17 +69,17 @@ func (id fileID) changed(now fileID, ctime bool) string {
 	return ""
 }
 
-// unchanged checks that the data file is still what CheckInput hashed: by
+// Unchanged checks that the data file is still what CheckFile hashed: by
 // a stat, and with rehash also by its sha256. The error is a *DataError
 // that names what changed.
-func (in *Input) unchanged(rehash bool) error {
+func (in *Input) Unchanged(rehash bool) error {
 	if in.Folder != nil {
 		// A folder: each of its tables and documents, as a file of its own.
 		for _, f := range in.Folder.Files {
 			if f.In == nil || (f.Kind != InputTable && f.Kind != InputDocument) {
 				continue
 			}
-			if err := f.In.unchanged(rehash); err != nil {
+			if err := f.In.Unchanged(rehash); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package dataset
 
 import (
 	"crypto/sha256"
@@ -51,8 +51,8 @@ const maxFolderWalk = 10 * MaxFolderFiles
 // documentFormats are the documents' extensions and their formats.
 var documentFormats = map[string]string{".md": "markdown", ".markdown": "markdown", ".txt": "text", ".rst": "rst"}
 
-// InputFile is one file of a dataset (run.json's inputs).
-type InputFile struct {
+// File is one file of a dataset (run.json's inputs).
+type File struct {
 	Path   string `json:"path"` // relative to the folder, with '/'; a file's name
 	Kind   string `json:"kind"`
 	Format string `json:"format,omitempty"` // tables: the loader's name; documents: markdown, text or rst
@@ -79,17 +79,17 @@ type Folder struct {
 	Path string // absolute, as given; "" for a set
 	// Given are the files and folders of a set, absolute, as given.
 	Given []string
-	Files []*InputFile // every file but the hidden ones, by path
+	Files []*File // every file but the hidden ones, by path
 }
 
 // Tables are the folder's tables, by path.
-func (f *Folder) Tables() []*InputFile { return f.kind(InputTable) }
+func (f *Folder) Tables() []*File { return f.kind(InputTable) }
 
 // Documents are the folder's documents, by path.
-func (f *Folder) Documents() []*InputFile { return f.kind(InputDocument) }
+func (f *Folder) Documents() []*File { return f.kind(InputDocument) }
 
-func (f *Folder) kind(k string) []*InputFile {
-	var out []*InputFile
+func (f *Folder) kind(k string) []*File {
+	var out []*File
 	for _, x := range f.Files {
 		if x.Kind == k {
 			out = append(out, x)
@@ -123,17 +123,17 @@ func (f *Folder) Bytes() int64 {
 	return n
 }
 
-// CheckData checks a dataset, a file (CheckInput) or a folder
+// Check checks a dataset, a file (CheckFile) or a folder
 // (CheckFolder), before any container starts.
-func CheckData(path string, skipUnreadable bool) (*Input, error) {
+func Check(path string, skipUnreadable bool) (*Input, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return CheckFolder(path, skipUnreadable)
 	}
-	return CheckInput(path)
+	return CheckFile(path)
 }
 
 // CheckFolder checks a folder dataset: the caps, its links (one that
-// leaves the folder is refused), then each table as CheckInput checks a
+// leaves the folder is refused), then each table as CheckFile checks a
 // file and each document, hashing them all. A table or document that
 // cannot be read is an *InputError naming it, unless skipUnreadable: then
 // it is listed as skipped, with why. A folder without a table it can read
@@ -154,12 +154,12 @@ func CheckFolder(path string, skipUnreadable bool) (*Input, error) {
 	return &Input{Path: abs, Name: filepath.Base(abs), Bytes: f.Bytes(), SHA256: f.Digest(), Format: FormatFolder, Folder: f, Frame: folderFrame(f)}, nil
 }
 
-// CheckDataSet checks the files and folders given one by one (analyst run
+// CheckSet checks the files and folders given one by one (analyst run
 // --data A --data B) as one folder dataset: each file at its name, each
-// folder's files under the folder's name. One path is CheckData's.
-func CheckDataSet(paths []string, skipUnreadable bool) (*Input, error) {
+// folder's files under the folder's name. One path is Check's.
+func CheckSet(paths []string, skipUnreadable bool) (*Input, error) {
 	if len(paths) == 1 {
-		return CheckData(paths[0], skipUnreadable)
+		return Check(paths[0], skipUnreadable)
 	}
 	f := &Folder{}
 	seen := map[string]string{}
@@ -183,7 +183,7 @@ func CheckDataSet(paths []string, skipUnreadable bool) (*Input, error) {
 			if err != nil {
 				return nil, folderStatError(p, err)
 			}
-			x := &InputFile{Path: name, Shown: p, Bytes: fi.Size(), In: in}
+			x := &File{Path: name, Shown: p, Bytes: fi.Size(), In: in}
 			if x.Kind, x.Format, x.Reason = kindOf(name); !utf8.ValidString(name) {
 				return nil, &InputError{p, notUTF8}
 			} else if x.Kind == InputIgnored {
@@ -243,7 +243,7 @@ func (f *Folder) check(shown string, skipUnreadable bool) error {
 // a document or ignored (with why), at prefix + its path in the folder; a
 // link to a file inside the folder is that file, a link that leaves it an
 // *InputError.
-func listFolder(abs, shown, prefix string) ([]*InputFile, error) {
+func listFolder(abs, shown, prefix string) ([]*File, error) {
 	root, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, folderStatError(shown, err)
@@ -254,7 +254,7 @@ func listFolder(abs, shown, prefix string) ([]*InputFile, error) {
 	if err != nil {
 		return nil, folderStatError(shown, err)
 	}
-	var files []*InputFile
+	var files []*File
 	var outside []string
 	walked := 0
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -273,7 +273,7 @@ func listFolder(abs, shown, prefix string) ([]*InputFile, error) {
 			return errTooManyFiles
 		}
 		if err != nil { // a subfolder that cannot be listed
-			files = append(files, &InputFile{Path: prefix + rel + "/", Shown: filepath.Join(shown, rel) + "/", Kind: InputSkipped,
+			files = append(files, &File{Path: prefix + rel + "/", Shown: filepath.Join(shown, rel) + "/", Kind: InputSkipped,
 				Reason: "the folder cannot be read: " + unwrapPathError(err)})
 			return filepath.SkipDir
 		}
@@ -309,9 +309,9 @@ var errTooManyFiles = errors.New("too many files")
 // document or ignored, by its extension. A symbolic link is the file it
 // points to when that is inside root; else target is where it points (and
 // f is nil).
-func classifyEntry(dir *dirfd.Dir, p, rel string, d fs.DirEntry) (f *InputFile, target string) {
+func classifyEntry(dir *dirfd.Dir, p, rel string, d fs.DirEntry) (f *File, target string) {
 	root := dir.Path()
-	f = &InputFile{Path: rel}
+	f = &File{Path: rel}
 	source, sourceRel := p, rel
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
@@ -394,7 +394,7 @@ func unwrapPathError(err error) string {
 }
 
 // checkFolderCaps applies MaxFolderFiles and MaxFolderBytes.
-func checkFolderCaps(shown string, files []*InputFile) error {
+func checkFolderCaps(shown string, files []*File) error {
 	if len(files) > MaxFolderFiles {
 		return &InputError{shown, fmt.Sprintf("the folder holds %s files (hidden ones not counted), more than the %s analyst reads in a folder "+
 			"(MaxFolderFiles); give the files to analyse with --data FILE (repeatable), or a smaller folder", thousands(len(files)), thousands(MaxFolderFiles))}
@@ -412,11 +412,11 @@ func checkFolderCaps(shown string, files []*InputFile) error {
 	return nil
 }
 
-// checkFolderFiles checks and hashes each table (as CheckInput does) and
+// checkFolderFiles checks and hashes each table (as CheckFile does) and
 // document; one that cannot be read is an error naming it, or, with skip,
 // is listed as skipped.
-func checkFolderFiles(shown string, files []*InputFile, skip bool) error {
-	var bad []*InputFile
+func checkFolderFiles(shown string, files []*File, skip bool) error {
+	var bad []*File
 	for _, f := range files {
 		var err error
 		switch f.Kind {
@@ -449,9 +449,9 @@ func checkFolderFiles(shown string, files []*InputFile, skip bool) error {
 	return &InputError{shown, fmt.Sprintf("%d files cannot be read (%sthem): %s", len(bad), hint, strings.Join(parts, "; "))}
 }
 
-// checkTableFile checks a table as CheckInput checks a file; its name in
+// checkTableFile checks a table as CheckFile checks a file; its name in
 // the kernel is its path in the folder.
-func checkTableFile(f *InputFile) error {
+func checkTableFile(f *File) error {
 	in, err := checkFolderFile(f)
 	if err != nil {
 		var ie *InputError
@@ -466,7 +466,7 @@ func checkTableFile(f *InputFile) error {
 }
 
 // checkFolderFile checks a folder's table by its descriptor.
-func checkFolderFile(f *InputFile) (*Input, error) {
+func checkFolderFile(f *File) (*Input, error) {
 	r, err := f.In.open()
 	if err != nil {
 		return nil, errors.New(openError(err))
@@ -478,7 +478,7 @@ func checkFolderFile(f *InputFile) (*Input, error) {
 // checkDocument hashes a document and lists a Markdown document's
 // headings, in one read of its descriptor (opened non-blocking, and
 // refused unless a regular file: a FIFO or a device is not a document).
-func checkDocument(f *InputFile) error {
+func checkDocument(f *File) error {
 	r, err := f.In.open()
 	if err != nil {
 		return errors.New(openError(err))
@@ -515,7 +515,7 @@ func checkDocument(f *InputFile) error {
 // nameTables names each table by its path without its extensions
 // (payments.csv.gz is payments); tables whose names would clash
 // (orders.csv, orders.json) keep their whole path.
-func nameTables(tables []*InputFile) {
+func nameTables(tables []*File) {
 	count := map[string]int{}
 	for _, t := range tables {
 		t.Table = tableName(t.Path)
@@ -585,7 +585,7 @@ func folderFrame(f *Folder) *FrameEstimate {
 	est := &FrameEstimate{}
 	var methods []string
 	for _, t := range f.Tables() {
-		e := t.In.frameEstimate()
+		e := t.In.Estimate()
 		est.Bytes += e.Bytes
 		est.Rows += e.Rows
 		methods = append(methods, t.Path+": "+e.Method)

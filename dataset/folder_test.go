@@ -1,6 +1,8 @@
-package pipeline_test
+package dataset_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -11,11 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/analyst-cli/analyst/pipeline"
+	"github.com/analyst-cli/analyst/dataset"
+	"github.com/analyst-cli/analyst/internal/filehash"
 )
 
 // kinds is "path kind [table]" per file, in order.
-func kinds(f *pipeline.Folder) string {
+func kinds(f *dataset.Folder) string {
 	var out []string
 	for _, x := range f.Files {
 		s := x.Path + " " + x.Kind
@@ -53,7 +56,7 @@ func TestCheckFolder(t *testing.T) {
 	gzipTo(t, filepath.Join(dir, "payments.csv.gz"), "p,q\n1,2\n")
 	must(t, os.Symlink("target.csv", filepath.Join(dir, "links", "alias.csv")))
 	must(t, os.Symlink("nested", filepath.Join(dir, "links", "dir")))
-	in, err := pipeline.CheckFolder(dir, false)
+	in, err := dataset.CheckFolder(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func TestCheckFolder(t *testing.T) {
 	if got := kinds(in.Folder); got != want {
 		t.Errorf("files:\n got %s\nwant %s", got, want)
 	}
-	if in.Format != pipeline.FormatFolder || in.Name != filepath.Base(dir) || len(in.Folder.Tables()) != 7 || len(in.Folder.Documents()) != 3 {
+	if in.Format != dataset.FormatFolder || in.Name != filepath.Base(dir) || len(in.Folder.Tables()) != 7 || len(in.Folder.Documents()) != 3 {
 		t.Errorf("input %s %s, %d tables, %d documents", in.Format, in.Name, len(in.Folder.Tables()), len(in.Folder.Documents()))
 	}
 	for _, f := range in.Folder.Files {
@@ -105,16 +108,16 @@ func TestCheckFolderRefuses(t *testing.T) {
 		dir := t.TempDir()
 		writeTree(t, dir, map[string]string{"a.csv": "x\n1\n"})
 		must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "passwd.csv")))
-		_, err := pipeline.CheckFolder(dir, true)
+		_, err := dataset.CheckFolder(dir, true)
 		wantInputError(t, err, "symbolic links that leave the folder are refused", "passwd.csv → /etc/passwd")
 	})
 	t.Run("unreadable table", func(t *testing.T) {
 		dir := t.TempDir()
 		writeTree(t, dir, map[string]string{"a.csv": "x\n1\n", "empty.csv": "", "bad.xlsx": "a,b\n"})
-		_, err := pipeline.CheckFolder(dir, false)
+		_, err := dataset.CheckFolder(dir, false)
 		wantInputError(t, err, "2 files cannot be read (pass --skip-unreadable to analyse the folder without them)",
 			"bad.xlsx: named like an Excel workbook", "empty.csv: the file is empty")
-		in, err := pipeline.CheckFolder(dir, true)
+		in, err := dataset.CheckFolder(dir, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,23 +125,23 @@ func TestCheckFolderRefuses(t *testing.T) {
 			t.Errorf("with --skip-unreadable: %s", got)
 		}
 		os.Remove(filepath.Join(dir, "bad.xlsx"))
-		_, err = pipeline.CheckFolder(dir, false)
+		_, err = dataset.CheckFolder(dir, false)
 		wantInputError(t, err, filepath.Join(dir, "empty.csv")+": the file is empty; pass --skip-unreadable to analyse the folder without it")
 	})
 	t.Run("no table", func(t *testing.T) {
 		dir := t.TempDir()
 		writeTree(t, dir, map[string]string{"manual.md": "# M\n", "x.png": "\x89PNG", ".hidden.csv": "a\n1\n"})
-		_, err := pipeline.CheckFolder(dir, false)
+		_, err := dataset.CheckFolder(dir, false)
 		wantInputError(t, err, "no table analyst can read (1 document(s); 1 file(s) ignored: x.png (not a table or a document")
-		_, err = pipeline.CheckFolder(t.TempDir(), false)
+		_, err = dataset.CheckFolder(t.TempDir(), false)
 		wantInputError(t, err, "no table analyst can read (it is empty, hidden files aside)")
 	})
 	t.Run("too many files", func(t *testing.T) {
 		dir := t.TempDir()
-		for i := range pipeline.MaxFolderFiles + 1 {
+		for i := range dataset.MaxFolderFiles + 1 {
 			writeTree(t, dir, map[string]string{fmt.Sprintf("f%04d.csv", i): "a\n1\n"})
 		}
-		_, err := pipeline.CheckFolder(dir, false)
+		_, err := dataset.CheckFolder(dir, false)
 		wantInputError(t, err, "the folder holds 1,001 files (hidden ones not counted), more than the 1,000 analyst reads in a folder")
 	})
 	t.Run("too many bytes", func(t *testing.T) {
@@ -146,19 +149,19 @@ func TestCheckFolderRefuses(t *testing.T) {
 		writeTree(t, dir, map[string]string{"small.csv": "a\n1\n"})
 		big, err := os.Create(filepath.Join(dir, "big.csv"))
 		must(t, err)
-		must(t, big.Truncate(pipeline.MaxFolderBytes)) // sparse: nothing is written, nor read
+		must(t, big.Truncate(dataset.MaxFolderBytes)) // sparse: nothing is written, nor read
 		big.Close()
-		_, err = pipeline.CheckFolder(dir, false)
+		_, err = dataset.CheckFolder(dir, false)
 		wantInputError(t, err, "the folder's tables and documents take 16 GiB, more than the 16 GiB analyst reads in a folder")
 	})
 }
 
 // --data A --data B: files and folders given one by one are one folder
 // dataset, each file at its name, each folder's files under its name.
-func TestCheckDataSet(t *testing.T) {
+func TestCheckSet(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"orders.csv": "id\n1\n", "crm/customers.json": `[{"id": 1}]`, "crm/manual.md": "# M\n", "other/orders.csv": "id\n2\n"})
-	in, err := pipeline.CheckDataSet([]string{filepath.Join(dir, "orders.csv"), filepath.Join(dir, "crm")}, false)
+	in, err := dataset.CheckSet([]string{filepath.Join(dir, "orders.csv"), filepath.Join(dir, "crm")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,18 +171,18 @@ func TestCheckDataSet(t *testing.T) {
 	if in.Name != "orders" || in.Path != "" || len(in.Folder.Given) != 2 {
 		t.Errorf("input %q at %q, given %v", in.Name, in.Path, in.Folder.Given)
 	}
-	_, err = pipeline.CheckDataSet([]string{filepath.Join(dir, "orders.csv"), filepath.Join(dir, "other", "orders.csv")}, false)
-	var ue *pipeline.UsageError
+	_, err = dataset.CheckSet([]string{filepath.Join(dir, "orders.csv"), filepath.Join(dir, "other", "orders.csv")}, false)
+	var ue *dataset.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "have the same name, orders.csv") {
 		t.Errorf("two files of one name: %v; want a usage error", err)
 	}
-	_, err = pipeline.CheckDataSet([]string{filepath.Join(dir, "orders.csv"), filepath.Join(dir, "crm", "manual.pdf")}, false)
+	_, err = dataset.CheckSet([]string{filepath.Join(dir, "orders.csv"), filepath.Join(dir, "crm", "manual.pdf")}, false)
 	wantInputError(t, err, "manual.pdf: no such folder")
 }
 
 func wantInputError(t *testing.T, err error, substrs ...string) {
 	t.Helper()
-	var ie *pipeline.InputError
+	var ie *dataset.InputError
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v (%T); want an *InputError", err, err)
 	}
@@ -202,9 +205,15 @@ func must(t testing.TB, err error) {
 	}
 }
 
+// gzipTo writes content gzip-compressed to path.
 func gzipTo(t *testing.T, path, content string) {
 	t.Helper()
-	must(t, os.WriteFile(path, gz(t, []byte(content)), 0o644))
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	_, err := w.Write([]byte(content))
+	must(t, err)
+	must(t, w.Close())
+	must(t, os.WriteFile(path, buf.Bytes(), 0o644))
 }
 
 // Issue 32 item 4: a document linked to a FIFO inside the folder, and a
@@ -219,9 +228,9 @@ func TestCheckFolderRefusesFIFOsAndDevices(t *testing.T) {
 	devLink := filepath.Join(t.TempDir(), "manual.md")
 	must(t, os.Symlink("/dev/zero", devLink))
 	checks := map[string]func() error{
-		"a link to a FIFO in the folder": func() error { _, err := pipeline.CheckFolder(dir, false); return err },
+		"a link to a FIFO in the folder": func() error { _, err := dataset.CheckFolder(dir, false); return err },
 		"a link to /dev/zero given": func() error {
-			_, err := pipeline.CheckDataSet([]string{filepath.Join(dir, "a.csv"), devLink}, false)
+			_, err := dataset.CheckSet([]string{filepath.Join(dir, "a.csv"), devLink}, false)
 			return err
 		},
 	}
@@ -264,7 +273,7 @@ func TestTableNamesAreBytes(t *testing.T) {
 			writeTree(t, dir, map[string]string{c.file: content})
 		}
 		writeTree(t, dir, map[string]string{"other.csv": "y\n2\n"})
-		in, err := pipeline.CheckFolder(dir, false)
+		in, err := dataset.CheckFolder(dir, false)
 		if err != nil {
 			t.Errorf("%q: %v", c.file, err)
 			continue
@@ -274,10 +283,28 @@ func TestTableNamesAreBytes(t *testing.T) {
 			f = in.Folder.Files[1]
 		}
 		switch {
-		case c.table == "" && (f.Kind != pipeline.InputIgnored || !strings.Contains(f.Reason, "its name is not UTF-8")):
+		case c.table == "" && (f.Kind != dataset.InputIgnored || !strings.Contains(f.Reason, "its name is not UTF-8")):
 			t.Errorf("%q: %s %q; want ignored, its name not UTF-8", c.file, f.Kind, f.Reason)
 		case c.table != "" && f.Table != c.table:
 			t.Errorf("%q: table %q, want %q", c.file, f.Table, c.table)
 		}
 	}
+}
+
+// writeTree writes files (path relative to dir: content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+// sha is the file's sha256, as the check records it.
+func sha(t *testing.T, p string) string {
+	t.Helper()
+	s, err := filehash.SHA256(p)
+	must(t, err)
+	return s
 }
