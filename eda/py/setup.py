@@ -10,7 +10,9 @@ import logging
 import lzma
 import math
 import os
+import pickle
 import re
+import signal
 import warnings
 import weakref
 import zipfile
