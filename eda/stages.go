@@ -34,7 +34,6 @@ var (
 	loadPy        = pyFileWhole("load.py")
 	loadFormatsPy = pyFileWhole("load_formats.py")
 	loadExportsPy = pyFileWhole("load_exports.py") // the layouts of reports and spreadsheets
-	loadPartsPy   = pyFileWhole("load_parts.py")   // a large delimited file parsed on every core
 	loadSourcePy  = pyFile("load_source.py")       // where a file's data is
 	loadCallPy    = pyFile("load_call.py")         // the lines that read it into df
 	setupPy       = pyFile("setup.py")
@@ -159,7 +158,7 @@ func loader(source, call string, na []string) string {
 // loaderFunctions is the loader without the lines that call it: where the
 // data is, the thresholds, the functions.
 func loaderFunctions(source string, na []string) string {
-	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy + loadExportsPy + loadPartsPy
+	return source + "\n" + constants(loadPy, loadConstants(na)...) + "\n\n" + loadFormatsPy + loadExportsPy
 }
 
 // loadConstants are the loader's thresholds and word lists, as

@@ -24,33 +24,6 @@ func TestNotebookReexecutesInJupyter(t *testing.T) {
 	reexecute(t, dir, salesCSV(t, dir, 2000), nil, true)
 }
 
-// Under Jupyter, the loader's parse in parts (forked worker processes, for
-// large files) gives the table analyst's one reading gave: the notebook is
-// re-run with every file read in parts (PARTS_MIN_BYTES 0), failing if the
-// parts were not kept, and its outputs are compared with analyst's.
-func TestNotebookInPartsReexecutesInJupyter(t *testing.T) {
-	dir := t.TempDir()
-	reexecute(t, dir, salesCSV(t, dir, 2000), func(share string) {
-		nb := filepath.Join(share, "sales.ipynb")
-		b, err := os.ReadFile(nb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for old, new := range map[string]string{
-			"PARTS_MIN_BYTES = 32 * 2**20":                                           "PARTS_MIN_BYTES = 0",
-			"df = read_in_parts(path, parts, options, first) if parts > 1 else None": `df = read_in_parts(path, parts, options, first); assert df is not None, \"the parts were not kept\"`,
-		} {
-			if !bytes.Contains(b, []byte(old)) {
-				t.Fatalf("the notebook's loader has no %q", old)
-			}
-			b = bytes.Replace(b, []byte(old), []byte(new), 1)
-		}
-		if err := os.WriteFile(nb, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}, true)
-}
-
 // A Parquet run's notebook re-runs from what is mounted: the file and the
 // columns analyst converted it into, next to it.
 func TestParquetNotebookReexecutesInJupyter(t *testing.T) {

@@ -724,19 +724,14 @@ def read_delimited(path, head, compression, encoding, info):
         # Under copy-on-write, pandas makes the frame from the parsed columns as they are; else it
         # first copies them into one block per type (seconds on millions of rows). The option is
         # on only while reading: the values, types and behaviour of df are the same either way.
-        options = dict(**split_options(delimiter, escapechar), encoding=encoding, decimal=decimal,
-                       index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
-                       low_memory=False, keep_default_na=False, na_values=[""])
-        first = dict(header=None if no_header else header_index, names=names)
-        plain = not (compression or escapechar or lineterminator or info["comment"] or info.get("nul_padding"))
-        parts = part_count(path, encoding) if plain and index_col is False else 1
-        df = read_in_parts(path, parts, options, first) if parts > 1 else None
-        if df is not None:
-            return df
         opener = NulStripped if info.get("nul_padding") else ProgressFile
         with opener(path, head, compression) as data, pd.option_context("mode.copy_on_write", True):
-            return pd.read_csv(data, **options, **first, compression=compression or None,
-                               comment=info["comment"], lineterminator=lineterminator)
+            return pd.read_csv(data, **split_options(delimiter, escapechar),
+                               encoding=encoding, compression=compression or None,
+                               comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
+                               names=names,
+                               index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
+                               low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""])
 
     messages = io.StringIO()
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(messages):

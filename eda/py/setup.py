@@ -10,9 +10,7 @@ import logging
 import lzma
 import math
 import os
-import pickle
 import re
-import signal
 import warnings
 import weakref
 import zipfile

@@ -11,8 +11,6 @@ import os
 PY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _compiled = {}
-# The loader's files, in the order of the load cell (eda's loaderFunctions).
-LOADER_FILES = ("load_source.py", "load.py", "load_formats.py", "load_exports.py", "load_parts.py")
 
 
 def source(name: str) -> str:
@@ -55,4 +53,4 @@ def run(*files, **names) -> dict:
 
 def loader() -> dict:
     """The loader's namespace: where the data is, its functions and the other formats'."""
-    return run(*LOADER_FILES)
+    return run("load_source.py", "load.py", "load_formats.py", "load_exports.py")

@@ -8,7 +8,7 @@ import pandas as pd
 
 import stage
 
-PROFILE_FILES = (*stage.LOADER_FILES, "profile_helpers.py", "profile_columns.py",
+PROFILE_FILES = ("load_source.py", "load.py", "load_formats.py", "load_exports.py", "profile_helpers.py", "profile_columns.py",
                  "profile_overview.py", "profile_summary.py", "profile_alerts.py", "profile_json.py",
                  "profile_show.py")
 

@@ -34,7 +34,7 @@ class TestNames(unittest.TestCase):
                 self.assertEqual(R["names_agree"](column, table, key), want)
 
     def test_loader_name_words_not_shadowed(self):
-        loader = stage.run(*stage.LOADER_FILES, "relationships.py", tables={})
+        loader = stage.run("load_source.py", "load.py", "load_formats.py", "load_exports.py", "relationships.py", tables={})
         self.assertEqual(loader["name_words"]("Countries"), ["countries"])  # the loader's: no singular
         self.assertEqual(loader["singular_words"]("Countries"), ["country"])
 
