@@ -159,12 +159,8 @@ func (d *Dataset) TablePath(name string) string {
 // StagePath is the file a stage reads, as the user knows it: a folder
 // table's file for its stages, else the dataset.
 func (d *Dataset) StagePath(st eda.Stage) string {
-	if d.folder != nil && st.Table != "" {
-		for _, f := range d.In.Folder.Tables() {
-			if f.Table == st.Table {
-				return f.Shown
-			}
-		}
+	if f := d.stageTable(st); f != nil {
+		return f.Shown
 	}
 	return d.In.Path
 }
@@ -172,14 +168,23 @@ func (d *Dataset) StagePath(st eda.Stage) string {
 // StageBytes is how much a load stage reads: a folder table's file for its
 // stages, the dataset's bytes for the rest.
 func (d *Dataset) StageBytes(st eda.Stage) int64 {
-	if d.folder != nil && st.Table != "" {
-		for _, f := range d.In.Folder.Tables() {
-			if f.Table == st.Table {
-				return f.Bytes
-			}
-		}
+	if f := d.stageTable(st); f != nil {
+		return f.Bytes
 	}
 	return d.In.Bytes
+}
+
+// stageTable is the folder table whose stage st is, or nil.
+func (d *Dataset) stageTable(st eda.Stage) *File {
+	if d.folder == nil || st.Table == "" {
+		return nil
+	}
+	for _, f := range d.In.Folder.Tables() {
+		if f.Table == st.Table {
+			return f
+		}
+	}
+	return nil
 }
 
 // ReadsData says whether st is a stage that reads a data file: the load
