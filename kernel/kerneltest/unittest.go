@@ -37,6 +37,9 @@ func Unittest(t testing.TB, k *kernel.Kernel, setup, suite string, timeout time.
 		t.Fatal(err)
 	}
 	out := ex.Stdout()
+	if testing.Verbose() { // what the tests print, figures among them (docs/benchmarks.md)
+		t.Log(out)
+	}
 	if ex.Status != kernel.StatusOK {
 		t.Fatalf("the tests did not run: %s %v\n%s", ex.Status, ex.Error, out)
 	}

@@ -38,7 +38,14 @@ def run(*files, **names) -> dict:
     display() there appends what it shows to the list shown."""
     shown = []
     namespace = {"__name__": "__stage__", "display": lambda *objs, **kw: shown.extend(objs), "shown": shown}
-    for i, f in enumerate(("setup.py",) + files):
+    then(namespace, "setup.py")
+    namespace.update(names)
+    return then(namespace, *files)
+
+
+def then(namespace: dict, *files) -> dict:
+    """namespace after files ran in it, as later cells run after earlier ones (files as run's)."""
+    for f in files:
         if isinstance(f, tuple):
             code = compile(with_constants(*f), os.path.join(PY, f[0]), "exec")
         else:
@@ -46,8 +53,6 @@ def run(*files, **names) -> dict:
                 _compiled[f] = compile(source(f), os.path.join(PY, f), "exec")
             code = _compiled[f]
         exec(code, namespace)
-        if i == 0:
-            namespace.update(names)
     return namespace
 
 

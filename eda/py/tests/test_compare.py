@@ -4,6 +4,7 @@ import math
 import unittest
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 import stage
@@ -152,3 +153,55 @@ class TestPeriods(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSketchAccuracy(unittest.TestCase):
+    """For pairs of samples of 300,000 values, the KS statistic, W1/σ and PSI computed from the two
+    sketches (as the What changed stage computes them) against the same computed from every value
+    (scipy's ks_2samp and wasserstein_distance; PSI on the same decile edges): in one part (in
+    memory) and merged from chunks of 50,000 (out of core). It prints the figures
+    docs/benchmarks.md states."""
+
+    def test_within_the_method_notes_bounds(self):
+        ns = stage.run("sketch_parts.py", "compare_helpers.py")
+        rng = np.random.default_rng(7)
+        n = 300_000
+        pairs = {
+            "normal, shifted 0.05σ": (rng.normal(0, 1, n), rng.normal(0.05, 1, n)),
+            "lognormal σ=1.5, ×1.1": (rng.lognormal(3, 1.5, n), 1.1 * rng.lognormal(3, 1.5, n)),
+            "prices in cents, ×1.3": (np.round(rng.gamma(2, 30, n), 2), np.round(1.3 * rng.gamma(2, 30, n), 2)),
+            "integers 0-50k, same": (rng.integers(0, 50_000, n).astype(float), rng.integers(0, 50_000, n).astype(float)),
+            "heavy tail (t, 2 df), same": (rng.standard_t(2, n), rng.standard_t(2, n)),
+            "mixture, one mode moved": (np.concatenate([rng.normal(0, 1, n // 2), rng.normal(10, 1, n // 2)]),
+                                        np.concatenate([rng.normal(0, 1, n // 2), rng.normal(11, 1, n // 2)])),
+        }
+
+        def sketched(values, chunk):
+            parts = ns["NumberParts"]()
+            for start in range(0, len(values), chunk):
+                parts.add(pd.Series(values[start:start + chunk]))
+            points, weights, exact_ = parts.finish()
+            return ns["Distribution"]({"points": points, "weights": weights, "exact": exact_,
+                                      "mean": values.mean(), "std": values.std(ddof=1)})
+
+        # Each sketch's F is within π/(2K) of the data's: D within twice that; a PSI bin's share
+        # too, with PSI's terms near 0 where shares agree.
+        bound_f = math.pi / (2 * ns["QUANTILE_POINTS"])
+        print(f"\n{'pair':52} {'KS':>9} {'W1/σ':>9} {'PSI':>9}   {'|ΔKS|':>9} {'|ΔW1/σ|':>9} {'|ΔPSI|':>9}")
+        measured = 0
+        for name, (a, b) in pairs.items():
+            edges = np.concatenate([[-np.inf], np.unique(np.quantile(a, np.arange(1, 10) / 10, method="inverted_cdf")), [np.inf]])
+            share_a, share_b = (np.histogram(x, edges)[0] / len(x) for x in (a, b))
+            want = (stats.ks_2samp(a, b).statistic, stats.wasserstein_distance(a, b) / a.std(ddof=1), ns["psi"](share_a, share_b))
+            for chunk, how in ((n, "in memory"), (50_000, "out of core")):
+                da, db = sketched(a, chunk), sketched(b, chunk)
+                edges_a = ns["psi_edges"](da)
+                got = (ns["ks_statistic"](da, db), ns["wasserstein"](da, db) / da.std, ns["psi"](da.shares(edges_a), db.shares(edges_a)))
+                err = [abs(got[i] - want[i]) for i in range(3)]
+                measured += 1
+                print(f"{name + ' (' + how + ')':52} {want[0]:9.5f} {want[1]:9.5f} {want[2]:9.5f}   {err[0]:9.2g} {err[1]:9.2g} {err[2]:9.2g}")
+                with self.subTest(pair=name, how=how):
+                    self.assertLessEqual(err[0], 2 * bound_f, "KS from the sketches, more than 2π/(2K) off")
+                    self.assertLessEqual(err[1], 0.005, "W1/σ from the sketches, more than 0.005 (a twentieth of the warn threshold) off")
+                    self.assertLessEqual(err[2], 0.005 + 0.05 * want[2], "PSI from the sketches, more than 0.005 + 5% off")
+        self.assertEqual(measured, 12)

@@ -1,6 +1,9 @@
 """The profile (profile_*.py): each column's statistics against values computed by hand, its kind,
 and each alert beside its counter-case."""
+import ctypes
 import math
+import os
+import tempfile
 import unittest
 
 import numpy as np
@@ -264,3 +267,137 @@ class TestNumericSummary(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+LOAD_FILES = ("load.py", "load_formats.py", "load_exports.py", "load_call.py")
+PROFILE_CELLS = PROFILE_FILES[4:]
+
+
+def loaded(text, name="data.csv"):
+    """The namespace after the load stage's cells read a file of text."""
+    path = os.path.join(tempfile.mkdtemp(), name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return stage.run(("load_source.py", {"DATA_PATH": path}), *LOAD_FILES)
+
+
+def profiled(ns):
+    """ns after the profile stage's cells ran, and the profile they showed."""
+    stage.then(ns, *PROFILE_CELLS)
+    shown = [o[ns["PROFILE_MIME"]] for o in ns["shown"] if isinstance(o, dict) and ns["PROFILE_MIME"] in o]
+    assert len(shown) == 1, shown
+    return ns, shown[0]
+
+
+class TestTextFactorizedOnce(unittest.TestCase):
+    """The loader factorizes each text column once and the profile takes its missing counts,
+    frequencies and memory from the codes (issue 15). They must be what pandas gives: value_counts
+    in the same order (ties included), isna().sum(), and memory_usage(deep=True) to the byte, with
+    non-ASCII text, missing values, a marker turned missing, an empty column, and equal non-ASCII
+    strings whose sizes differ (one with its UTF-8 form cached, as C functions that take text leave
+    it). Dates are parsed once per distinct text and placed by the codes: the same as to_datetime
+    of the column."""
+
+    @staticmethod
+    def profiled_text():
+        cities = ["Oslo", "Paris", "Lima", "", "N/A", "Paris", "Oslo", "Québec", "Lima", "São Paulo"]
+        names = ["Zoë", "日本", "Ann", "🙂 smile", "", "Zoë", "Bob", "日本", "Ann", "Łukasz"]
+        text = "id,city,name,empty,amount\n" + "".join(
+            f"{i},{cities[i % len(cities)]},{names[(i * 7) % len(names)]},,{i % 13}.5\n" for i in range(97))
+        return profiled(loaded(text, "text.csv"))
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ns, cls.p = cls.profiled_text()
+        cls.released = not cls.ns["FACTORIZED"]
+
+    def test_missing_counts_markers(self):
+        self.assertEqual(column(self.p, "city")["missing"], 20, "10 empty, 10 N/A")
+        self.assertEqual(len(self.p["load"]["missing_markers"]["city"]), 1)
+
+    def test_counts_and_memory_from_the_codes_are_pandas(self):
+        ns, df = self.ns, self.ns["df"]
+        self.assertTrue(self.released, "the profile let the codes go")
+        text = list(df.columns[df.dtypes == object])
+        self.assertEqual(text, ["city", "name"])
+        for c in text:
+            ns["factorized"](df[c])  # kept again, to test what reads them
+        for c in text:
+            with self.subTest(column=c):
+                s, ref = df[c], df[c].value_counts()
+                mine = ns["value_counts"].get(c)
+                self.assertIsNotNone(ns["kept_factorization"](s))
+                self.assertEqual(ns["missing_count"](s), int(s.isna().sum()))
+                self.assertIsNotNone(mine)
+                self.assertTrue(mine.equals(ref) and list(mine.index) == list(ref.index), f"{mine} != {ref}")
+                self.assertEqual((mine.name, mine.index.name, mine.index.dtype), (ref.name, ref.index.name, ref.index.dtype))
+        self.assertTrue(ns["memory"].equals(df.memory_usage(deep=True)))
+
+    def test_memory_of_equal_strings_of_different_sizes(self):
+        ns = self.ns
+        as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+        as_utf8.argtypes, as_utf8.restype = [ctypes.py_object], ctypes.c_char_p
+        probe = pd.Series(["".join(["Zo", "ë", str(i % 2)]) for i in range(40)] + [None, "plain"] * 3, name="probe")
+        for v in probe[:40:3]:
+            as_utf8(v)
+        self.assertEqual(len({v.__sizeof__() for v in probe[:40] if v == "Zoë0"}), 2, "sizes differ")
+        ns["factorized"](probe)
+        self.assertEqual(ns["memory_bytes"](probe), probe.memory_usage(index=False, deep=True))
+
+    def test_dates_placed_by_the_codes(self):
+        ns = self.ns
+        texts = {"%Y-%m-%d": ["2024-01-31", None, "2024-02-30", "2023-12-01", "2024-01-31", "soon"] * 20,
+                 "%Y-%m-%dT%H:%M:%S%z": ["2024-03-01T10:00:00+01:00", "2024-03-01T10:00:00Z", None, "2024-03-01T09:00:00-05:30"] * 30,
+                 "%d/%m/%Y %H:%M": [f"{d % 28 + 1:02d}/01/2024 {d % 24:02d}:{d % 60:02d}" for d in range(300)]}
+        for i, (fmt, values) in enumerate(texts.items()):
+            with self.subTest(fmt=fmt):
+                s = pd.Series(values, name=f"dates{i}", dtype=object)
+                ns["factorized"](s)
+                mine, ref = ns["column_dates"](s, fmt), ns["to_dates"](s, fmt)
+                self.assertTrue(mine.equals(ref), f"{mine} != {ref}")
+                self.assertEqual(mine.dtype, ref.dtype)
+                self.assertEqual(mine.isna().sum(), ref.isna().sum())
+
+    def test_integers_counted_by_slot_as_nunique(self):
+        ints = {"small": [3, -2, 3, 7, -2, 0], "one": [5], "wide": [0, 10**12, 3, 3],
+                "uint": np.array([2**63 + 5, 2**63 + 1, 2**63 + 5], dtype=np.uint64),
+                "int8": np.arange(-128, 128, dtype=np.int8).repeat(2)[::3]}
+        for name, v in ints.items():
+            with self.subTest(ints=name):
+                self.assertEqual(self.ns["distinct_count"](pd.Series(v)), pd.Series(v).nunique())
+
+    def test_replaced_column_factorized_afresh(self):
+        ns = self.profiled_text()[0]
+        df = ns["df"]
+        ns["factorized"](df["name"])  # kept again
+        df["name"] = df["name"].str.upper()  # a replaced column is not taken for the one the codes were made from
+        self.assertIsNone(ns["kept_factorization"](df["name"]))
+        self.assertTrue(ns["frequencies"](df["name"]).equals(df["name"].value_counts()))
+
+
+class TestProfileAfterTextChangedInPlace(unittest.TestCase):
+    """A cell between the load and the profile that changes a text column's values in place
+    (df.loc[rows, column] = value keeps the same array, so the weak reference cannot tell) must not
+    leave the profile counting the loader's codes: its missing counts, top values and memory are
+    pandas' on the changed frame. A replaced column and an untouched one too."""
+
+    def test_profile_is_pandas_on_the_edited_frame(self):
+        text = "city,kind,note\n" + "".join(
+            f"{['Oslo', 'Paris', 'Lima', ''][i % 4]},{['a', 'b'][i % 2]},{['x', ''][i % 2]}\n" for i in range(60))
+        ns = loaded(text, "cities.csv")
+        df = ns["df"]
+        kept_before = set(ns["FACTORIZED"])
+        city = df["city"].to_numpy()
+        df.loc[df.index[:10], "city"] = "Zürich"  # in place: the same array
+        df.loc[df.index[3], "note"] = "filled"  # a missing value filled in place
+        df["kind"] = df["kind"].str.upper()  # replaced
+        same_array = df["city"].to_numpy() is city or np.shares_memory(df["city"].to_numpy(), city)
+        self.assertEqual((sorted(kept_before), same_array), (["city", "kind", "note"], True),
+                         "the edit did not change kept columns in place")
+        ns, p = profiled(ns)
+        self.assertTrue(ns["memory"].equals(df.memory_usage(deep=True)), "memory differs from df.memory_usage(deep=True)")
+        for name in ["city", "kind", "note"]:
+            with self.subTest(column=name):
+                c = column(p, name)
+                self.assertEqual([[t["value"], t["count"]] for t in c["top"]], [[str(v), int(n)] for v, n in df[name].value_counts().items()])
+                self.assertEqual(c["missing"], int(df[name].isna().sum()))
