@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -219,45 +218,6 @@ func TestOutOfCoreCellsNotEmpty(t *testing.T) {
 			if strings.TrimSpace(c.Source) == "" {
 				t.Errorf("stage %s: empty cell", st.Name)
 			}
-		}
-	}
-}
-
-// Rows with more fields than the header are skipped out of core as the
-// loader skips them, and counted over the whole file, not only in the first
-// lines that decide the plan: the out-of-core note names the same rows as
-// the in-memory one. (They were skipped silently past the plan's lines.)
-func TestOutOfCoreCountsRaggedRows(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("id,region,amount\n")
-	ragged := map[int]bool{3: true, 4_000: true, 9_000: true} // data rows; line = row + 1
-	for i := 1; i <= 10_000; i++ {
-		if ragged[i] {
-			fmt.Fprintf(&b, "%d,north,%d.5,extra\n", i, i)
-			continue
-		}
-		fmt.Fprintf(&b, "%d,%s,%d.25\n", i, []string{"north", "south", "east"}[i%3], i%97)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "ragged.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
-	mustRun(t, k, Setup())
-	mustRun(t, k, Load("/data/ragged.csv"))
-	whole := profileOf(t, mustRun(t, k, ProfileStage()))
-	// The plan reads the first 4 KiB (about 200 lines): only the first
-	// ragged row is in it; chunks of 1,500 rows put the others in later chunks.
-	mustRun(t, k, LoadOutOfCore(Source{Path: "/data/ragged.csv"}, OutOfCore{ChunkRows: 1_500, SampleRows: 500, PlanBytes: 4 << 10}))
-	p := profileOf(t, mustRun(t, k, ProfileOutOfCore()))
-
-	const want = "3 ragged row(s) with more fields than the header (3) were skipped: line(s) 4, 4001, 9001"
-	for name, prof := range map[string]*Profile{"in memory": whole, "out of core": p} {
-		if !slices.Contains(prof.Load.Notes, want) {
-			t.Errorf("%s: notes %q lack %q", name, prof.Load.Notes, want)
-		}
-		if prof.Rows != 9_997 {
-			t.Errorf("%s: %d rows, want 9,997", name, prof.Rows)
 		}
 	}
 }

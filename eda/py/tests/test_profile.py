@@ -401,3 +401,40 @@ class TestProfileAfterTextChangedInPlace(unittest.TestCase):
                 c = column(p, name)
                 self.assertEqual([[t["value"], t["count"]] for t in c["top"]], [[str(v), int(n)] for v, n in df[name].value_counts().items()])
                 self.assertEqual(c["missing"], int(df[name].isna().sum()))
+
+
+OUT_OF_CORE_PROFILE = ("profile_helpers.py", "sketch_parts.py", "ooc_profile.py", "profile_overview.py",
+                       "ooc_profile_summary.py", "profile_alerts.py", "profile_json.py", "profile_show.py")
+
+
+def profiled_out_of_core(path, **sizes):
+    """The profile the out-of-core load and profile stages' cells compute of the file at path,
+    read with sizes (ooc_load.py's CHUNK_ROWS, SAMPLE_ROWS, PLAN_BYTES)."""
+    ns = stage.run(("load_source.py", {"DATA_PATH": path}), "load.py", "load_formats.py", "load_exports.py",
+                   ("ooc_load.py", sizes), *OUT_OF_CORE_PROFILE)
+    shown = [o[ns["PROFILE_MIME"]] for o in ns["shown"] if isinstance(o, dict) and ns["PROFILE_MIME"] in o]
+    assert len(shown) == 1, shown
+    return shown[0]
+
+
+class TestRaggedRowsCounted(unittest.TestCase):
+    """Rows with more fields than the header are skipped out of core as the loader skips them, and
+    counted over the whole file, not only in the first lines that decide the plan: the out-of-core
+    note names the same rows as the in-memory one. (They were skipped silently past the plan's
+    lines.)"""
+
+    def test_in_memory_and_out_of_core(self):
+        ragged = {3, 4_000, 9_000}  # data rows; line = row + 1
+        text = "id,region,amount\n" + "".join(
+            f"{i},north,{i}.5,extra\n" if i in ragged else f"{i},{['north', 'south', 'east'][i % 3]},{i % 97}.25\n"
+            for i in range(1, 10_001))
+        ns = loaded(text, "ragged.csv")
+        whole = profiled(ns)[1]
+        # The plan reads the first 4 KiB (about 200 lines): only the first ragged row is in it;
+        # chunks of 1,500 rows put the others in later chunks.
+        out_of_core = profiled_out_of_core(ns["DATA_PATH"], CHUNK_ROWS=1_500, SAMPLE_ROWS=500, PLAN_BYTES=4 << 10)
+        want = "3 ragged row(s) with more fields than the header (3) were skipped: line(s) 4, 4001, 9001"
+        for how, p in [("in memory", whole), ("out of core", out_of_core)]:
+            with self.subTest(how=how):
+                self.assertIn(want, p["load"]["notes"])
+                self.assertEqual(p["rows"], 9_997)
