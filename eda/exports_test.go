@@ -524,39 +524,3 @@ print("written")`)}})
 		wantKinds(t, p, map[string]string{"zip": KindCategorical})
 	})
 }
-
-// A report-like workbook, end to end through the load and profile cells
-// (issue #35): an empty cover sheet, then a sheet whose table starts at
-// B4 below a title, with a units line under the header, a footer note
-// and dates written as Excel day numbers.
-func TestReportWorkbook(t *testing.T) {
-	out := t.TempDir()
-	os.Chmod(out, 0o777)
-	k := kerneltest.Start(t, func(o *kernel.Options) { o.OutputDir = out })
-	mustRun(t, k, Setup())
-	mustRun(t, k, Stage{Name: "make", Cells: []Cell{Code(`import openpyxl
-wb = openpyxl.Workbook()
-wb.active.title = "cover"
-ws = wb.create_sheet("sales")
-ws["B1"] = "Sales by region, 2024"
-ws["B2"] = "Prepared by finance"
-rows = [["region", "order_date", "revenue"], [None, None, "EUR"]]
-rows += [[f"r{i % 7}", 45292 + i, 100.5 * i] for i in range(60)] + [["Source: ledger export", None, None]]
-for r, row in enumerate(rows, start=4):
-    for c, v in enumerate(row, start=2):
-        ws.cell(r, c, v)
-wb.save("/output/report.xlsx")
-print("written")`)}})
-	mustRun(t, k, Load("/output/report.xlsx"))
-	p := profileOf(t, mustRun(t, k, ProfileStage()))
-	if want := []string{"region", "order_date", "revenue EUR"}; p.Rows != 60 || !slices.Equal(p.names(), want) {
-		t.Errorf("%d rows, columns %q; want 60 rows of %q (notes %q)", p.Rows, p.names(), want, p.Load.Notes)
-	}
-	wantNote(t, p, "the first sheet, 'cover', is empty; 'sales' (sheet 2) was read instead")
-	wantNote(t, p, "the table starts at row 4, column 2 of the sheet; 2 title line(s) above it were skipped: 'Sales by region, 2024', 'Prepared by finance'")
-	wantNote(t, p, "which were left out: 'Source: ledger export'")
-	wantKinds(t, p, map[string]string{"revenue EUR": KindNumeric, "order_date": KindNumeric})
-	if !p.hasAlert(AlertExcelSerialDates, "order_date") || p.hasAlert(AlertExcelSerialDates, "revenue EUR") {
-		t.Errorf("excel_serial_dates alerts: %+v", p.Alerts)
-	}
-}

@@ -7,6 +7,7 @@ import tempfile
 import unittest
 
 import numpy as np
+import openpyxl
 import pandas as pd
 
 import stage
@@ -278,6 +279,11 @@ def loaded(text, name="data.csv"):
     path = os.path.join(tempfile.mkdtemp(), name)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+    return loaded_from(path)
+
+
+def loaded_from(path):
+    """The namespace after the load stage's cells read the file at path."""
     return stage.run(("load_source.py", {"DATA_PATH": path}), *LOAD_FILES)
 
 
@@ -438,3 +444,35 @@ class TestRaggedRowsCounted(unittest.TestCase):
             with self.subTest(how=how):
                 self.assertIn(want, p["load"]["notes"])
                 self.assertEqual(p["rows"], 9_997)
+
+
+class TestReportWorkbook(unittest.TestCase):
+    """A report-like workbook, through the load and profile cells (issue #35): an empty cover
+    sheet, then a sheet whose table starts at B4 below a title, with a units line under the
+    header, a footer note and dates written as Excel day numbers."""
+
+    def test_table_found_and_described(self):
+        wb = openpyxl.Workbook()
+        wb.active.title = "cover"
+        ws = wb.create_sheet("sales")
+        ws["B1"] = "Sales by region, 2024"
+        ws["B2"] = "Prepared by finance"
+        rows = [["region", "order_date", "revenue"], [None, None, "EUR"]]
+        rows += [[f"r{i % 7}", 45292 + i, 100.5 * i] for i in range(60)] + [["Source: ledger export", None, None]]
+        for r, row in enumerate(rows, start=4):
+            for c, v in enumerate(row, start=2):
+                ws.cell(r, c, v)
+        path = os.path.join(tempfile.mkdtemp(), "report.xlsx")
+        wb.save(path)
+        p = profiled(loaded_from(path))[1]
+        self.assertEqual((p["rows"], [c["name"] for c in p["column_info"]]), (60, ["region", "order_date", "revenue EUR"]),
+                         p["load"]["notes"])
+        for note in ["the first sheet, 'cover', is empty; 'sales' (sheet 2) was read instead",
+                     "the table starts at row 4, column 2 of the sheet; 2 title line(s) above it were skipped: "
+                     "'Sales by region, 2024', 'Prepared by finance'",
+                     "which were left out: 'Source: ledger export'"]:
+            with self.subTest(note=note):
+                self.assertTrue(any(note in n for n in p["load"]["notes"]), p["load"]["notes"])
+        self.assertEqual((column(p, "revenue EUR")["kind"], column(p, "order_date")["kind"]), ("numeric", "numeric"))
+        self.assertIn("order_date", alerts(p, "excel_serial_dates"))
+        self.assertNotIn("revenue EUR", alerts(p, "excel_serial_dates"))
