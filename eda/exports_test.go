@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -327,59 +326,6 @@ func TestDateOrder(t *testing.T) {
 	})
 }
 
-// In a file with decimal commas and thousands dots, dates stay dates and
-// only valid groupings of three digits are numbers.
-func TestEuropeanDatesAndNumbers(t *testing.T) {
-	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(7, 7))
-	var b bytes.Buffer
-	b.WriteString("Datum;Betrag;Menge;Einwohner;Version\n")
-	var cents, menge, einwohner int
-	for i := range 300 {
-		c := 100 + r.IntN(500_000_00)
-		people := 1_000_000 + r.IntN(9_000_000)
-		m := 1 + r.IntN(20)
-		cents, menge, einwohner = cents+c, menge+m, einwohner+people
-		fmt.Fprintf(&b, "%02d.%02d.2024;%s,%02d;%d;%s;%d.%d.%d\n", 1+i%28, 1+i%12, dotted(c/100), c%100, m,
-			dotted(people), 1+i%3, i%10, 1+i%7)
-	}
-	fmt.Fprintf(&b, "Summe;%s,%02d;%d;%s;\n", dotted(cents/100), cents%100, menge, dotted(einwohner))
-	betrag := float64(cents) / 100
-	os.WriteFile(filepath.Join(dir, "de.csv"), b.Bytes(), 0o644)
-	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir })
-	mustRun(t, k, Setup())
-	mustRun(t, k, Load("/data/de.csv"))
-	p := profileOf(t, mustRun(t, k, ProfileStage()))
-	wantKinds(t, p, map[string]string{"Datum": KindDatetime, "Betrag": KindNumeric, "Menge": KindNumeric,
-		"Einwohner": KindNumeric, "Version": KindCategorical})
-	if c := p.col(t, "Datum"); c.MinDate != "2024-01-01T00:00:00" || c.MaxDate != "2024-12-28T00:00:00" {
-		t.Errorf("Datum from %s to %s, want 2024-01-01 to 2024-12-28", c.MinDate, c.MaxDate)
-	}
-	if p.Rows != 300 {
-		t.Errorf("%d rows, want 300 (the Summe row left out)", p.Rows)
-	}
-	var sums map[string]float64
-	pyValue(t, k, `print(json.dumps({c: float(df[c].sum()) for c in ["Betrag", "Menge", "Einwohner"]}))`, &sums)
-	if !near(sums["Betrag"], betrag) || sums["Menge"] != float64(menge) || sums["Einwohner"] != float64(einwohner) {
-		t.Errorf("sums %v, want Betrag %v, Menge %v, Einwohner %v", sums, betrag, menge, einwohner)
-	}
-	wantNote(t, p, "the last row ('Summe' in 'Datum') holds the column totals")
-	if !strings.Contains(p.Load.ConvertedNumbers["Einwohner"].Rule, "'.' or spaces group thousands") {
-		t.Errorf("Einwohner: rule %q", p.Load.ConvertedNumbers["Einwohner"].Rule)
-	}
-}
-
-// commaNumber is x as Python's f"{x:,.10g}" writes a number of under ten
-// significant digits: 100,234.5.
-func commaNumber(x float64) string {
-	whole, fraction, _ := strings.Cut(strconv.FormatFloat(x, 'f', -1, 64), ".")
-	n, _ := strconv.Atoi(whole)
-	if fraction != "" {
-		fraction = "." + fraction
-	}
-	return thousands(n) + fraction
-}
-
 // dotted writes n with dots between groups of three digits, as German
 // exports do: 1.234.567.
 func dotted(n int) string { return strings.ReplaceAll(thousands(n), ",", ".") }
@@ -468,59 +414,5 @@ func TestPreamble(t *testing.T) {
 		mustRun(t, k, LoadOutOfCore(Source{Path: "/data/preamble.csv"}, OutOfCore{ChunkRows: 70, SampleRows: 100}))
 		p := profileOf(t, mustRun(t, k, ProfileOutOfCore()))
 		check(t, p, sales, "which were skipped: 'Report: Sales by region'")
-	})
-}
-
-// A last row labelled like a total whose numbers are the sums of the rows
-// above is left out, with a note; one whose numbers are not stays, and the
-// note says why. CSV and Excel.
-func TestTotalsRow(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
-	os.Chmod(out, 0o777)
-	var sums, wrong bytes.Buffer
-	sums.WriteString("region,units,revenue\n")
-	wrong.WriteString("region,units,revenue\n")
-	units, revenue := salesRows(&sums, 200)
-	salesRows(&wrong, 200)
-	fmt.Fprintf(&sums, "Total,,%s\n", fmtFloat(revenue))
-	fmt.Fprintf(&wrong, "Total,%d,12345\n", units)
-	os.WriteFile(filepath.Join(dir, "sums.csv"), sums.Bytes(), 0o644)
-	os.WriteFile(filepath.Join(dir, "wrong.csv"), wrong.Bytes(), 0o644)
-	k := kerneltest.Start(t, func(o *kernel.Options) { o.Data = dir; o.OutputDir = out })
-	mustRun(t, k, Setup())
-	regions := func(t *testing.T, p *Profile, rows, distinct int) {
-		t.Helper()
-		if c := p.col(t, "region"); p.Rows != rows || c.Distinct != distinct {
-			t.Errorf("%d rows, %d regions (%+v); want %d and %d", p.Rows, c.Distinct, c.Top, rows, distinct)
-		}
-	}
-
-	mustRun(t, k, Load("/data/sums.csv"))
-	p := profileOf(t, mustRun(t, k, ProfileStage()))
-	regions(t, p, 200, 4)
-	wantNote(t, p, fmt.Sprintf("the last row ('Total' in 'region') holds the column totals ('revenue' %s: each the sum of the rows above); it was left out of the table, which has 200 rows",
-		commaNumber(revenue)))
-	if c := p.col(t, "revenue"); c.Max == nil || *c.Max >= revenue/10 {
-		t.Errorf("revenue max %v: the total %v is still a row", ptr(c.Max), revenue)
-	}
-
-	t.Run("not the sums", func(t *testing.T) {
-		mustRun(t, k, Load("/data/wrong.csv"))
-		p := profileOf(t, mustRun(t, k, ProfileStage()))
-		regions(t, p, 201, 5)
-		wantNote(t, p, fmt.Sprintf("the last row ('Total' in 'region') is labelled like a totals row but was kept as data: its 'revenue' (12,345) is not the sum of the rows above (%s)",
-			commaNumber(revenue)))
-	})
-	t.Run("xlsx", func(t *testing.T) {
-		mustRun(t, k, Stage{Name: "make", Cells: []Cell{Code(`frame = pd.read_csv("/data/sums.csv", dtype={"region": str}).iloc[:-1]
-frame["zip"] = ["02134", "10001"] * (len(frame) // 2)
-total = pd.DataFrame({"region": ["Grand total:"], "units": [frame["units"].sum()], "revenue": [frame["revenue"].sum()]})
-pd.concat([frame, total]).to_excel("/output/sums.xlsx", index=False)
-print("written")`)}})
-		mustRun(t, k, Load("/output/sums.xlsx"))
-		p := profileOf(t, mustRun(t, k, ProfileStage()))
-		regions(t, p, 200, 4)
-		wantNote(t, p, "the last row ('Grand total:' in 'region') holds the column totals ('units' "+thousands(units)+", 'revenue'")
-		wantKinds(t, p, map[string]string{"zip": KindCategorical})
 	})
 }

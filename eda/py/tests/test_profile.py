@@ -10,6 +10,7 @@ import numpy as np
 import openpyxl
 import pandas as pd
 
+import gorand
 import stage
 
 PROFILE_FILES = ("load_source.py", "load.py", "load_formats.py", "load_exports.py", "profile_helpers.py", "profile_columns.py",
@@ -476,3 +477,106 @@ class TestReportWorkbook(unittest.TestCase):
         self.assertEqual((column(p, "revenue EUR")["kind"], column(p, "order_date")["kind"]), ("numeric", "numeric"))
         self.assertIn("order_date", alerts(p, "excel_serial_dates"))
         self.assertNotIn("revenue EUR", alerts(p, "excel_serial_dates"))
+
+
+def has_note(p, text):
+    return any(text in n for n in p["load"]["notes"])
+
+
+def thousands(n):
+    return f"{n:,}"
+
+
+def sales_rows(n):
+    """eda's salesRows: n CSV rows of region, units and revenue (Go's PCG 1, 2), and the sums of
+    units and revenue."""
+    r = gorand.PCG(1, 2)
+    lines, units, revenue = [], 0, 0.0
+    for _ in range(n):
+        u, cents = 1 + r.intn(20), 100 + r.intn(100_000)
+        units, revenue = units + u, revenue + cents / 100
+        lines.append(f"{['North', 'South', 'East', 'West'][r.intn(4)]},{u},{cents // 100}.{cents % 100:02d}\n")
+    return "".join(lines), units, round(revenue * 100) / 100
+
+
+def comma_number(x):
+    """x as Python's f"{x:,.10g}" writes a number of under ten significant digits: 100,234.5."""
+    whole, _, fraction = repr(x).partition(".")
+    assert "e" not in whole, x
+    return f"{int(whole):,}" + ("." + fraction if fraction != "0" else "")
+
+
+class TestTotalsRow(unittest.TestCase):
+    """A last row labelled like a total whose numbers are the sums of the rows above is left out,
+    with a note; one whose numbers are not stays, and the note says why. CSV and Excel."""
+
+    @classmethod
+    def setUpClass(cls):
+        rows, cls.units, cls.revenue = sales_rows(200)
+        cls.sums = loaded("region,units,revenue\n" + rows + f"Total,,{repr(cls.revenue).removesuffix('.0')}\n", "sums.csv")
+        cls.wrong = loaded("region,units,revenue\n" + rows + f"Total,{cls.units},12345\n", "wrong.csv")
+
+    def regions(self, p, rows, distinct):
+        self.assertEqual((p["rows"], column(p, "region")["distinct"]), (rows, distinct), column(p, "region")["top"])
+
+    def test_sums_left_out(self):
+        p = profiled(self.sums)[1]
+        self.regions(p, 200, 4)
+        note = (f"the last row ('Total' in 'region') holds the column totals ('revenue' {comma_number(self.revenue)}: "
+                "each the sum of the rows above); it was left out of the table, which has 200 rows")
+        self.assertTrue(has_note(p, note), p["load"]["notes"])
+        self.assertLess(column(p, "revenue")["max"], self.revenue / 10, "the total is still a row")
+
+    def test_not_the_sums(self):
+        p = profiled(self.wrong)[1]
+        self.regions(p, 201, 5)
+        note = ("the last row ('Total' in 'region') is labelled like a totals row but was kept as data: its 'revenue' "
+                f"(12,345) is not the sum of the rows above ({comma_number(self.revenue)})")
+        self.assertTrue(has_note(p, note), p["load"]["notes"])
+
+    def test_xlsx(self):
+        frame = pd.read_csv(self.sums["DATA_PATH"], dtype={"region": str}).iloc[:-1]
+        frame["zip"] = ["02134", "10001"] * (len(frame) // 2)
+        total = pd.DataFrame({"region": ["Grand total:"], "units": [frame["units"].sum()], "revenue": [frame["revenue"].sum()]})
+        path = os.path.join(tempfile.mkdtemp(), "sums.xlsx")
+        pd.concat([frame, total]).to_excel(path, index=False)
+        p = profiled(loaded_from(path))[1]
+        self.regions(p, 200, 4)
+        self.assertTrue(has_note(p, f"the last row ('Grand total:' in 'region') holds the column totals ('units' {thousands(self.units)}, 'revenue'"),
+                        p["load"]["notes"])
+        self.assertEqual(column(p, "zip")["kind"], "categorical")
+
+
+def dotted(n):
+    """n with dots between groups of three digits, as German exports write it: 1.234.567."""
+    return thousands(n).replace(",", ".")
+
+
+class TestEuropeanDatesAndNumbers(unittest.TestCase):
+    """In a file with decimal commas and thousands dots, dates stay dates and only valid groupings
+    of three digits are numbers."""
+
+    def test_dates_numbers_and_the_totals_row(self):
+        r = gorand.PCG(7, 7)
+        lines = ["Datum;Betrag;Menge;Einwohner;Version\n"]
+        cents = menge = einwohner = 0
+        for i in range(300):
+            c = 100 + r.intn(500_000_00)
+            people = 1_000_000 + r.intn(9_000_000)
+            m = 1 + r.intn(20)
+            cents, menge, einwohner = cents + c, menge + m, einwohner + people
+            lines.append(f"{1 + i % 28:02d}.{1 + i % 12:02d}.2024;{dotted(c // 100)},{c % 100:02d};{m};"
+                         f"{dotted(people)};{1 + i % 3}.{i % 10}.{1 + i % 7}\n")
+        lines.append(f"Summe;{dotted(cents // 100)},{cents % 100:02d};{menge};{dotted(einwohner)};\n")
+        ns, p = profiled(loaded("".join(lines), "de.csv"))
+        kinds = {c["name"]: c["kind"] for c in p["column_info"]}
+        self.assertEqual(kinds, {"Datum": "datetime", "Betrag": "numeric", "Menge": "numeric", "Einwohner": "numeric",
+                                 "Version": "categorical"})
+        datum = column(p, "Datum")
+        self.assertEqual((datum["min_date"], datum["max_date"]), ("2024-01-01T00:00:00", "2024-12-28T00:00:00"))
+        self.assertEqual(p["rows"], 300, "the Summe row left out")
+        df = ns["df"]
+        self.assertLessEqual(abs(float(df["Betrag"].sum()) - cents / 100), 1e-9 * max(1, cents / 100))
+        self.assertEqual((float(df["Menge"].sum()), float(df["Einwohner"].sum())), (menge, einwohner))
+        self.assertTrue(has_note(p, "the last row ('Summe' in 'Datum') holds the column totals"), p["load"]["notes"])
+        self.assertIn("'.' or spaces group thousands", p["load"]["converted_numbers"]["Einwohner"]["rule"])
