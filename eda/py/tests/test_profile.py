@@ -580,3 +580,93 @@ class TestEuropeanDatesAndNumbers(unittest.TestCase):
         self.assertEqual((float(df["Menge"].sum()), float(df["Einwohner"].sum())), (menge, einwohner))
         self.assertTrue(has_note(p, "the last row ('Summe' in 'Datum') holds the column totals"), p["load"]["notes"])
         self.assertIn("'.' or spaces group thousands", p["load"]["converted_numbers"]["Einwohner"]["rule"])
+
+
+MONTH_FIRST_PROOFS = [(12, 25), (10, 13), (11, 30), (1, 31), (2, 14), (3, 17), (7, 22), (12, 31)]
+DAY_FIRST_PROOFS = [(25, 12), (13, 10), (30, 11), (31, 1), (14, 2), (17, 3), (22, 7), (31, 12)]
+
+
+def dates_csv(n, sep, proofs):
+    """eda's datesCSV: n rows of a date column (two numbers then the year: %02d/%02d/2024), every
+    one ambiguous (both numbers at most 12) but the proofs, placed evenly among them, and a value
+    column (Go's PCG 3, 4); and the dates as written."""
+    r = gorand.PCG(3, 4)
+    lines, dates = ["date,value\n"], []
+    for i in range(n):
+        a, c = 1 + r.intn(12), 1 + r.intn(12)
+        if proofs and i % (n // len(proofs)) == n // len(proofs) // 2 and i // (n // len(proofs)) < len(proofs):
+            a, c = proofs[i // (n // len(proofs))]
+        date = f"{a:02d}{sep}{c:02d}{sep}2024"
+        dates.append(date)
+        lines.append(f"{date},{r.intn(1000)}\n")
+    return "".join(lines), dates
+
+
+class TestDateOrder(unittest.TestCase):
+    """The order of day and month is the one the values prove, over every value; proofs of both
+    keep the column text; no proof says so."""
+
+    def profile(self, text, name):
+        return profiled(loaded(text, name))
+
+    def assert_note(self, p, text):
+        self.assertTrue(has_note(p, text), p["load"]["notes"])
+
+    def assert_dates(self, ns, dates, month_first):
+        """df's dates are the text read month first or day first."""
+        got = ns["df"]["date"].dt.strftime("%Y-%m-%d").fillna("missing").tolist()
+        want = []
+        for d in dates:
+            a, b = (int(x) for x in d.replace("-", "/").split("/")[:2])
+            month, day = (a, b) if month_first else (b, a)
+            want.append(f"2024-{month:02d}-{day:02d}")
+        self.assertEqual(got, want)
+
+    def test_month_first(self):
+        text, dates = dates_csv(5000, "/", MONTH_FIRST_PROOFS)
+        ns, p = self.profile(text, "us.csv")
+        self.assertEqual((column(p, "date")["kind"], column(p, "date")["missing"]), ("datetime", 0))
+        self.assert_note(p, "the dates in 'date' are month first (%m/%d/%Y): 8 value(s) have a second number above 12, "
+                            "such as '12/25/2024', and none a first number above 12")
+        self.assert_dates(ns, dates, True)
+        self.assertNotIn("date", alerts(p, "ambiguous_dates"), "the order is proven")
+
+    def test_day_first(self):
+        text, dates = dates_csv(5000, "/", DAY_FIRST_PROOFS)
+        ns, p = self.profile(text, "eu.csv")
+        self.assert_note(p, "the dates in 'date' are day first (%d/%m/%Y): 8 value(s) have a first number above 12, "
+                            "such as '25/12/2024', and none a second number above 12")
+        self.assert_dates(ns, dates, False)
+
+    def test_both_orders(self):
+        p = self.profile(dates_csv(5000, "/", MONTH_FIRST_PROOFS + DAY_FIRST_PROOFS)[0], "mixed.csv")[1]
+        self.assertEqual(column(p, "date")["kind"], "categorical", "kept as text")
+        want = ("8 value(s) have a first number above 12 (day first, such as '25/12/2024') and 8 a second number "
+                "above 12 (month first, such as '12/25/2024')")
+        self.assertTrue(any(a["type"] == "ambiguous_dates" and a.get("column") == "date" and want in a["message"]
+                            for a in p["alerts"]), p["alerts"])
+        for a in p["alerts"]:
+            self.assertFalse("100%" in a["message"] or a["type"] == "dates_as_text", f"{a}: the values do not all parse")
+
+    def test_no_proof(self):
+        text, dates = dates_csv(3000, "-", [])
+        ns, p = self.profile(text, "none.csv")
+        self.assert_note(p, "the dates in 'date' could be day/month or month/day: no value has a number above 12 in "
+                            "either place; they were read day first (%d-%m-%Y), as most of the world writes dates")
+        self.assertIn("date", alerts(p, "ambiguous_dates"))
+        self.assert_dates(ns, dates, False)
+
+    def test_proof_in_another_column(self):
+        text = "start,end\n" + "".join(f"{1 + i % 12}/1/2024,{1 + i % 12}/{20 + i % 8}/2024\n" for i in range(60))
+        p = self.profile(text, "both.csv")[1]
+        self.assert_note(p, "the dates in 'start' could be day/month or month/day (no number above 12), so they were "
+                            "read month first (%m/%d/%Y), as 'end' proves for this file")
+        self.assertEqual(column(p, "start")["max_date"], "2024-12-01T00:00:00", "12/1/2024 month first")
+
+    def test_mostly_dates(self):
+        text = "when,n\n" + "".join(f"{'pending' if i >= 4400 else f'2024-{1 + i % 12:02d}-{1 + i % 28:02d}'},{i}\n"
+                                    for i in range(5000))
+        p = self.profile(text, "mostly.csv")[1]
+        found = [a for a in p["alerts"] if a["type"] == "dates_as_text" and a.get("column") == "when"]
+        self.assertEqual(len(found), 1, p["alerts"])
+        self.assertAlmostEqual(found[0]["value"], 0.88, delta=0.02, msg="about 88% of the values (4,400 of 5,000)")
