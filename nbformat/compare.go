@@ -31,7 +31,7 @@ func CompareOutputs(ours, theirs []Output) []string {
 // sketch is the outputs' types, stream text, errors and text/plain.
 func sketch(outs []Output) string {
 	var b strings.Builder
-	for _, o := range outs {
+	for _, o := range joinStreams(outs) {
 		b.WriteString(o.OutputType)
 		switch o.OutputType {
 		case OutputStream:
@@ -64,4 +64,20 @@ func images(outs []Output) [][]byte {
 		all = append(all, b)
 	}
 	return all
+}
+
+// joinStreams is outs with each run of stream outputs of one name joined
+// into one: a kernel's flushes decide how a print is cut into messages
+// (Jupyter has kept "…periods" and "\n" apart), not what a reader sees.
+func joinStreams(outs []Output) []Output {
+	var joined []Output
+	for _, o := range outs {
+		if n := len(joined); n > 0 && o.OutputType == OutputStream &&
+			joined[n-1].OutputType == OutputStream && joined[n-1].Name == o.Name {
+			joined[n-1].Text += o.Text
+			continue
+		}
+		joined = append(joined, o)
+	}
+	return joined
 }
