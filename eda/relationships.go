@@ -167,7 +167,8 @@ func relationshipsConstants(tables []string) []string {
 
 var (
 	relationshipsJSONConstants  = []string{"RELATIONSHIPS_MIME", pyString(nbformat.MimeRelationships)}
-	relationshipsChartConstants = []string{"DIAGRAM_TABLES", strconv.Itoa(diagramTables)}
+	relationshipsChartConstants = []string{"DIAGRAM_TABLES", strconv.Itoa(diagramTables),
+		"SVG_MIME", pyString(nbformat.MimeSVG), "PLAIN_MIME", pyString(nbformat.MimePlain)}
 )
 
 var relationshipsMd = fmt.Sprintf(strings.TrimSpace(`

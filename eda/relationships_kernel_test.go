@@ -1,11 +1,12 @@
 package eda
 
 import (
-	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"io"
+	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -325,7 +326,7 @@ func inNotebook(t *testing.T, k *kernel.Kernel, nb *nbformat.Notebook, st Stage)
 }
 
 // reexecutes re-runs nb in Jupyter and compares every output, the
-// diagram's PNG bytes among them.
+// diagram's SVG text among them.
 func reexecutes(t *testing.T, nb *nbformat.Notebook) {
 	t.Helper()
 	share := t.TempDir()
@@ -336,82 +337,132 @@ func reexecutes(t *testing.T, nb *nbformat.Notebook) {
 	if len(theirs.Cells) != len(nb.Cells) {
 		t.Fatalf("re-run has %d cells, ours %d", len(theirs.Cells), len(nb.Cells))
 	}
-	images := 0
+	diagrams := 0
 	for i, ours := range nb.Cells {
-		for _, o := range ours.Outputs {
-			if _, ok := o.Data[nbformat.MimePNG]; ok {
-				images++
-			}
-		}
 		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {
 			t.Errorf("cell %d %v: %s", i, ours.Metadata.Tags, d)
 		}
+		if !ours.HasTag(RelationshipsChartTag) {
+			continue
+		}
+		diagrams++
+		if a, b := diagramSVG(t, ours.Outputs), diagramSVG(t, theirs.Cells[i].Outputs); a != b {
+			t.Errorf("the diagram's SVG differs in Jupyter (%d vs %d bytes)", len(a), len(b))
+		}
 	}
-	if images != 1 {
-		t.Errorf("%d images compared, want the diagram", images)
+	if diagrams != 1 {
+		t.Errorf("%d diagrams compared, want 1", diagrams)
 	}
 }
 
-// checkDiagram checks the diagram's description: a box per drawn table,
-// an arrow per relationship between drawn tables, dashed when broken.
+// diagramSVG is the SVG among outs, which must be the only output.
+func diagramSVG(t *testing.T, outs []nbformat.Output) string {
+	t.Helper()
+	if len(outs) != 1 {
+		t.Fatalf("the chart cell has %d outputs, want the diagram", len(outs))
+	}
+	svg, ok := outs[0].DataString(nbformat.MimeSVG)
+	if !ok {
+		t.Fatalf("the chart cell's output has no SVG, only %v", slices.Sorted(maps.Keys(outs[0].Data)))
+	}
+	return svg
+}
+
+// checkDiagram checks the diagram's SVG: a box per drawn table (its name
+// in a text), an arrow per relationship between drawn tables with its
+// label, dashed and red when broken; and its title.
 func checkDiagram(t *testing.T, r stageRun, p *RelationshipProfile) {
 	t.Helper()
-	var desc struct {
-		Kind  string `json:"kind"`
-		Title string `json:"title"`
-		Axes  []struct {
-			Series []struct {
-				Nodes []struct{ Title, Text string } `json:"nodes"`
-				Edges []struct{ From, To, Label, Style string }
-			} `json:"series"`
-		} `json:"axes"`
+	outs := r.execs[len(r.execs)-1].Outputs
+	d := parseDiagram(t, diagramSVG(t, outs))
+	title, _ := outs[0].DataString(nbformat.MimePlain)
+	if !slices.Contains(d.texts, title) || !strings.HasPrefix(title, "Tables and their relationships") {
+		t.Errorf("title %q, not among the drawing's texts", title)
 	}
-	found := false
-	for _, o := range r.execs[len(r.execs)-1].Outputs {
-		if raw, ok := o.Data["application/vnd.analyst.chart+json"]; ok {
-			if err := json.Unmarshal(raw, &desc); err != nil {
-				t.Fatal(err)
-			}
-			found = true
+	drawn := map[string]bool{}
+	for _, tk := range p.Tables {
+		drawn[tk.Name] = slices.Contains(d.texts, tk.Name)
+	}
+	if n := len(p.Tables); n > diagramTables {
+		if !strings.Contains(title, fmt.Sprintf("(%d of %d tables)", diagramTables, n)) {
+			t.Errorf("title %q does not say how many tables are drawn", title)
 		}
 	}
-	if !found || desc.Kind != "diagram" || len(desc.Axes) != 1 || len(desc.Axes[0].Series) != 1 {
-		t.Fatalf("the chart cell's description: %+v", desc)
-	}
-	s := desc.Axes[0].Series[0]
-	var nodes []string
-	for _, n := range s.Nodes {
-		nodes = append(nodes, n.Title)
-	}
-	drawn := len(p.Tables)
-	if drawn > diagramTables {
-		drawn = diagramTables
-		if !strings.Contains(desc.Title, fmt.Sprintf("(%d of %d tables)", diagramTables, len(p.Tables))) {
-			t.Errorf("title %q does not say how many tables are drawn", desc.Title)
+	var names []string
+	for name, ok := range drawn {
+		if ok {
+			names = append(names, name)
 		}
 	}
-	if len(nodes) != drawn || slices.Contains(nodes, "calendar") || slices.Contains(nodes, "empty") {
-		t.Errorf("boxes %q: want %d, the last unlinked tables (empty, calendar) left out", nodes, drawn)
+	if len(names) != min(len(p.Tables), diagramTables) || drawn["calendar"] || drawn["empty"] {
+		t.Errorf("boxes %q: want %d, the last unlinked tables (empty, calendar) left out", names, min(len(p.Tables), diagramTables))
 	}
-	var edges, want []string
-	for _, e := range s.Edges {
-		edges = append(edges, fmt.Sprintf("%s → %s: %s (%s)", e.From, e.To, e.Label, e.Style))
-	}
+	arrows, dashed := 0, 0
 	for _, rel := range p.Relationships {
-		style, list := "solid", ""
-		if rel.Broken() {
-			style = "dashed"
+		if !drawn[rel.From] || !drawn[rel.To] {
+			continue
 		}
+		arrows++
+		if rel.Broken() {
+			dashed++
+		}
+		list := ""
 		if rel.List {
 			list = "[]"
 		}
-		want = append(want, fmt.Sprintf("%s → %s: %s%s → %s: %.1f%% of rows match (%s)", rel.From, rel.To,
-			rel.FromColumn, list, rel.ToColumn, 100*rel.ShareRows, style))
+		label := fmt.Sprintf("%s%s → %s", rel.FromColumn, list, rel.ToColumn)
+		if !slices.Contains(d.texts, label) || !slices.Contains(d.texts, fmt.Sprintf("%.1f%% of rows match", 100*rel.ShareRows)) {
+			t.Errorf("no label %q with its share among the texts %q", label, d.texts)
+		}
 	}
-	sort.Strings(edges)
-	sort.Strings(want)
-	if !slices.Equal(edges, want) {
-		t.Errorf("arrows:\n%s\nwant:\n%s", strings.Join(edges, "\n"), strings.Join(want, "\n"))
+	if d.arrows != arrows || d.dashed != dashed {
+		t.Errorf("%d arrows, %d of them dashed red; want %d, %d", d.arrows, d.dashed, arrows, dashed)
+	}
+}
+
+type diagram struct {
+	texts          []string // each <text>'s, a line of a box, a label or the title
+	arrows, dashed int      // the unfilled lines drawn in the arrows' colours; those dashed in red
+}
+
+// parseDiagram reads the SVG Matplotlib wrote with text as text.
+func parseDiagram(t *testing.T, svg string) diagram {
+	t.Helper()
+	var d diagram
+	dec := xml.NewDecoder(strings.NewReader(svg))
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return d
+		}
+		if err != nil {
+			t.Fatalf("reading the diagram's SVG: %v", err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			inText = e.Name.Local == "text"
+			if e.Name.Local != "path" {
+				continue
+			}
+			for _, a := range e.Attr {
+				if a.Name.Local != "style" || !strings.Contains(a.Value, "fill: none") {
+					continue
+				}
+				if strings.Contains(a.Value, "stroke: #3b5b92") || strings.Contains(a.Value, "stroke: #c0392b") {
+					d.arrows++
+				}
+				if strings.Contains(a.Value, "stroke: #c0392b") && strings.Contains(a.Value, "stroke-dasharray") {
+					d.dashed++
+				}
+			}
+		case xml.CharData:
+			if inText {
+				d.texts = append(d.texts, string(e))
+			}
+		case xml.EndElement:
+			inText = false
+		}
 	}
 }
 

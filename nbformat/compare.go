@@ -8,8 +8,8 @@ import (
 )
 
 // CompareOutputs lists how a re-run's outputs differ from the original's in
-// what a reader sees: output types, stream text, error names, text/plain and
-// PNG bytes. Mime types only one side produces (the kernel's chart
+// what a reader sees: output types, stream text, error names, text/plain,
+// PNG bytes and SVG text. Mime types only one side produces (the kernel's chart
 // descriptions, say) are not compared. An empty result means the same.
 func CompareOutputs(ours, theirs []Output) []string {
 	var diffs []string
@@ -21,8 +21,8 @@ func CompareOutputs(ours, theirs []Output) []string {
 		return append(diffs, fmt.Sprintf("%d images, re-run has %d", len(a), len(b)))
 	}
 	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			diffs = append(diffs, fmt.Sprintf("image %d: PNG bytes differ (%d vs %d bytes)", i+1, len(a[i]), len(b[i])))
+		if a[i].mime != b[i].mime || !bytes.Equal(a[i].data, b[i].data) {
+			diffs = append(diffs, fmt.Sprintf("image %d: %s bytes differ (%d vs %d bytes)", i+1, a[i].mime, len(a[i].data), len(b[i].data)))
 		}
 	}
 	return diffs
@@ -41,8 +41,10 @@ func sketch(outs []Output) string {
 		default:
 			s, _ := o.DataString(MimePlain)
 			b.WriteString(" " + MimePlain + ": " + s)
-			if _, ok := o.Data[MimePNG]; ok {
-				b.WriteString(" +" + MimePNG)
+			for _, mime := range []string{MimePNG, MimeSVG} {
+				if _, ok := o.Data[mime]; ok {
+					b.WriteString(" +" + mime)
+				}
 			}
 		}
 		b.WriteString("\n")
@@ -50,18 +52,25 @@ func sketch(outs []Output) string {
 	return b.String()
 }
 
-func images(outs []Output) [][]byte {
-	var all [][]byte
+type outputImage struct {
+	mime string
+	data []byte
+}
+
+// images is the PNGs (decoded) and SVGs of outs, in order.
+func images(outs []Output) []outputImage {
+	var all []outputImage
 	for _, o := range outs {
-		s, ok := o.DataString(MimePNG)
-		if !ok {
-			continue
+		if s, ok := o.DataString(MimePNG); ok {
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+			if err != nil {
+				b = []byte(s)
+			}
+			all = append(all, outputImage{MimePNG, b})
 		}
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
-		if err != nil {
-			b = []byte(s)
+		if s, ok := o.DataString(MimeSVG); ok {
+			all = append(all, outputImage{MimeSVG, []byte(s)})
 		}
-		all = append(all, b)
 	}
 	return all
 }

@@ -35,3 +35,17 @@ func TestCompareOutputsJoinsStreamChunks(t *testing.T) {
 		})
 	}
 }
+
+// An SVG drawn differently differs, as a PNG does; the same SVG does not.
+func TestCompareOutputsComparesSVG(t *testing.T) {
+	svg := func(s string) []nbformat.Output {
+		return []nbformat.Output{nbformat.DisplayData(nbformat.MimeBundle{
+			nbformat.MimeSVG: nbformat.Text(`<svg xmlns="http://www.w3.org/2000/svg"><text>` + s + `</text></svg>`)}, nil)}
+	}
+	if diffs := nbformat.CompareOutputs(svg("orders"), svg("orders")); len(diffs) != 0 {
+		t.Errorf("the same SVG: %q", diffs)
+	}
+	if diffs := nbformat.CompareOutputs(svg("orders"), svg("order")); len(diffs) != 1 {
+		t.Errorf("another SVG: %q, want one difference", diffs)
+	}
+}

@@ -158,8 +158,10 @@ func reexecuteWith(t *testing.T, dir, data string, prepare func(share string), w
 		}
 		code++
 		for _, o := range ours.Outputs {
-			if _, ok := o.Data["image/png"]; ok {
-				images++
+			for _, mime := range []string{nbformat.MimePNG, nbformat.MimeSVG} {
+				if _, ok := o.Data[mime]; ok {
+					images++
+				}
 			}
 		}
 		for _, d := range nbformat.CompareOutputs(ours.Outputs, theirs.Cells[i].Outputs) {

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -118,5 +119,88 @@ func TestReportFirstScreen(t *testing.T) {
 	if st.PageWidth > st.ViewWidth || len(st.Wider) > 0 || len(st.Scrolling) > 0 {
 		t.Errorf("at %.0f px: page %.0f px wide; wider than the window: %v; scrolling sideways: %v",
 			st.ViewWidth, st.PageWidth, st.Wider, st.Scrolling)
+	}
+}
+
+// diagramState is what Chromium makes of the relationships diagram.
+type diagramState struct {
+	Found   bool   `json:"found"`
+	Src     string `json:"src"` // the data URI's start
+	Alt     string `json:"alt"`
+	Decoded bool   `json:"decoded"`
+	// The image's own width, the width it is shown at and the section's.
+	Natural float64 `json:"natural"`
+	Width   float64 `json:"width"`
+	Section float64 `json:"section"`
+	// Pixels of the image drawn on a canvas: dark (text, boxes' edges) and
+	// red (the broken relationship's arrow and label).
+	Dark int `json:"dark"`
+	Red  int `json:"red"`
+}
+
+const diagramJS = `(async () => {
+  const img = document.querySelector("#relationships figure.chart img");
+  if (!img) return {found: false};
+  let decoded = true;
+  try { await img.decode(); } catch (e) { decoded = false; }
+  const c = document.createElement("canvas");
+  c.width = img.naturalWidth; c.height = img.naturalHeight;
+  const g = c.getContext("2d");
+  g.drawImage(img, 0, 0);
+  let dark = 0, red = 0;
+  if (c.width > 0) {
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < px.length; i += 4) {
+      const [r, gr, b, a] = [px[i], px[i + 1], px[i + 2], px[i + 3]];
+      if (a > 200 && r < 90 && gr < 90 && b < 90) dark++;
+      if (a > 200 && r > 150 && gr < 100 && b < 100) red++;
+    }
+  }
+  return {found: true, src: img.src.slice(0, 26), alt: img.alt, decoded, natural: img.naturalWidth,
+    width: img.getBoundingClientRect().width, section: document.getElementById("relationships").getBoundingClientRect().width,
+    dark, red};
+})()`
+
+// The relationships diagram of a folder's run, as Chromium shows it in
+// the report: an SVG image (matplotlib's, cleaned) that decodes, fits its
+// section at 1280 px and draws its text and the broken relationship's red
+// arrow.
+func TestRelationshipsDiagramInChromium(t *testing.T) {
+	ctx := browsertest.Start(t, 1280, 800, nil)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "shop")
+	must(t, os.Mkdir(data, 0o755))
+	orders, customers := "order_id,customer_id,amount\n", "id,name\n"
+	for i := range 10 {
+		customers += fmt.Sprintf("%d,c%d\n", 10+i, i)
+		orders += fmt.Sprintf("%d,%d,%d\n", i, 10+i, 5*i)
+		orders += fmt.Sprintf("%d,%d,%d\n", 10+i, 10+(i*3)%10, 7*i)
+	}
+	orders += "20,99,1\n" // an orphan: the relationship is broken
+	must(t, os.WriteFile(filepath.Join(data, "orders.csv"), []byte(orders), 0o644))
+	must(t, os.WriteFile(filepath.Join(data, "customers.csv"), []byte(customers), 0o644))
+	opts := options(t, data, filepath.Join(dir, "out"))
+	opts.NoExplore = true
+	res := run(t, opts)
+
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	page := (&url.URL{Scheme: "file", Path: res.Files.Report}).String()
+	if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("opening %s: %v", page, err)
+	}
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[diagramState](diagramJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("reading the page: %v", err)
+	}
+	t.Logf("diagram: %+v", st)
+	if !st.Found || st.Src != "data:image/svg+xml;base64," || st.Alt != "Diagram: Tables and their relationships" {
+		t.Fatalf("the report's diagram: %+v, want an SVG image with its title", st)
+	}
+	if !st.Decoded || st.Natural == 0 || st.Width > st.Section+0.5 {
+		t.Errorf("the diagram does not decode or does not fit its section: %+v", st)
+	}
+	if st.Dark < 500 || st.Red < 50 {
+		t.Errorf("the diagram draws %d dark and %d red pixels: want its text and the broken relationship's arrow", st.Dark, st.Red)
 	}
 }

@@ -99,7 +99,8 @@ func relationshipRule(r eda.RelationshipRule) string {
 		strconv.FormatFloat(100*r.MatchShare, 'f', -1, 64)+"%", r.MinDistinct, r.Chance)
 }
 
-// diagramFigure is the diagram's image from the notebook, as a <figure>.
+// diagramFigure is the diagram's image from the notebook (SVG; a PNG in
+// notebooks written before it was), as a <figure>.
 func diagramFigure(nb *nbformat.Notebook) template.HTML {
 	if nb == nil {
 		return ""
@@ -109,16 +110,22 @@ func diagramFigure(nb *nbformat.Notebook) template.HTML {
 			continue
 		}
 		for _, o := range c.Outputs {
-			s, ok := o.DataString(nbformat.MimePNG)
-			if !ok {
-				continue
-			}
-			if img, ok := imageTag(nbformat.MimePNG, s, chartAlt(o.Data[nbformat.MimeChart])); ok {
+			if img, ok := outputImage(o, diagramAlt(o)); ok {
 				return template.HTML(`<figure class="chart">` + img + "</figure>")
 			}
 		}
 	}
 	return ""
+}
+
+// diagramAlt is the diagram's alternative text: its title (the output's
+// text), or its chart description's.
+func diagramAlt(o nbformat.Output) string {
+	if desc, ok := o.Data[nbformat.MimeChart]; ok {
+		return chartAlt(desc)
+	}
+	title, _ := o.DataString(nbformat.MimePlain)
+	return "Diagram: " + strings.TrimSpace(title)
 }
 
 // stageID is the id of the section of the stage named name, "" for none.

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"encoding/json"
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -9,12 +9,16 @@ import (
 	"github.com/analyst-cli/analyst/nbformat"
 )
 
+// diagramSVG stands for the relationships cell's SVG: text as text, and a
+// script the report must leave out.
+const diagramSVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40pt" height="30pt"><text>orders</text><script>alert(1)</script></svg>`
+
 func relationshipsInput() Input {
 	nb := nbformat.New()
 	nb.AddCode("relationships_figure = draw_relationships(relationships)", []nbformat.Output{
 		nbformat.DisplayData(nbformat.MimeBundle{
-			nbformat.MimePNG:   jstr(tinyPNG),
-			nbformat.MimeChart: json.RawMessage(`{"kind": "diagram", "title": "Tables and their relationships"}`),
+			nbformat.MimeSVG:   jstr(diagramSVG),
+			nbformat.MimePlain: jstr("Tables and their relationships"),
 		}, nil)}, 1, nbformat.StageTag(eda.StageRelationships), eda.RelationshipsChartTag)
 	chance := 1e-12
 	return Input{Title: "t", Notebook: nb, Run: RunInfo{Stages: []StageInfo{{Name: eda.StageRelationships, Title: "Relationships between tables", Status: StatusOK}}},
@@ -61,7 +65,9 @@ func TestRelationshipsSection(t *testing.T) {
 		`<code>fees.mcc</code> <span class="muted">(list elements)</span>`, `119 of 119 rows with elements (100%)`,
 		"1 containment(s) not counted",
 		`<span class="badge alert-badge alert-broken-relationship">broken relationship</span> orders.customer_id → customers.id: 20 of 1,998 rows &lt;b&gt;orphans&lt;/b&gt;`,
-		`<figure class="chart"><img src="data:image/png;base64,` + tinyPNG + `" alt="Diagram chart: Tables and their relationships" width="4" height="3"></figure>`,
+		`<figure class="chart"><img src="data:image/svg+xml;base64,` +
+			base64.StdEncoding.EncodeToString([]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="40pt" height="30pt"><text>orders</text></svg>`)) +
+			`" alt="Diagram: Tables and their relationships"></figure>`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report lacks %s", want)

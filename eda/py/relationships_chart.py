@@ -1,9 +1,16 @@
-from matplotlib import patheffects
+# The diagram of the tables and their relationships, drawn by matplotlib and shown as SVG.
+import io
 
 DIAGRAM_TABLES = 12  # tables drawn at most: those in relationships first
 CHAR_INCHES, LINE_INCHES = 0.075, 0.19  # about how wide a character and how tall a line of 9-point text are
 LABEL_CHARS = 28  # an arrow's label is cut to this many characters a line
 LOOP = "arc,angleA=0,angleB=0,armA=22,armB=22,rad=6"  # a table's column referring to its own key: out right and back
+SVG_MIME = "image/svg+xml"  # the mime types of the diagram and of its title
+PLAIN_MIME = "text/plain"
+# The diagram is SVG, a seventh of its PNG's bytes: text as text, not glyph outlines (a browser without
+# these fonts falls back to its sans-serif), ids from a fixed salt and no date, so a re-run (in Jupyter
+# too) writes the same bytes.
+SVG_STYLE = {"svg.fonttype": "none", "svg.hashsalt": "relationships", "font.family": [*plt.rcParams["font.family"], "sans-serif"]}
 
 
 def diagram_text(text, width=LABEL_CHARS):
@@ -189,17 +196,27 @@ def draw_edge(ax, r, boxes, ends, point):
     broken = r["orphan_rows"] > 0
     colour = "#c0392b" if broken else "#3b5b92"
     source, target = boxes[r["from"]], boxes[r["to"]]
-    arrow = ax.annotate("", xy=ends[1], xycoords=target, xytext=ends[0], textcoords=source, zorder=2,
-                        arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.3, linestyle="--" if broken else "-",
-                                        shrinkA=0, shrinkB=0, patchA=source.get_bbox_patch(),
-                                        patchB=target.get_bbox_patch(),
-                                        connectionstyle=LOOP if r["from"] == r["to"] else "arc3,rad=0"))
-    # The chart description names the arrow by its label: the columns in full.
-    arrow.set_label(f"{r['from_column']}{'[]' if r['list'] else ''} → {r['to_column']}: "
-                    f"{r['share_rows']:.1%} of rows match")
+    ax.annotate("", xy=ends[1], xycoords=target, xytext=ends[0], textcoords=source, zorder=2,
+                arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.3, linestyle="--" if broken else "-",
+                                shrinkA=0, shrinkB=0, patchA=source.get_bbox_patch(), patchB=target.get_bbox_patch(),
+                                connectionstyle=LOOP if r["from"] == r["to"] else "arc3,rad=0"))
+    # On a white ground, so the arrows it crosses do not cross its text (a white outline would make
+    # the text outlines in the SVG).
     ax.text(*point, edge_label(r), ha="center", va="center", fontsize=7.5, color=colour,
-            zorder=4, path_effects=[patheffects.withStroke(linewidth=3, foreground="white")])
+            zorder=4, bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none"))
 
 
-relationships_figure = draw_relationships(relationships)
-plt.show()
+def diagram_svg(fig):
+    """The figure as an SVG document, from its <svg> element on, without metadata."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight",
+                metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    svg = buf.getvalue().decode()
+    return svg[svg.index("<svg"):]
+
+
+with plt.rc_context(SVG_STYLE):
+    relationships_figure = draw_relationships(relationships)
+    display({SVG_MIME: diagram_svg(relationships_figure), PLAIN_MIME: relationships_figure.axes[0].get_title()},
+            raw=True)
+plt.close(relationships_figure)
