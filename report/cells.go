@@ -248,12 +248,23 @@ const maxHighlightedCode = 4 << 10
 // cells run once per table of a folder, the same code each time.
 const minSharedCode = 1 << 10
 
+// linked says whether c's code is long enough to be linked in the notebook
+// instead of copied, and analyst's own (plumbing, hidden in the notebook,
+// or a stage analyst generates, as the relationships'), not the model's.
+func (r *cellRenderer) linked(c *nbformat.Cell) bool {
+	if r.notebookLink == "" || len(c.Source) < r.linkedCodeBytes {
+		return false
+	}
+	stage, _ := c.Stage()
+	return c.Metadata.SourceHidden || eda.Generated(stage)
+}
+
 // code is the HTML of c's source: highlighted, or as plain text when it is
 // plumbing (the loader, the profile's computation: long, the same in every
 // report, and folded in the notebook too) or long, or a link to the cell
 // above with the same source.
 func (r *cellRenderer) code(c *nbformat.Cell) string {
-	if r.notebookLink != "" && c.Metadata.SourceHidden && len(c.Source) >= r.linkedCodeBytes {
+	if r.linked(c) {
 		where := "the notebook"
 		if c.ExecutionCount != nil {
 			where = fmt.Sprintf("the notebook's cell In [%d]", *c.ExecutionCount)

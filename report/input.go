@@ -51,10 +51,11 @@ type Input struct {
 	Inputs *Inputs
 	Run    RunInfo
 	// NotebookLink, when set, is the notebook's address from the report
-	// (a relative link): the code of a cell hidden in the notebook
-	// (plumbing: the loader, the profile's functions) of at least
-	// LinkedCodeBytes is not copied into the page but named and linked
-	// there, one click away. Eval cases set it: their notebook is always
+	// (a relative link): analyst's own code of at least LinkedCodeBytes
+	// (a cell hidden in the notebook, plumbing such as the loader and the
+	// profile's functions, or of a stage eda generates, such as the
+	// relationships') is not copied into the page but named and linked
+	// there, one click away; the model's code is always copied. Eval cases set it: their notebook is always
 	// beside the report, and the loader alone would be a third of the page.
 	NotebookLink    string
 	LinkedCodeBytes int

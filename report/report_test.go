@@ -819,9 +819,10 @@ func TestRepeatedLongCodeShownOnce(t *testing.T) {
 	}
 }
 
-// With NotebookLink, hidden code of LinkedCodeBytes or more is linked in
-// the notebook, not copied; shorter hidden code, and long code the
-// notebook shows, are copied as before.
+// With NotebookLink, hidden code of LinkedCodeBytes or more, and as long
+// code of a stage analyst generates, is linked in the notebook, not copied;
+// shorter hidden code, and long code the notebook shows of no such stage
+// (the model's), are copied as before.
 func TestLongHiddenCodeLinkedToTheNotebook(t *testing.T) {
 	long := "# Loader: reads the data\n" + strings.Repeat("rows = len(df)  # counted\n", 200)
 	nb := nbformat.New()
@@ -830,11 +831,16 @@ func TestLongHiddenCodeLinkedToTheNotebook(t *testing.T) {
 	short := nb.AddCode("# Setup\nimport pandas as pd\n", nil, 4)
 	short.Metadata.SourceHidden = true
 	nb.AddCode(strings.Replace(long, "Loader", "Shown", 1), nil, 5)
+	nb.AddCode(strings.Replace(long, "Loader", "Relationships", 1), nil, 6, nbformat.StageTag(eda.StageRelationships))
 	in := Input{Notebook: nb, NotebookLink: "case 1.ipynb", LinkedCodeBytes: 1 << 10}
 	out := render(t, in)
-	want := `<p class="same-code"># Loader: reads the data — the code is in <a href="case 1.ipynb">the notebook&#39;s cell In [3]</a>, not copied here.</p>`
-	if !strings.Contains(out, want) {
-		t.Errorf("report lacks %q", want)
+	for _, want := range []string{
+		`<p class="same-code"># Loader: reads the data — the code is in <a href="case 1.ipynb">the notebook&#39;s cell In [3]</a>, not copied here.</p>`,
+		`<p class="same-code"># Relationships: reads the data — the code is in <a href="case 1.ipynb">the notebook&#39;s cell In [6]</a>, not copied here.</p>`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 	if n := strings.Count(out, "rows = len(df)  # counted"); n != 200 {
 		t.Errorf("the long code's line appears %d times, want 200 (only the shown cell's copy)", n)
@@ -843,7 +849,7 @@ func TestLongHiddenCodeLinkedToTheNotebook(t *testing.T) {
 		t.Error("the linked cell's output or the short hidden cell's code is missing")
 	}
 	in.NotebookLink = ""
-	if n := strings.Count(render(t, in), "rows = len(df)  # counted"); n != 400 {
-		t.Errorf("without a link the long code's line appears %d times, want 400", n)
+	if n := strings.Count(render(t, in), "rows = len(df)  # counted"); n != 600 {
+		t.Errorf("without a link the long code's line appears %d times, want 600", n)
 	}
 }
