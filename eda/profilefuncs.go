@@ -26,9 +26,13 @@ func profileFunction(tag string) string {
 
 // profileFunctions is the cell that defines the profile stage's code cells
 // as functions (profileAsFunction each).
-func profileFunctions() Cell {
+func profileFunctions() Cell { return profileFunctionsOf(ProfileStage().Cells) }
+
+// profileFunctionsOf is the cell that defines cells' code cells as
+// functions.
+func profileFunctionsOf(cells []Cell) Cell {
 	var defs []string
-	for _, c := range ProfileStage().Cells {
+	for _, c := range cells {
 		if !c.Markdown {
 			defs = append(defs, profileAsFunction(profileFunction(c.Tags[0]), c))
 		}

@@ -1,6 +1,7 @@
 package eda
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,4 +62,29 @@ func sketchCell(parts, approximate, sampled string) Cell {
 		code = parts + "\n" + code
 	}
 	return Code(strings.TrimPrefix(code, "\n"), SketchTag)
+}
+
+// WithoutSketch is st without the sketch: its cell, the Markdown that
+// explains it, and its function in the functions a folder's first profile
+// defines. analyst eval's cases run their profiles so: the sketch feeds a
+// later run's --baseline and a run report's histograms, and a case has
+// neither (its report draws none), so it would only make each case's
+// notebook longer (50 kB for DABstep's payments).
+func WithoutSketch(st Stage) Stage {
+	isSketch := func(c Cell) bool { return slices.Contains(c.Tags, SketchTag) }
+	var cells []Cell
+	for _, c := range st.Cells {
+		switch {
+		case isSketch(c):
+			if n := len(cells); n > 0 && cells[n-1].Markdown {
+				cells = cells[:n-1]
+			}
+		case c.Summary == summaryProfileFunctions:
+			cells = append(cells, profileFunctionsOf(slices.DeleteFunc(ProfileStage().Cells, isSketch)))
+		default:
+			cells = append(cells, c)
+		}
+	}
+	st.Cells = cells
+	return st
 }

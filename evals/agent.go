@@ -198,11 +198,13 @@ func openCaseData(path string) (*dataset.Dataset, error) {
 }
 
 // prepare runs the setup, load and profile stages with the pipeline's own
-// stage runner, recording their cells, and returns what they found. Without
+// stage runner, recording their cells, and returns what they found; the
+// profile without its sketch (eda.WithoutSketch). Without
 // the profile (noProfile), a file's are setup and load only; a folder's
 // tables are profiled all the same (the main table is chosen by rows).
 func prepare(ctx context.Context, k *kernel.Kernel, ds *dataset.Dataset, ck caseKernel, a *Attempt) (*pipeline.Loaded, error) {
 	run := func(st eda.Stage) (pipeline.StageResult, error) {
+		st = eda.WithoutSketch(st) // it feeds only a run's --baseline and report
 		if ck.setupDone && st.Name == eda.StageSetup {
 			return pipeline.StageResult{Info: report.StageInfo{Name: st.Name, Title: st.Title, Status: report.StatusOK}}, nil
 		}

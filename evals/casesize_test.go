@@ -10,23 +10,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyst-cli/analyst/eda"
 	"github.com/analyst-cli/analyst/evals"
 	"github.com/analyst-cli/analyst/evals/dabstep/dabsteptest"
 	"github.com/analyst-cli/analyst/evals/evaltest"
+	"github.com/analyst-cli/analyst/nbformat"
 	"github.com/analyst-cli/analyst/report"
 )
 
 // The bars of a DABstep case's files (docs/benchmarks.md, "Eval case
 // size"): before issue 37's work the report was 742 kB and the notebook
-// 1,069 kB; now about 196 kB and 497 kB. The bars leave room for the
-// loader's rules to grow (112 kB of the notebook's source). Issue 37's
-// 300 kB for both together is not met: the notebook must re-run on its
+// 1,069 kB; now about 145 kB and 361 kB (the diagram SVG, the profile
+// without the sketch, the relationships' code linked). The bars leave room
+// for the loader's rules to grow (131 kB of the notebook's source). Issue
+// 37's 300 kB for both together is not met: the notebook must re-run on its
 // own, so it keeps the loader, the profile's functions, the relationships'
-// code and the diagram's PNG (about 300 kB of the 497).
+// code and the profiles' JSON (about 220 kB of the 361).
 const (
-	maxCaseReportBytes   = 230 << 10
-	maxCaseNotebookBytes = 560 << 10
-	maxCaseBytes         = 780 << 10
+	maxCaseReportBytes   = 165 << 10
+	maxCaseNotebookBytes = 410 << 10
+	maxCaseBytes         = 570 << 10
 )
 
 // A DABstep case (its context folder profiled, a scripted model's cell and
@@ -83,6 +86,9 @@ func TestDABstepCaseReportIsSmall(t *testing.T) {
 		total += size
 		t.Logf("%s: %d bytes", f, size)
 		bar := int64(maxCaseNotebookBytes)
+		if strings.HasSuffix(f, ".ipynb") {
+			checkNoSketch(t, filepath.Join(out, filepath.FromSlash(f)))
+		}
 		if strings.HasSuffix(f, ".html") {
 			bar = maxCaseReportBytes
 			// The loader's code is one click away, in the notebook beside it.
@@ -97,5 +103,25 @@ func TestDABstepCaseReportIsSmall(t *testing.T) {
 	t.Logf("together: %d bytes", total)
 	if total > maxCaseBytes {
 		t.Errorf("case %s's files are %d bytes together, over the %d byte bar", task.ID, total, maxCaseBytes)
+	}
+}
+
+// checkNoSketch checks that the case notebook at path profiled its data
+// without the sketch, which only a run's --baseline and report use.
+func checkNoSketch(t *testing.T, path string) {
+	t.Helper()
+	nb, err := nbformat.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiled := false
+	for _, c := range nb.Cells {
+		profiled = profiled || c.HasTag(eda.ProfileTag)
+		if c.HasTag(eda.SketchTag) || strings.Contains(c.Source, "def run_sketch_json") {
+			t.Errorf("%s has the sketch's cell %s: %.80s", path, c.ID, c.Source)
+		}
+	}
+	if !profiled {
+		t.Errorf("%s has no profile", path)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,11 @@ func TestCaseFilesDoNotDependOnTheSchedule(t *testing.T) {
 	files := filesUnder(t, want, evals.CasesDir)
 	if len(files) != 6 {
 		t.Fatalf("case files %v, want a notebook and a report per case", files)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".ipynb") {
+			checkNoSketch(t, filepath.Join(want, f))
+		}
 	}
 	merged := filepath.Join(t.TempDir(), "merged")
 	if _, err := evals.Merge(merged, []string{run(1, false, evals.Shard{Index: 0, Count: 2}), run(1, false, evals.Shard{Index: 1, Count: 2})}); err != nil {
