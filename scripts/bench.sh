@@ -62,7 +62,9 @@ PY
 # kept in BENCH_DUCKDB_DIR between runs), interleaved, BENCH_DUCKDB_ROUNDS
 # rounds (default 3): each round's figures, then the medians, their ratio and
 # the peak memory of each (analyst: its kernel's cgroup high-water mark over
-# the whole run; DuckDB: node's peak RSS). BENCH_DUCKDB_ANALYST runs another
+# the whole run; DuckDB: node's peak RSS), and pandas' parse alone in the
+# kernel, one thread and two (scripts/pandas-parse-floor.py: the floor under
+# the load stage). BENCH_DUCKDB_ANALYST runs another
 # analyst binary; BENCH_DUCKDB_BEFORE adds one more to each round (a before
 # and after in one run). Installs @duckdb/node-api into DUCKDB_NODE_DIR
 # (default ~/.cache/analyst-bench/duckdb-node) when it is missing.
@@ -81,6 +83,12 @@ duckdb() {
 		duck=$(DUCKDB_NODE_DIR="$node_dir" /usr/bin/time -f %M -o "$dir/duckdb.rss" \
 			node scripts/duckdb-summarize.mjs "$csv" | python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])')
 		duck="$duck $(cat "$dir/duckdb.rss")"
+		# pandas' parse alone, the floor under the load stage (one thread, and
+		# two halves on two threads), in a kernel of the same binary.
+		sed "s/^FLOOR_FILE = .*/FLOOR_FILE = \"$(basename "$csv")\"/" scripts/pandas-parse-floor.py > "$dir/floor.py"
+		local floor
+		floor=$("$analyst" kernel exec --memory 4GiB --data "$dir" "$dir/floor.py" |
+			python3 -c 'import json,sys; f=json.load(sys.stdin); print(f["one_thread"], f["two_threads"])')
 		for label in analyst ${BENCH_DUCKDB_BEFORE:+before}; do
 			bin=$analyst
 			[ "$label" = analyst ] || bin=$BENCH_DUCKDB_BEFORE
@@ -88,12 +96,13 @@ duckdb() {
 			local pid=$!
 			watch_kernel "$pid"
 			wait "$pid" || { echo "analyst run failed:"; tail -5 "$dir/out-$label.log"; return 1; }
-			python3 - "$dir/out/sales_$rows.run.json" "$PEAK" "$duck" "$load" "$label" >> "$dir/rounds.tsv" <<'PY'
+			python3 - "$dir/out/sales_$rows.run.json" "$PEAK" "$duck" "$load" "$label" "$floor" >> "$dir/rounds.tsv" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["occasion"]["stages_ms"]
 duck_s, duck_kb = sys.argv[3].split()
+floor_one, floor_two = sys.argv[6].split()
 print(sys.argv[5], s["load"] / 1000, s["profile"] / 1000, int(sys.argv[2]) / 2**20, float(duck_s), int(duck_kb) / 1024,
-      sys.argv[4], sep="\t")
+      floor_one, floor_two, sys.argv[4], sep="\t")
 PY
 		done
 	done
@@ -102,17 +111,20 @@ import statistics, sys
 lines = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 print(f"{int(sys.argv[2]):,} rows, {int(sys.argv[3]) / 2**20:.0f} MiB")
 for label in dict.fromkeys(l[0] for l in lines):
-    head = ("load_s", "profile_s", "analyst_s", "peak_MiB", "duckdb_s", "duck_MiB", "ratio", "load average")
-    print(f"{label}:\n%-6s %8s %9s %9s %8s %8s %8s %6s  %s" % ("round", *head))
+    head = ("load_s", "profile_s", "analyst_s", "peak_MiB", "duckdb_s", "duck_MiB", "ratio",
+            "parse_1t_s", "parse_2t_s", "load average")
+    print(f"{label}:\n%-6s %8s %9s %9s %8s %8s %8s %6s %10s %10s  %s" % ("round", *head))
     cols = []
     for i, r in enumerate(l for l in lines if l[0] == label):
-        load, prof, peak, duck, dpeak = map(float, r[1:6])
-        cols.append((load, prof, load + prof, peak, duck, dpeak, (load + prof) / duck))
-        print("%-6d %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f  %s" % (i + 1, *cols[-1], r[6]))
-    med = [statistics.median(c[k] for c in cols) for k in range(7)]
-    print("%-6s %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f" % ("median", *med))
+        load, prof, peak, duck, dpeak, one, two = map(float, r[1:8])
+        cols.append((load, prof, load + prof, peak, duck, dpeak, (load + prof) / duck, one, two))
+        print("%-6d %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f %10.2f %10.2f  %s" % (i + 1, *cols[-1], r[8]))
+    med = [statistics.median(c[k] for c in cols) for k in range(9)]
+    print("%-6s %8.2f %9.2f %9.2f %8.0f %8.2f %8.0f %6.2f %10.2f %10.2f" % ("median", *med))
     print(f"{label} load + profile / DuckDB SUMMARIZE: {med[2] / med[4]:.2f}x (median of each); "
           f"median of the rounds' ratios {med[6]:.2f}x")
+    print(f"pandas' parse alone / DuckDB SUMMARIZE: {med[7] / med[4]:.2f}x on one thread, "
+          f"{med[8] / med[4]:.2f}x on two (median of each)")
 PY
 }
 

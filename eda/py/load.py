@@ -850,6 +850,12 @@ def read_delimited(path, head, compression, encoding, info):
     # Later rows with more fields than the header are skipped (their values cannot be placed
     # in columns); pandas reports each one and the loader records them in the notes.
     # Rows with fewer fields are kept, their missing trailing fields left empty.
+    # The text columns are kept as the strings read (a converter, not dtype=object): given any
+    # dtype mapping, even an empty one, pandas 2.2 wraps every parsed column in a Series and boxes
+    # each value of the numeric ones into a Python object while it builds the frame (2-3 s at 3
+    # million rows); a converter of str gives the same strings, missing values and types.
+    converters = dict.fromkeys(as_text, str) or None
+
     def read(encoding):
         # Under copy-on-write, pandas makes the frame from the parsed columns as they are; else it
         # first copies them into one block per type (seconds on millions of rows). The option is
@@ -860,7 +866,7 @@ def read_delimited(path, head, compression, encoding, info):
                                encoding=encoding, compression=compression or None,
                                comment=info["comment"], decimal=decimal, header=None if no_header else header_index,
                                names=names,
-                               index_col=index_col, dtype=dict.fromkeys(as_text, object), on_bad_lines="warn",
+                               index_col=index_col, converters=converters, on_bad_lines="warn",
                                low_memory=False, lineterminator=lineterminator, keep_default_na=False, na_values=[""],
                                skip_blank_lines=not blank_values)
 

@@ -259,6 +259,22 @@ class TestLoadedFiles(LoadCase):
                 df, info = self.load(content)
                 self.assertEqual(df[column].tolist(), want)
 
+    def test_leading_zero_codes_keep_missing_values_and_spaces(self):
+        # Text columns are read by a converter (not dtype=object, which is slow in pandas 2.2):
+        # empty and quoted empty fields must still be missing, spaces and markers kept as written
+        # for the later rules, with or without a header, and beside a ragged row.
+        for content, column, want in [
+            ('zip,amount\n02134,1\n,2\n"",3\n 00501 ,4\nNA,5\n', "zip", ["02134", None, None, " 00501 ", None]),
+            ("02134,1\n10001,2\n,3\n00501,4\n02135,5\n02136,6\n", "column_1",
+             ["02134", "10001", None, "00501", "02135", "02136"]),
+            ("zip,amount\n02134,1\n10001,2,extra\n00501,3\n", "zip", ["02134", "00501"]),
+        ]:
+            with self.subTest(content=content):
+                df, _ = self.load(content)
+                got = [None if pd.isna(v) else v for v in df[column]]
+                self.assertEqual(got, want)
+                self.assertTrue(all(isinstance(v, str) for v in df[column].dropna()))
+
     def test_zero_and_fractions_are_numbers(self):
         for content, column, want in [("x,y\n0,1\n0.5,2\n10,3\n", "x", [0.0, 0.5, 10.0]),
                                       ("x,y\n0,1\n1,2\n2,3\n", "x", [0, 1, 2])]:
