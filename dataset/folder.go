@@ -484,30 +484,26 @@ func checkDocument(f *File) error {
 		return errors.New(openError(err))
 	}
 	defer r.Close()
-	before, err := r.Stat()
-	if err != nil {
-		return errors.New(unwrapPathError(err))
-	}
-	h := sha256.New()
-	tee := io.TeeReader(r, h)
-	if f.Format == "markdown" {
-		hs, err := mdheadings.Read(tee)
-		if err != nil {
-			return fmt.Errorf("reading: %v", unwrapPathError(err))
+	after, sum, why, err := readSteady(r, func(r io.Reader) ([]byte, error) {
+		h := sha256.New()
+		tee := io.TeeReader(r, h)
+		if f.Format == "markdown" {
+			hs, err := mdheadings.Read(tee)
+			if err != nil {
+				return nil, err
+			}
+			f.Headings, f.HeadingCount = &hs, len(hs.Headings)
 		}
-		f.Headings, f.HeadingCount = &hs, len(hs.Headings)
-	}
-	if _, err := io.Copy(io.Discard, tee); err != nil {
+		_, err := io.Copy(io.Discard, tee)
+		return h.Sum(nil), err
+	})
+	if err != nil {
 		return fmt.Errorf("reading: %v", unwrapPathError(err))
 	}
-	after, err := r.Stat()
-	if err != nil {
-		return errors.New(unwrapPathError(err))
+	if why != "" {
+		return errors.New(changedWhileRead(why))
 	}
-	if why := idOf(before).changed(idOf(after), true); why != "" {
-		return errors.New("the file changed while analyst read it (" + why + "); run again once whatever writes it has finished")
-	}
-	f.SHA256, f.Bytes = hex.EncodeToString(h.Sum(nil)), after.Size()
+	f.SHA256, f.Bytes = hex.EncodeToString(sum), after.Size()
 	f.In = &Input{Path: f.In.Path, Name: f.Path, Bytes: after.Size(), SHA256: f.SHA256, Format: f.Format, id: idOf(after), dir: f.In.dir, rel: f.In.rel}
 	return nil
 }

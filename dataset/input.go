@@ -127,22 +127,23 @@ func checkOpened(path string, in *Input, f *os.File) (*Input, error) {
 	if err != nil {
 		return nil, &InputError{path, err.Error()}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, &InputError{path, err.Error()}
-	}
-	h := sha256.New()
-	size, err := io.Copy(h, f)
+	var size int64
+	after, sum, why, err := readSteady(f, func(r io.Reader) ([]byte, error) {
+		h := sha256.New()
+		n, err := io.Copy(h, r)
+		size = n
+		return h.Sum(nil), err
+	})
 	if err != nil {
 		return nil, &InputError{path, "reading: " + err.Error()}
 	}
-	after, err := f.Stat()
-	if err != nil {
-		return nil, &InputError{path, err.Error()}
+	if why == "" {
+		why = idOf(before).changed(idOf(after), false) // while its format was checked
 	}
-	if why := idOf(before).changed(idOf(after), true); why != "" {
-		return nil, &InputError{path, "the file changed while analyst read it (" + why + "); run again once whatever writes it has finished"}
+	if why != "" {
+		return nil, &InputError{path, changedWhileRead(why)}
 	}
-	in.Name, in.Bytes, in.SHA256, in.Format, in.id = filepath.Base(in.Path), size, hex.EncodeToString(h.Sum(nil)), format, idOf(after)
+	in.Name, in.Bytes, in.SHA256, in.Format, in.id = filepath.Base(in.Path), size, hex.EncodeToString(sum), format, idOf(after)
 	// An estimate that fails leaves the memory check to the kernel. It
 	// reads the file by the descriptor too (/proc/self/fd/N is the file f
 	// holds, whatever its path now names).

@@ -1,12 +1,14 @@
 package dataset
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
 
@@ -67,6 +69,54 @@ func (id fileID) changed(now fileID, ctime bool) string {
 		return "its inode changed at " + now.ctime.UTC().Format("2006-01-02 15:04:05.000 UTC")
 	}
 	return ""
+}
+
+// steadyReads bounds how often a file is read again while only its inode's
+// change time moves.
+const steadyReads = 3
+
+// readSteady reads the file open as f whole, from its start, with read
+// (which returns the sha256 of what it read), and returns the file's state
+// after the read it keeps, and why the file counts as changed ("" when it
+// does not). The inode's change time moves with a file's bytes but also
+// with its links and mode: another run staging the same file (a hard link
+// made, then removed) moves it while this one reads. So a read during which
+// only the change time moved is done again, and kept when no change time
+// moved during it or when it hashed as the read before it did; after
+// steadyReads reads the move is the change. A moved inode, size or
+// modification time is a change at once.
+func readSteady(f *os.File, read func(io.Reader) ([]byte, error)) (after fs.FileInfo, sum []byte, why string, err error) {
+	var last []byte
+	for n := 1; ; n++ {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, "", err
+		}
+		before, err := f.Stat()
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if sum, err = read(f); err != nil {
+			return nil, nil, "", err
+		}
+		if after, err = f.Stat(); err != nil {
+			return nil, nil, "", err
+		}
+		from, to := idOf(before), idOf(after)
+		switch {
+		case from.changed(to, false) != "":
+			return after, sum, from.changed(to, false), nil
+		case from.ctime.Equal(to.ctime) || bytes.Equal(sum, last):
+			return after, sum, "", nil
+		case n == steadyReads:
+			return after, sum, from.changed(to, true), nil
+		}
+		last = sum
+	}
+}
+
+// changedWhileRead is the refusal of a file that changed while checked.
+func changedWhileRead(why string) string {
+	return "the file changed while analyst read it (" + why + "); run again once whatever writes it has finished"
 }
 
 // Unchanged checks that the data file is still what CheckFile hashed: by
