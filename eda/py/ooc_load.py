@@ -98,14 +98,15 @@ def read_chunks(plan, columns=None, found=None, skipped=None):
     header are skipped, as the loader skips them, and appended to skipped as (line, expected
     fields, fields) when it is given."""
     found = {} if found is None else found
-    # Text columns by converter, not dtype=object: as in read_delimited (load.py), a dtype
-    # mapping makes pandas box every numeric value of each chunk while it builds the chunk.
+    # Text columns by an interning converter, not dtype=object: as in read_delimited (load.py),
+    # a dtype mapping makes pandas box every numeric value of each chunk while it builds the
+    # chunk, and without interning each field would be a string object of its own.
     text = [c for c in plan["text"] if columns is None or c in columns]
     reader = pd.read_csv(plan["path"], **split_options(plan["delimiter"], plan["escapechar"]), comment=plan["comment"],
                          encoding=plan["encoding"],
                          compression=plan["compression"] or None, decimal=plan["decimal"],
                          header=plan["header"], names=plan["columns"],
-                         usecols=columns, index_col=False, converters=dict.fromkeys(text, str) or None,
+                         usecols=columns, index_col=False, converters=dict.fromkeys(text, sys.intern) or None,
                          keep_default_na=False, na_values=[""], on_bad_lines="warn", chunksize=CHUNK_ROWS)
     with reader:
         while True:

@@ -11,6 +11,7 @@ import lzma
 import math
 import os
 import re
+import sys
 import warnings
 import weakref
 import zipfile

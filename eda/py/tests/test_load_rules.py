@@ -275,6 +275,14 @@ class TestLoadedFiles(LoadCase):
                 self.assertEqual(got, want)
                 self.assertTrue(all(isinstance(v, str) for v in df[column].dropna()))
 
+    def test_text_columns_hold_one_string_per_distinct_value(self):
+        # As pandas' own reading of text: a converter is given a new string per field, and a
+        # column of 3 million codes would hold 3 million objects (out of core, a chunk of them
+        # went past a 300 MiB limit).
+        content = "zip,amount\n" + "".join(f"{i % 7:05d},{i}\n" for i in range(700))
+        df, _ = self.load(content)
+        self.assertEqual(len({id(v) for v in df["zip"]}), 7)
+
     def test_zero_and_fractions_are_numbers(self):
         for content, column, want in [("x,y\n0,1\n0.5,2\n10,3\n", "x", [0.0, 0.5, 10.0]),
                                       ("x,y\n0,1\n1,2\n2,3\n", "x", [0, 1, 2])]:
